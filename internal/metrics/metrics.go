@@ -1,0 +1,429 @@
+// Package metrics records what workers do: latency histograms per worker and
+// operation, counters of queries, errors, retries and reconnects, merged into
+// interval and cumulative views on each tick.
+//
+// Workers never share a lock: each owns a Handle whose mutex is taken only by
+// that worker and, once per tick, by the ticker. Per-worker histograms are
+// sparse (hdrhistogram PackedHistogram) and reset on every tick, so memory
+// does not grow with the length of a run or with the spread of latencies;
+// the dense merged histograms exist once per operation.
+package metrics
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: nanoseconds from 1 ns to one hour, three significant
+// digits (0.1% precision). Longer values are clamped to the top and counted.
+const (
+	lowestNS  = 1
+	highestNS = int64(time.Hour)
+	sigFigs   = 3
+)
+
+// Kind says how an operation counts toward throughput.
+type Kind int
+
+const (
+	// Event is one unit of work (a transaction): it is what tps counts.
+	Event Kind = iota
+	// Read, Write and Other are statements, counted into qps like sysbench:
+	// SELECT; INSERT, UPDATE, DELETE; BEGIN, COMMIT and the rest.
+	Read
+	Write
+	Other
+)
+
+func (k Kind) String() string {
+	return [...]string{"event", "read", "write", "other"}[k]
+}
+
+// OpSpec names an operation and its kind.
+type OpSpec struct {
+	Name string
+	Kind Kind
+}
+
+// Op is an operation's index in the registry, fixed before the run starts so
+// the hot path does no map lookups.
+type Op int
+
+// NewHistogram returns an empty dense histogram with the registry's bounds.
+func NewHistogram() *hdr.Histogram { return hdr.New(lowestNS, highestNS, sigFigs) }
+
+func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowestNS, highestNS, sigFigs) }
+
+// opCounts is what one worker recorded for one operation since the last tick.
+type opCounts struct {
+	hist    *hdr.PackedHistogram // latency: from the intended start under a rate
+	service *hdr.PackedHistogram // from the actual start; only under a rate
+	count   int64
+	sumNS   int64
+}
+
+// Handle is one worker's recorder. Its methods are safe to call from the
+// owning worker while the ticker reads it.
+type Handle struct {
+	mu         sync.Mutex
+	ops        []opCounts
+	errs       map[ErrorKey]int64
+	retries    int64
+	reconnects int64
+	lag        *hdr.PackedHistogram
+	clamped    int64
+}
+
+// ErrorKey identifies a class of errors: its class name and code.
+type ErrorKey struct {
+	Class string `json:"class"`
+	Code  string `json:"code"`
+}
+
+func clampNS(d time.Duration) (int64, bool) {
+	v := int64(d)
+	switch {
+	case v < lowestNS:
+		return lowestNS, false
+	case v > highestNS:
+		return highestNS, true
+	}
+	return v, false
+}
+
+func (o *opCounts) record(d time.Duration, h *Handle) {
+	v, over := clampNS(d)
+	if over {
+		h.clamped++
+	}
+	if o.hist == nil {
+		o.hist = newPacked()
+	}
+	_ = o.hist.RecordValue(v) // v is within bounds, so this cannot fail
+	o.count++
+	o.sumNS += v
+}
+
+// Record adds one completed operation with its latency.
+func (h *Handle) Record(op Op, d time.Duration) {
+	h.mu.Lock()
+	h.ops[op].record(d, h)
+	h.mu.Unlock()
+}
+
+// RecordScheduled adds one completed operation run under a rate schedule:
+// latency counts from the intended start, service time from the actual
+// start, and lag is how late the operation started.
+func (h *Handle) RecordScheduled(op Op, latency, service, lag time.Duration) {
+	h.mu.Lock()
+	o := &h.ops[op]
+	o.record(latency, h)
+	if o.service == nil {
+		o.service = newPacked()
+	}
+	v, _ := clampNS(service)
+	_ = o.service.RecordValue(v)
+	if h.lag == nil {
+		h.lag = newPacked()
+	}
+	v, _ = clampNS(lag)
+	_ = h.lag.RecordValue(v)
+	h.mu.Unlock()
+}
+
+// Error counts one failed attempt.
+func (h *Handle) Error(class, code string) {
+	h.mu.Lock()
+	if h.errs == nil {
+		h.errs = map[ErrorKey]int64{}
+	}
+	h.errs[ErrorKey{class, code}]++
+	h.mu.Unlock()
+}
+
+// Retry counts one retried transaction attempt.
+func (h *Handle) Retry() {
+	h.mu.Lock()
+	h.retries++
+	h.mu.Unlock()
+}
+
+// Reconnect counts one reconnection after a lost connection.
+func (h *Handle) Reconnect() {
+	h.mu.Lock()
+	h.reconnects++
+	h.mu.Unlock()
+}
+
+// Registry owns the handles and merges them on each tick.
+type Registry struct {
+	specs   []OpSpec
+	mu      sync.Mutex // guards handles and the merged state; never taken by workers
+	handles []*Handle
+
+	start      time.Time
+	last       time.Time
+	cumStart   time.Time
+	warm       bool
+	cumulative *Totals
+	interval   *Totals
+}
+
+// NewRegistry prepares a registry for the given operations.
+func NewRegistry(specs []OpSpec, start time.Time) *Registry {
+	r := &Registry{specs: specs, start: start, last: start, cumStart: start}
+	r.cumulative = newTotals(specs)
+	r.interval = newTotals(specs)
+	return r
+}
+
+// Specs lists the registry's operations.
+func (r *Registry) Specs() []OpSpec { return r.specs }
+
+// OpByName finds an operation's index.
+func (r *Registry) OpByName(name string) (Op, bool) {
+	for i, s := range r.specs {
+		if s.Name == name {
+			return Op(i), true
+		}
+	}
+	return 0, false
+}
+
+// NewHandle returns a fresh handle for one worker.
+func (r *Registry) NewHandle() *Handle {
+	h := &Handle{ops: make([]opCounts, len(r.specs))}
+	r.mu.Lock()
+	r.handles = append(r.handles, h)
+	r.mu.Unlock()
+	return h
+}
+
+// Totals is merged data over a span of time.
+type Totals struct {
+	Ops        []OpTotals
+	Errors     map[ErrorKey]int64
+	Retries    int64
+	Reconnects int64
+	Lag        *hdr.Histogram // nil unless a rate schedule is in force
+	Clamped    int64
+}
+
+// OpTotals is one operation's merged data.
+type OpTotals struct {
+	Spec    OpSpec
+	Count   int64
+	SumNS   int64
+	Hist    *hdr.Histogram
+	Service *hdr.Histogram // nil unless a rate schedule is in force
+}
+
+func newTotals(specs []OpSpec) *Totals {
+	t := &Totals{Ops: make([]OpTotals, len(specs)), Errors: map[ErrorKey]int64{}}
+	for i, s := range specs {
+		t.Ops[i] = OpTotals{Spec: s, Hist: NewHistogram()}
+	}
+	return t
+}
+
+func (t *Totals) reset() {
+	for i := range t.Ops {
+		o := &t.Ops[i]
+		o.Count, o.SumNS = 0, 0
+		o.Hist.Reset()
+		if o.Service != nil {
+			o.Service.Reset()
+		}
+	}
+	clear(t.Errors)
+	t.Retries, t.Reconnects, t.Clamped = 0, 0, 0
+	if t.Lag != nil {
+		t.Lag.Reset()
+	}
+}
+
+// add merges u into t.
+func (t *Totals) add(u *Totals) {
+	for i := range t.Ops {
+		o, p := &t.Ops[i], &u.Ops[i]
+		o.Count += p.Count
+		o.SumNS += p.SumNS
+		o.Hist.Merge(p.Hist)
+		if p.Service != nil {
+			if o.Service == nil {
+				o.Service = NewHistogram()
+			}
+			o.Service.Merge(p.Service)
+		}
+	}
+	for k, v := range u.Errors {
+		t.Errors[k] += v
+	}
+	t.Retries += u.Retries
+	t.Reconnects += u.Reconnects
+	t.Clamped += u.Clamped
+	if u.Lag != nil {
+		if t.Lag == nil {
+			t.Lag = NewHistogram()
+		}
+		t.Lag.Merge(u.Lag)
+	}
+}
+
+// drain moves a handle's data into t and resets the handle.
+func (t *Totals) drain(h *Handle) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.ops {
+		src, dst := &h.ops[i], &t.Ops[i]
+		if src.count == 0 {
+			continue
+		}
+		dst.Count += src.count
+		dst.SumNS += src.sumNS
+		src.hist.MergeInto(dst.Hist)
+		src.hist.Reset()
+		if src.service != nil {
+			if dst.Service == nil {
+				dst.Service = NewHistogram()
+			}
+			src.service.MergeInto(dst.Service)
+			src.service.Reset()
+		}
+		src.count, src.sumNS = 0, 0
+	}
+	for k, v := range h.errs {
+		t.Errors[k] += v
+	}
+	clear(h.errs)
+	t.Retries += h.retries
+	t.Reconnects += h.reconnects
+	t.Clamped += h.clamped
+	h.retries, h.reconnects, h.clamped = 0, 0, 0
+	if h.lag != nil && h.lag.TotalCount() > 0 {
+		if t.Lag == nil {
+			t.Lag = NewHistogram()
+		}
+		h.lag.MergeInto(t.Lag)
+		h.lag.Reset()
+	}
+}
+
+// Interval is what happened between two ticks.
+type Interval struct {
+	Start   time.Duration // since the run started
+	End     time.Duration
+	Warmup  bool // recorded during warm-up: shown, not counted
+	*Totals      // valid only until the next Tick
+}
+
+// Seconds is the interval's length.
+func (iv Interval) Seconds() float64 { return (iv.End - iv.Start).Seconds() }
+
+// Tick merges every handle's data since the last tick into an interval and,
+// once the warm-up is over, into the cumulative totals. The returned
+// interval's Totals are reused by the next Tick.
+func (r *Registry) Tick(now time.Time, warmup bool) Interval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.interval.reset()
+	for _, h := range r.handles {
+		r.interval.drain(h)
+	}
+	iv := Interval{Start: r.last.Sub(r.start), End: now.Sub(r.start), Warmup: warmup, Totals: r.interval}
+	if warmup {
+		r.cumStart = now
+	} else {
+		r.cumulative.add(r.interval)
+	}
+	r.last = now
+	return iv
+}
+
+// Cumulative returns the totals since the warm-up ended and how long that span is.
+func (r *Registry) Cumulative() (*Totals, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cumulative, r.last.Sub(r.cumStart)
+}
+
+// ErrorKeys returns the error keys of t in a stable order.
+func (t *Totals) ErrorKeys() []ErrorKey {
+	keys := make([]ErrorKey, 0, len(t.Errors))
+	for k := range t.Errors {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Class != keys[j].Class {
+			return keys[i].Class < keys[j].Class
+		}
+		return keys[i].Code < keys[j].Code
+	})
+	return keys
+}
+
+// ErrorCount is the number of errors in t, optionally of one class.
+func (t *Totals) ErrorCount(class string) int64 {
+	var n int64
+	for k, v := range t.Errors {
+		if class == "" || k.Class == class {
+			n += v
+		}
+	}
+	return n
+}
+
+// KindCount adds up the counts of the operations of one kind.
+func (t *Totals) KindCount(k Kind) int64 {
+	var n int64
+	for _, o := range t.Ops {
+		if o.Spec.Kind == k {
+			n += o.Count
+		}
+	}
+	return n
+}
+
+// EventHist merges the histograms of every Event operation.
+func (t *Totals) EventHist() *hdr.Histogram {
+	var h *hdr.Histogram
+	n := 0
+	for _, o := range t.Ops {
+		if o.Spec.Kind != Event || o.Count == 0 {
+			continue
+		}
+		n++
+		if h == nil {
+			h = o.Hist
+			continue
+		}
+		if n == 2 {
+			m := NewHistogram()
+			m.Merge(h)
+			h = m
+		}
+		h.Merge(o.Hist)
+	}
+	if h == nil {
+		return NewHistogram()
+	}
+	return h
+}
+
+// ParsePercentiles reads a list like "50,95,99,99.9".
+func ParsePercentiles(list []string) ([]float64, error) {
+	out := make([]float64, 0, len(list))
+	for _, s := range list {
+		var p float64
+		if _, err := fmt.Sscanf(s, "%g", &p); err != nil || p <= 0 || p > 100 {
+			return nil, fmt.Errorf("percentile %q: must be a number above 0 and at most 100", s)
+		}
+		out = append(out, p)
+	}
+	sort.Float64s(out)
+	return out, nil
+}

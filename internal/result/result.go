@@ -1,0 +1,330 @@
+// Package result defines the result document of a run: a versioned JSON
+// document holding the options, the context, the summaries, the encoded
+// histograms and the interval series. It is what the store keeps and what
+// reports read.
+package result
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// SchemaVersion is bumped whenever a field changes meaning or is removed.
+const SchemaVersion = 1
+
+// Status is how a run ended.
+type Status string
+
+const (
+	StatusOK          Status = "ok"
+	StatusInterrupted Status = "interrupted"
+	StatusFailed      Status = "failed"
+)
+
+// Result is one run.
+type Result struct {
+	SchemaVersion int          `json:"schema_version"`
+	ID            string       `json:"id"`
+	Tool          Tool         `json:"tool"`
+	Command       []string     `json:"command"`
+	Workload      Workload     `json:"workload"`
+	Target        Target       `json:"target"`
+	Environment   *Environment `json:"environment,omitempty"`
+	Warnings      []string     `json:"warnings,omitempty"`
+	Seed          uint64       `json:"seed"`
+	Run           RunOptions   `json:"run"`
+	StartedAt     time.Time    `json:"started_at"`
+	EndedAt       time.Time    `json:"ended_at"`
+	Status        Status       `json:"status"`
+	Error         string       `json:"error,omitempty"`
+	Summary       Summary      `json:"summary"`
+	Histograms    []Histogram  `json:"histograms,omitempty"`
+	Series        []Interval   `json:"series,omitempty"`
+	Sweep         *SweepRef    `json:"sweep,omitempty"`
+}
+
+// Tool is the dbmark build that produced the result.
+type Tool struct {
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Go       string `json:"go"`
+}
+
+// Workload is what ran, with every effective option including defaults.
+type Workload struct {
+	Name     string            `json:"name"`
+	Version  string            `json:"version"`
+	Headline string            `json:"headline"` // the metric that sums up the run, e.g. "tps"
+	Better   string            `json:"better"`   // "higher" or "lower"
+	Options  map[string]string `json:"options"`
+}
+
+// Target is where the load went. URL is redacted: it never holds a password.
+type Target struct {
+	Kind     string            `json:"kind"`
+	URL      string            `json:"url"`
+	Engine   string            `json:"engine"`
+	Version  string            `json:"version"`
+	Driver   string            `json:"driver,omitempty"`
+	DataDir  string            `json:"data_dir,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Environment is the machine the run happened on.
+type Environment struct {
+	Hostname   string  `json:"hostname,omitempty"`
+	OS         string  `json:"os"`
+	Arch       string  `json:"arch"`
+	Kernel     string  `json:"kernel,omitempty"`
+	CPUs       int     `json:"cpus"`
+	CPUModel   string  `json:"cpu_model,omitempty"`
+	MemoryB    uint64  `json:"memory_bytes,omitempty"`
+	ClockSrc   string  `json:"clocksource,omitempty"`
+	ClockNowNS float64 `json:"clock_read_ns,omitempty"` // measured cost of reading the clock
+	GoMaxProcs int     `json:"gomaxprocs"`
+}
+
+// RunOptions are the runner's settings.
+type RunOptions struct {
+	Threads        int       `json:"threads"`
+	DurationS      float64   `json:"duration_s,omitempty"`
+	Events         int64     `json:"events,omitempty"`
+	WarmupS        float64   `json:"warmup_s,omitempty"`
+	ReportInterval float64   `json:"report_interval_s,omitempty"`
+	Rate           float64   `json:"rate,omitempty"` // events/s; 0 = closed loop
+	MaxTries       int       `json:"max_tries"`
+	IgnoreErrors   []string  `json:"ignore_errors,omitempty"`
+	Percentiles    []float64 `json:"percentiles"`
+}
+
+// Summary is the run after warm-up.
+type Summary struct {
+	DurationS    float64           `json:"duration_s"`
+	Events       int64             `json:"events"` // committed transactions
+	EventsPerS   float64           `json:"events_per_s"`
+	Queries      QueryCounts       `json:"queries"`
+	QueriesPerS  float64           `json:"queries_per_s"`
+	Errors       []ErrorCount      `json:"errors,omitempty"`
+	ErrorsTotal  int64             `json:"errors_total"`
+	Retries      int64             `json:"retries"`
+	Reconnects   int64             `json:"reconnects"`
+	Latency      *Latency          `json:"latency,omitempty"`      // of events; from the intended start under --rate
+	Service      *Latency          `json:"service,omitempty"`      // of events from the actual start, under --rate
+	ScheduleLag  *Latency          `json:"schedule_lag,omitempty"` // under --rate
+	Ops          []OpSummary       `json:"ops"`
+	Clamped      int64             `json:"clamped,omitempty"` // latencies above one hour, recorded as one hour
+	Extra        map[string]string `json:"extra,omitempty"`
+	Headline     float64           `json:"headline"`
+	HeadlineUnit string            `json:"headline_unit"`
+}
+
+// QueryCounts splits statements like sysbench does.
+type QueryCounts struct {
+	Read  int64 `json:"read"`
+	Write int64 `json:"write"`
+	Other int64 `json:"other"`
+	Total int64 `json:"total"`
+}
+
+// ErrorCount is the number of errors of one class and code.
+type ErrorCount struct {
+	Class string `json:"class"`
+	Code  string `json:"code"`
+	Count int64  `json:"count"`
+}
+
+// OpSummary is one operation's summary.
+type OpSummary struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Count   int64    `json:"count"`
+	PerS    float64  `json:"per_s"`
+	Latency *Latency `json:"latency,omitempty"`
+	Service *Latency `json:"service,omitempty"`
+}
+
+// Latency is a latency distribution in milliseconds.
+type Latency struct {
+	MinMS       float64      `json:"min_ms"`
+	MeanMS      float64      `json:"mean_ms"`
+	StdDevMS    float64      `json:"stddev_ms"`
+	MaxMS       float64      `json:"max_ms"`
+	Percentiles []Percentile `json:"percentiles"`
+}
+
+// Percentile is one point of a distribution.
+type Percentile struct {
+	P  float64 `json:"p"`
+	MS float64 `json:"ms"`
+}
+
+// Get returns the value at percentile p, if it was computed.
+func (l *Latency) Get(p float64) (float64, bool) {
+	if l == nil {
+		return 0, false
+	}
+	for _, q := range l.Percentiles {
+		if q.P == p {
+			return q.MS, true
+		}
+	}
+	return 0, false
+}
+
+// Histogram is one operation's latency histogram in HdrHistogram's V2
+// compressed encoding, base64 as in HdrHistogram's log format.
+type Histogram struct {
+	Op      string `json:"op"`
+	Kind    string `json:"kind"` // "latency", "service" or "lag"
+	Unit    string `json:"unit"` // "ns"
+	Encoded string `json:"encoded"`
+}
+
+// Interval is one point of the series.
+type Interval struct {
+	T           float64            `json:"t"` // seconds since start, at the end of the interval
+	DurationS   float64            `json:"duration_s"`
+	Warmup      bool               `json:"warmup,omitempty"`
+	EventsPerS  float64            `json:"events_per_s"`
+	ReadsPerS   float64            `json:"reads_per_s"`
+	WritesPerS  float64            `json:"writes_per_s"`
+	OtherPerS   float64            `json:"other_per_s"`
+	ErrorsPerS  float64            `json:"errors_per_s"`
+	ReconnPerS  float64            `json:"reconnects_per_s"`
+	RetriesPerS float64            `json:"retries_per_s,omitempty"`
+	Latency     []Percentile       `json:"latency,omitempty"`
+	LagMeanMS   float64            `json:"lag_mean_ms,omitempty"`
+	Extra       map[string]float64 `json:"extra,omitempty"`
+}
+
+// SweepRef links a run to the sweep it belongs to.
+type SweepRef struct {
+	ID        string            `json:"id"`
+	Cell      map[string]string `json:"cell"`
+	Iteration int               `json:"iteration"`
+}
+
+// LatencyOf summarises a histogram of nanoseconds.
+func LatencyOf(h *hdr.Histogram, ps []float64) *Latency {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	l := &Latency{
+		MinMS:    nsToMS(float64(h.Min())),
+		MeanMS:   nsToMS(h.Mean()),
+		StdDevMS: nsToMS(h.StdDev()),
+		MaxMS:    nsToMS(float64(h.Max())),
+	}
+	for _, p := range ps {
+		l.Percentiles = append(l.Percentiles, Percentile{P: p, MS: nsToMS(float64(h.ValueAtQuantile(p)))})
+	}
+	return l
+}
+
+func nsToMS(ns float64) float64 { return ns / 1e6 }
+
+// EncodeHistogram encodes h for the document.
+func EncodeHistogram(op, kind string, h *hdr.Histogram) (Histogram, error) {
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return Histogram{}, fmt.Errorf("encode histogram %s/%s: %w", op, kind, err)
+	}
+	return Histogram{Op: op, Kind: kind, Unit: "ns", Encoded: base64.StdEncoding.EncodeToString(b)}, nil
+}
+
+// maxDecodedHistogram caps what a decoded histogram may claim, so a hostile
+// document cannot make the decoder allocate without bound.
+const maxDecodedHistogram = 64 << 20
+
+// Decode returns the histogram.
+func (h Histogram) Decode() (*hdr.Histogram, error) {
+	if len(h.Encoded) > maxDecodedHistogram {
+		return nil, fmt.Errorf("histogram %s/%s: encoded form too large", h.Op, h.Kind)
+	}
+	b, err := base64.StdEncoding.DecodeString(h.Encoded)
+	if err != nil {
+		return nil, fmt.Errorf("histogram %s/%s: %w", h.Op, h.Kind, err)
+	}
+	out, err := hdr.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("histogram %s/%s: %w", h.Op, h.Kind, err)
+	}
+	return out, nil
+}
+
+// Marshal encodes r as indented JSON.
+func Marshal(r *Result) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Unmarshal decodes a result document and checks its schema version.
+func Unmarshal(b []byte) (*Result, error) {
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("decode result: %w", err)
+	}
+	if r.SchemaVersion < 1 || r.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("decode result: schema version %d is not supported (this dbmark reads 1 to %d)", r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// Read decodes a result document from r.
+func Read(r io.Reader) (*Result, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 1<<30))
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	return Unmarshal(b)
+}
+
+// WriteFile writes r to path atomically: a temporary file in the same
+// directory, fsync, rename, fsync of the directory. A crash leaves either
+// the old file or the new one, never a truncated one.
+func WriteFile(path string, r *Result) error {
+	b, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write result %s: sync: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // best effort: some filesystems refuse to sync a directory
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,503 @@
+// Package mysql is the MySQL and MariaDB target. It uses
+// go-sql-driver/mysql's connections directly, without database/sql: no pool,
+// no per-call locks, and no per-query context watcher goroutine hand-off.
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	my "github.com/go-sql-driver/mysql"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// PS modes are sysbench's --db-ps-mode values.
+const (
+	PSAuto    = "auto"    // server-side prepared statements
+	PSDisable = "disable" // arguments inlined into text queries
+)
+
+// Register adds the mysql schemes to r.
+func Register(r *target.Registry) {
+	r.Register(Open, "mysql", "mariadb")
+}
+
+// Target is a MySQL or MariaDB server.
+type Target struct {
+	cfg      *my.Config
+	psMode   string
+	redacted string
+}
+
+// Open builds the driver configuration from a URL such as
+// mysql://user:pw@host:3306/db or mysql://user@localhost/db?socket=/run/mysqld/mysqld.sock.
+// Other query parameters are passed to the driver as DSN parameters.
+func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, error) {
+	mode := opts.PSMode
+	if mode == "" {
+		mode = PSAuto
+	}
+	if mode != PSAuto && mode != PSDisable {
+		return nil, fmt.Errorf("--db-ps-mode %q: must be auto or disable", mode)
+	}
+	red := target.Redact(u.String())
+	cfg := my.NewConfig()
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if strings.Contains(cfg.DBName, "/") {
+		return nil, fmt.Errorf("%w %q: the path must be a single database name", target.ErrBadURL, red)
+	}
+	q := u.Query()
+	if sock := q.Get("socket"); sock != "" {
+		cfg.Net, cfg.Addr = "unix", sock
+		q.Del("socket")
+	} else {
+		host := u.Hostname()
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		port := u.Port()
+		if port == "" {
+			port = "3306"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, port)
+	}
+	if len(q) > 0 {
+		// Let the driver parse its own parameters (tls, charset, timeouts...).
+		extra, err := my.ParseDSN("/?" + q.Encode())
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, red, err)
+		}
+		extra.User, extra.Passwd, extra.Net, extra.Addr, extra.DBName = cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName
+		cfg = extra
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	return &Target{cfg: cfg, psMode: mode, redacted: red}, nil
+}
+
+func (t *Target) Kind() string                        { return "mysql" }
+func (t *Target) Redacted() string                    { return t.redacted }
+func (t *Target) Dialect() target.Dialect             { return dialect{} }
+func (t *Target) Close() error                        { return nil }
+func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
+
+// Connect opens one connection. The dial function keeps the socket so the
+// connection can be interrupted when its context ends.
+func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
+	cfg := t.cfg.Clone()
+	var nc net.Conn
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		nc = c
+		return c, err
+	}
+	connector, err := my.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to MySQL at %s: %w", t.where(), err)
+	}
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		return nil, t.connectError(err)
+	}
+	c := &Conn{dc: dc.(mysqlConn), psMode: t.psMode}
+	c.watch.Interrupt = target.InterruptConn(nc)
+	return c, nil
+}
+
+func (t *Target) where() string {
+	if t.cfg.Net == "unix" {
+		return "socket " + t.cfg.Addr
+	}
+	return t.cfg.Addr
+}
+
+func (t *Target) connectError(err error) error {
+	where := t.where()
+	var me *my.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045, 1698:
+			return fmt.Errorf("connect to MySQL at %s: access denied for user %q (check the user and password in --target)", where, t.cfg.User)
+		case 1049:
+			return fmt.Errorf("connect to MySQL at %s: database %q does not exist (create it with: CREATE DATABASE %s)", where, t.cfg.DBName, t.cfg.DBName)
+		case 1040:
+			return fmt.Errorf("connect to MySQL at %s: too many connections (raise max_connections or use fewer --threads)", where)
+		}
+		return fmt.Errorf("connect to MySQL at %s: %s (error %d)", where, me.Message, me.Number)
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("connect to MySQL at %s: connection refused (is the server running and listening there?)", where)
+	}
+	return fmt.Errorf("connect to MySQL at %s: %v", where, err)
+}
+
+// Inspect reports the server's version and global variables.
+func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return target.Engine{}, err
+	}
+	defer c.Close()
+	conn := c.(*Conn)
+	e := target.Engine{Name: "MySQL", Settings: map[string]string{}, Driver: "go-sql-driver/mysql, --db-ps-mode " + t.psMode}
+	rows, err := conn.dc.Query("SHOW GLOBAL VARIABLES", nil)
+	if err != nil {
+		return e, fmt.Errorf("inspect MySQL: SHOW GLOBAL VARIABLES: %w", err)
+	}
+	dest := make([]driver.Value, 2)
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err != io.EOF {
+				rows.Close()
+				return e, fmt.Errorf("inspect MySQL: SHOW GLOBAL VARIABLES: %w", err)
+			}
+			break
+		}
+		e.Settings[text(dest[0])] = text(dest[1])
+	}
+	rows.Close()
+	e.Version = e.Settings["version"]
+	e.DataDir = e.Settings["datadir"]
+	if strings.Contains(strings.ToLower(e.Version+e.Settings["version_comment"]), "mariadb") {
+		e.Name = "MariaDB"
+	}
+	return e, nil
+}
+
+func text(v driver.Value) string {
+	switch x := v.(type) {
+	case []byte:
+		return string(x)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// Classify maps MySQL errors to classes by error number, like sysbench's
+// --mysql-ignore-errors defaults and its reconnect rules.
+func Classify(err error) target.ErrorInfo {
+	if err == nil {
+		return target.ErrorInfo{}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return target.ErrorInfo{Class: target.Canceled, Code: "canceled"}
+	}
+	var me *my.MySQLError
+	if errors.As(err, &me) {
+		code := strconv.Itoa(int(me.Number))
+		switch me.Number {
+		case 1213, 1205, 1020:
+			return target.ErrorInfo{Class: target.Retryable, Code: code}
+		case 1053, 1927, 2006, 2013:
+			return target.ErrorInfo{Class: target.Reconnect, Code: code}
+		}
+		return target.ErrorInfo{Class: target.Fatal, Code: code}
+	}
+	var netErr net.Error
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, my.ErrInvalidConn) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &netErr) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) {
+		return target.ErrorInfo{Class: target.Reconnect, Code: "connection_lost"}
+	}
+	return target.ErrorInfo{Class: target.Fatal, Code: "client"}
+}
+
+type dialect struct{}
+
+func (dialect) Placeholder(int) string { return "?" }
+func (dialect) AutoIncrementPK(col string) string {
+	return col + " INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY"
+}
+func (dialect) IntPK(col string) string { return col + " INTEGER NOT NULL PRIMARY KEY" }
+func (dialect) TableOptions() string    { return "" }
+func (dialect) Begin(bool) string       { return "BEGIN" }
+
+// mysqlConn is what the driver's connection offers beyond driver.Conn: the
+// pre-context Exec and Query, which send text queries directly.
+type mysqlConn interface {
+	driver.Conn
+	driver.Execer  //nolint:staticcheck // the context variants start a watcher per call
+	driver.Queryer //nolint:staticcheck
+}
+
+// Conn is one MySQL connection.
+type Conn struct {
+	dc     mysqlConn
+	psMode string
+	watch  target.CancelWatch
+	closed bool
+}
+
+func (c *Conn) wrap(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// Exec runs a text query and discards its result.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	if err := c.watch.Watch(ctx); err != nil {
+		return err
+	}
+	if returnsRows(sql) {
+		_, err := c.query(sql, nil)
+		return c.wrap(ctx, err)
+	}
+	_, err := c.dc.Exec(sql, nil)
+	return c.wrap(ctx, err)
+}
+
+// QueryRow returns the first column of the first row as text.
+func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
+	if err := c.watch.Watch(ctx); err != nil {
+		return "", false, err
+	}
+	rows, err := c.dc.Query(sql, nil)
+	if err != nil {
+		return "", false, c.wrap(ctx, err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(rows.Columns()))
+	if err := rows.Next(dest); err != nil {
+		if err == io.EOF {
+			return "", false, nil
+		}
+		return "", false, c.wrap(ctx, err)
+	}
+	if len(dest) == 0 {
+		return "", false, nil
+	}
+	return text(dest[0]), true, nil
+}
+
+// query runs a text query and counts its rows.
+func (c *Conn) query(sql string, args []driver.Value) (int64, error) {
+	rows, err := c.dc.Query(sql, args)
+	if err != nil {
+		return 0, err
+	}
+	return drain(rows)
+}
+
+func drain(rows driver.Rows) (int64, error) {
+	dest := make([]driver.Value, len(rows.Columns()))
+	var n int64
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			rows.Close()
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Close()
+}
+
+// returnsRows says whether a statement produces a result set.
+func returnsRows(sql string) bool {
+	s := strings.TrimLeft(sql, " \t\r\n(")
+	if len(s) > 8 {
+		s = s[:8]
+	}
+	s = strings.ToUpper(s)
+	for _, p := range []string{"SELECT", "SHOW", "WITH", "EXPLAIN", "DESC", "VALUES", "TABLE"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare readies sql (with ? placeholders): on the server with
+// --db-ps-mode auto, as a client-side template with disable.
+func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
+	if err := c.watch.Watch(ctx); err != nil {
+		return nil, err
+	}
+	s := &Stmt{c: c, rows: returnsRows(sql)}
+	if c.psMode == PSDisable {
+		tpl, err := target.ParseTemplate(sql)
+		if err != nil {
+			return nil, err
+		}
+		s.tpl = tpl
+		return s, nil
+	}
+	ds, err := c.dc.Prepare(sql)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", sql, c.wrap(ctx, err))
+	}
+	s.ds = ds
+	return s, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.watch.Stop()
+	return c.dc.Close()
+}
+
+// Stmt is a statement on one Conn.
+type Stmt struct {
+	c    *Conn
+	rows bool
+	ds   driver.Stmt      // server-side prepared
+	tpl  *target.Template // client-side
+	args []driver.Value
+	dest []driver.Value
+	text []byte
+}
+
+// Run executes the statement and discards its rows.
+func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
+	if err := s.c.watch.Watch(ctx); err != nil {
+		return 0, err
+	}
+	n, err := s.run(args)
+	return n, s.c.wrap(ctx, err)
+}
+
+func (s *Stmt) run(args []target.Value) (int64, error) {
+	if s.tpl != nil {
+		b, err := s.tpl.Render(s.text[:0], args, true)
+		if err != nil {
+			return 0, err
+		}
+		s.text = b
+		q := string(b)
+		if s.rows {
+			return s.c.query(q, nil)
+		}
+		res, err := s.c.dc.Exec(q, nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	if cap(s.args) < len(args) {
+		s.args = make([]driver.Value, len(args))
+	}
+	s.args = s.args[:len(args)]
+	for i, a := range args {
+		if a.IsStr {
+			s.args[i] = a.Str
+		} else {
+			s.args[i] = a.Int
+		}
+	}
+	if s.rows {
+		rows, err := s.ds.Query(s.args) //nolint:staticcheck // see mysqlConn
+		if err != nil {
+			return 0, err
+		}
+		if cap(s.dest) < len(rows.Columns()) {
+			s.dest = make([]driver.Value, len(rows.Columns()))
+		}
+		dest := s.dest[:len(rows.Columns())]
+		var n int64
+		for {
+			err := rows.Next(dest)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rows.Close()
+				return n, err
+			}
+			n++
+		}
+		return n, rows.Close()
+	}
+	res, err := s.ds.Exec(s.args) //nolint:staticcheck // see mysqlConn
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Close releases a server-side statement.
+func (s *Stmt) Close() error {
+	if s.ds == nil || s.c.closed {
+		return nil
+	}
+	err := s.ds.Close()
+	s.ds = nil
+	return err
+}
+
+// bulkBytes bounds one multi-row INSERT, well under the default max_allowed_packet.
+const bulkBytes = 1 << 20
+
+// BulkInsert loads rows with multi-row INSERT statements.
+func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, rows target.RowSource) (int64, error) {
+	if err := c.watch.Watch(ctx); err != nil {
+		return 0, err
+	}
+	head := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(columns, ", "))
+	vals := make([]target.Value, len(columns))
+	buf := make([]byte, 0, bulkBytes+4096)
+	var total int64
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		res, err := c.dc.Exec(string(buf), nil)
+		buf = buf[:0]
+		if err != nil {
+			return fmt.Errorf("insert into %s: %w", table, c.wrap(ctx, err))
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		return nil
+	}
+	for rows.Next(vals) {
+		if len(buf) == 0 {
+			buf = append(buf, head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '(')
+		for i, v := range vals {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = target.AppendLiteral(buf, v, true)
+		}
+		buf = append(buf, ')')
+		if len(buf) >= bulkBytes {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return total, err
+	}
+	return total, nil
+}

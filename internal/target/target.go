@@ -1,0 +1,240 @@
+// Package target defines where a benchmark's load goes: a database engine
+// reached through a URL, one connection per worker, with the engine's
+// dialect, its facts and a classification of its errors.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Target is one database endpoint. It is safe for concurrent use; the Conns
+// it hands out are not.
+type Target interface {
+	// Kind is the engine family: "postgres", "mysql" or "sqlite".
+	Kind() string
+	// Connect opens one connection. The runner gives each worker its own.
+	Connect(ctx context.Context) (Conn, error)
+	// Inspect reports the engine's version and every setting.
+	Inspect(ctx context.Context) (Engine, error)
+	// Dialect describes the SQL differences workloads must respect.
+	Dialect() Dialect
+	// Classify maps an error returned by a Conn to its class and code.
+	Classify(err error) ErrorInfo
+	// Redacted is the URL without its password, safe to print and store.
+	Redacted() string
+	Close() error
+}
+
+// Conn is one connection, used by one goroutine at a time.
+type Conn interface {
+	// Exec runs SQL text with no parameters and discards any rows.
+	Exec(ctx context.Context, sql string) error
+	// Prepare readies a parameterised statement (placeholders written as
+	// the dialect's Placeholder). Whether it is prepared on the server
+	// depends on the target's mode; the caller does not need to know.
+	Prepare(ctx context.Context, sql string) (Stmt, error)
+	// QueryRow runs SQL text and returns the first column of the first row
+	// as text ("" and false when there is no row).
+	QueryRow(ctx context.Context, sql string) (string, bool, error)
+	// BulkInsert loads rows through the engine's fastest path (COPY,
+	// multi-row INSERT, one large transaction) and returns the rows loaded.
+	BulkInsert(ctx context.Context, table string, columns []string, rows RowSource) (int64, error)
+	// Close releases the connection; it is safe to call twice.
+	Close() error
+}
+
+// Stmt is a statement bound to one Conn.
+type Stmt interface {
+	// Run executes the statement with args, reads and discards the rows,
+	// and returns how many rows were returned or affected.
+	Run(ctx context.Context, args []Value) (int64, error)
+	Close() error
+}
+
+// Value is one statement argument. It is a plain struct rather than an
+// interface so a worker can reuse its argument slice without allocating.
+type Value struct {
+	Int   int64
+	Str   []byte
+	IsStr bool
+}
+
+// IntVal and StrVal build Values.
+func IntVal(v int64) Value      { return Value{Int: v} }
+func StrVal(b []byte) Value     { return Value{Str: b, IsStr: true} }
+func (v *Value) SetInt(i int64) { *v = Value{Int: i} }
+
+// SetStr points v at b without copying; b must stay unchanged until the
+// statement has run.
+func (v *Value) SetStr(b []byte) { *v = Value{Str: b, IsStr: true} }
+
+// RowSource yields rows for BulkInsert. Next fills dst (len(columns) values)
+// and returns false when there are no more rows.
+type RowSource interface {
+	Next(dst []Value) bool
+}
+
+// Dialect describes what differs between engines in the SQL a workload writes.
+type Dialect interface {
+	// Placeholder is the n-th (1-based) parameter marker: "$1" or "?".
+	Placeholder(n int) string
+	// AutoIncrementPK is the column definition of an auto-incrementing
+	// integer primary key named col.
+	AutoIncrementPK(col string) string
+	// IntPK is the column definition of a plain integer primary key.
+	IntPK(col string) string
+	// TableOptions is appended to CREATE TABLE (for example ENGINE=InnoDB).
+	TableOptions() string
+	// Begin is the statement that starts a transaction; write says whether
+	// it will write (SQLite takes the write lock up front then, instead of
+	// failing on the upgrade).
+	Begin(write bool) string
+}
+
+// Engine is what a target knows about the server it talks to.
+type Engine struct {
+	Name     string            `json:"name"`    // "PostgreSQL", "MariaDB", "MySQL", "SQLite"
+	Version  string            `json:"version"` // the server's own version string
+	Settings map[string]string `json:"settings,omitempty"`
+	DataDir  string            `json:"data_dir,omitempty"`
+	Driver   string            `json:"driver,omitempty"` // client library and mode
+}
+
+// Class is what to do about an error.
+type Class int
+
+const (
+	// Fatal errors end the run unless ignored.
+	Fatal Class = iota
+	// Retryable errors (serialization failure, deadlock, lock wait timeout,
+	// SQLITE_BUSY) roll back and retry the transaction.
+	Retryable
+	// Reconnect errors mean the connection is lost: open a new one.
+	Reconnect
+	// Canceled means the run's context ended; it is not an error of the run.
+	Canceled
+)
+
+func (c Class) String() string {
+	switch c {
+	case Retryable:
+		return "retryable"
+	case Reconnect:
+		return "reconnect"
+	case Canceled:
+		return "canceled"
+	}
+	return "fatal"
+}
+
+// ErrorInfo is an error's class and its SQLSTATE or vendor code.
+type ErrorInfo struct {
+	Class Class
+	Code  string
+}
+
+// Options are the target settings common to every engine, bound from flags.
+type Options struct {
+	// PGMode is pgbench's -M: simple, extended or prepared.
+	PGMode string
+	// PSMode is sysbench's --db-ps-mode: auto (server-side prepared
+	// statements) or disable.
+	PSMode string
+	Logger *slog.Logger
+}
+
+// Opener builds a Target from a parsed URL.
+type Opener func(ctx context.Context, u *url.URL, opts Options) (Target, error)
+
+// Registry maps URL schemes to engines. Engines add themselves with Register
+// from the command's wiring, so the target package imports none of them.
+type Registry struct {
+	mu      sync.RWMutex
+	openers map[string]Opener
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{openers: map[string]Opener{}} }
+
+// Register adds an opener for each scheme.
+func (r *Registry) Register(o Opener, schemes ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range schemes {
+		r.openers[s] = o
+	}
+}
+
+// Schemes lists the registered URL schemes.
+func (r *Registry) Schemes() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.openers))
+	for s := range r.openers {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrBadURL marks a target URL that cannot be used.
+var ErrBadURL = errors.New("bad target URL")
+
+// Open parses raw and opens the target for its scheme.
+func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v (expected postgres://user@host/db, mysql://user:pw@host/db or sqlite:///path)", ErrBadURL, Redact(raw), unwrapURLError(err))
+	}
+	r.mu.RLock()
+	o, ok := r.openers[strings.ToLower(u.Scheme)]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w %q: unknown scheme %q (use one of %s)", ErrBadURL, Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+	}
+	return o(ctx, u, opts)
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// Redact removes the password from a URL, including a password given as a
+// query parameter. Unparseable input is reduced to its scheme.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.Index(raw, "://"); i > 0 {
+			return raw[:i] + "://(unparseable)"
+		}
+		return "(unparseable)"
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if strings.EqualFold(k, "password") {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}

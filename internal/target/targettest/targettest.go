@@ -1,0 +1,277 @@
+// Package targettest is the conformance suite every target passes: the same
+// statements, bulk loads, error classes and cancellation behaviour on every
+// engine, against a real server or file.
+package targettest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Engine describes the engine-specific bits the suite needs.
+type Engine struct {
+	// Open returns a fresh target; it is closed by the suite.
+	Open func(t *testing.T) target.Target
+	// SleepSQL is a statement that runs for about the given seconds.
+	SleepSQL func(seconds int) string
+	// UniqueViolation is the error code of a duplicate primary key.
+	UniqueViolation string
+	// KillSQL, if set, returns a statement that, run from another
+	// connection, ends the session whose ID BackendIDSQL returned.
+	BackendIDSQL string
+	KillSQL      func(id string) string
+	// Conflict, if set, provokes an error that must be classed retryable
+	// (a deadlock, a serialization failure, SQLITE_BUSY) on c1 or c2.
+	Conflict func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error
+}
+
+// Run runs the suite.
+func Run(t *testing.T, e Engine) {
+	ctx := context.Background()
+	tg := e.Open(t)
+	t.Cleanup(func() { tg.Close() })
+	d := tg.Dialect()
+	table := fmt.Sprintf("dbmark_conf_%d", time.Now().UnixNano()%1_000_000_000)
+
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	mustExec(t, c, "DROP TABLE IF EXISTS "+table)
+	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL) %s", table, d.AutoIncrementPK("id"), d.TableOptions()))
+	t.Cleanup(func() {
+		if cc, err := tg.Connect(context.Background()); err == nil {
+			_ = cc.Exec(context.Background(), "DROP TABLE IF EXISTS "+table)
+			cc.Close()
+		}
+	})
+
+	t.Run("Redacted", func(t *testing.T) {
+		if strings.Contains(tg.Redacted(), ":secret@") {
+			t.Errorf("Redacted() kept the password: %s", tg.Redacted())
+		}
+	})
+
+	t.Run("InsertSelectUpdate", func(t *testing.T) {
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (%s, %s, %s)", table, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3)))
+		if err != nil {
+			t.Fatalf("prepare insert: %v", err)
+		}
+		defer ins.Close()
+		args := make([]target.Value, 3)
+		for i := int64(1); i <= 10; i++ {
+			args[0].SetInt(i)
+			args[1].SetInt(i * 10)
+			args[2].SetStr([]byte("it's row " + strconv.FormatInt(i, 10) + ` with \ and "`))
+			n, err := ins.Run(ctx, args)
+			if err != nil {
+				t.Fatalf("insert %d: %v", i, err)
+			}
+			if n != 1 {
+				t.Fatalf("insert %d: %d rows affected, want 1", i, n)
+			}
+		}
+		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id BETWEEN %s AND %s", table, d.Placeholder(1), d.Placeholder(2)))
+		if err != nil {
+			t.Fatalf("prepare select: %v", err)
+		}
+		defer sel.Close()
+		n, err := sel.Run(ctx, []target.Value{target.IntVal(3), target.IntVal(7)})
+		if err != nil || n != 5 {
+			t.Fatalf("select range: %d rows, %v; want 5 rows", n, err)
+		}
+		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
+		if err != nil {
+			t.Fatalf("prepare update: %v", err)
+		}
+		defer upd.Close()
+		if n, err := upd.Run(ctx, []target.Value{target.IntVal(4)}); err != nil || n != 1 {
+			t.Fatalf("update: %d rows, %v; want 1", n, err)
+		}
+		v, ok, err := c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=4", table))
+		if err != nil || !ok || v != "41" {
+			t.Fatalf("k after update = %q, %v, %v; want 41", v, ok, err)
+		}
+		v, _, err = c.QueryRow(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id=2", table))
+		if err != nil || v != `it's row 2 with \ and "` {
+			t.Fatalf("string round trip = %q, %v", v, err)
+		}
+		if _, ok, err := c.QueryRow(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id=-1", table)); err != nil || ok {
+			t.Fatalf("QueryRow on no rows = %v, %v; want false, nil", ok, err)
+		}
+	})
+
+	t.Run("Transaction", func(t *testing.T) {
+		mustExec(t, c, d.Begin(true))
+		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=0 WHERE id=1", table))
+		mustExec(t, c, "ROLLBACK")
+		v, _, err := c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=1", table))
+		if err != nil || v != "10" {
+			t.Fatalf("k after rollback = %q, %v; want 10", v, err)
+		}
+		mustExec(t, c, d.Begin(true))
+		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=11 WHERE id=1", table))
+		mustExec(t, c, "COMMIT")
+		v, _, _ = c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=1", table))
+		if v != "11" {
+			t.Fatalf("k after commit = %q; want 11", v)
+		}
+	})
+
+	t.Run("UniqueViolationIsFatal", func(t *testing.T) {
+		err := c.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (1, 1, 'dup')", table))
+		if err == nil {
+			t.Fatal("duplicate key accepted")
+		}
+		info := tg.Classify(err)
+		if info.Class != target.Fatal || info.Code != e.UniqueViolation {
+			t.Fatalf("Classify(duplicate key) = %v %q; want fatal %q (error: %v)", info.Class, info.Code, e.UniqueViolation, err)
+		}
+		// The connection stays usable after a statement error.
+		if _, _, err := c.QueryRow(ctx, "SELECT 1"); err != nil {
+			t.Fatalf("connection unusable after an error: %v", err)
+		}
+	})
+
+	t.Run("BulkInsert", func(t *testing.T) {
+		bulk := table + "_bulk"
+		mustExec(t, c, "DROP TABLE IF EXISTS "+bulk)
+		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL) %s", bulk, d.IntPK("id"), d.TableOptions()))
+		defer c.Exec(context.Background(), "DROP TABLE "+bulk)
+		src := &counter{n: 25_000}
+		n, err := c.BulkInsert(ctx, bulk, []string{"id", "k", "c"}, src)
+		if err != nil || n != 25_000 {
+			t.Fatalf("bulk insert: %d rows, %v; want 25000", n, err)
+		}
+		v, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+bulk)
+		if err != nil || v != "25000" {
+			t.Fatalf("count after bulk insert = %q, %v", v, err)
+		}
+		v, _, _ = c.QueryRow(ctx, "SELECT c FROM "+bulk+" WHERE id=77")
+		if v != "tab\there 'quoted' back\\slash 77" {
+			t.Fatalf("bulk string round trip = %q", v)
+		}
+	})
+
+	t.Run("Inspect", func(t *testing.T) {
+		eng, err := tg.Inspect(ctx)
+		if err != nil {
+			t.Fatalf("inspect: %v", err)
+		}
+		if eng.Name == "" || eng.Version == "" || len(eng.Settings) < 5 {
+			t.Fatalf("inspect: name %q version %q, %d settings", eng.Name, eng.Version, len(eng.Settings))
+		}
+	})
+
+	t.Run("CancelInterruptsWithinASecond", func(t *testing.T) {
+		cc, err := tg.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		err = cc.Exec(cctx, e.SleepSQL(10))
+		if took := time.Since(start); took > 1500*time.Millisecond {
+			t.Fatalf("cancel took %v", took)
+		}
+		if err == nil {
+			t.Fatal("cancelled statement returned no error")
+		}
+		if info := tg.Classify(err); info.Class != target.Canceled {
+			t.Fatalf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
+		}
+	})
+
+	if e.KillSQL != nil {
+		t.Run("KilledSessionIsReconnect", func(t *testing.T) {
+			victim, err := tg.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer victim.Close()
+			id, _, err := victim.QueryRow(ctx, e.BackendIDSQL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, c, e.KillSQL(id))
+			time.Sleep(100 * time.Millisecond)
+			_, _, err = victim.QueryRow(ctx, "SELECT 1")
+			if err == nil {
+				t.Fatal("query on a killed session succeeded")
+			}
+			if info := tg.Classify(err); info.Class != target.Reconnect {
+				t.Fatalf("Classify(killed session) = %v %q (%v); want reconnect", info.Class, info.Code, err)
+			}
+		})
+	}
+
+	if e.Conflict != nil {
+		t.Run("ConflictIsRetryable", func(t *testing.T) {
+			c1, err := tg.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c1.Close()
+			c2, err := tg.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c2.Close()
+			err = e.Conflict(ctx, t, c1, c2, table)
+			if err == nil {
+				t.Fatal("conflict produced no error")
+			}
+			if info := tg.Classify(err); info.Class != target.Retryable {
+				t.Fatalf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
+			}
+		})
+	}
+
+	t.Run("ClassifyCanceledContext", func(t *testing.T) {
+		if info := tg.Classify(context.Canceled); info.Class != target.Canceled {
+			t.Fatalf("Classify(context.Canceled) = %v", info.Class)
+		}
+		if info := tg.Classify(fmt.Errorf("wrapped: %w", context.Canceled)); info.Class != target.Canceled {
+			t.Fatalf("Classify(wrapped cancel) = %v", info.Class)
+		}
+		if info := tg.Classify(errors.New("something else")); info.Class != target.Fatal {
+			t.Fatalf("Classify(unknown) = %v", info.Class)
+		}
+	})
+}
+
+func mustExec(t *testing.T, c target.Conn, sql string) {
+	t.Helper()
+	if err := c.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// counter yields rows (i, i*2, a string with characters that need escaping).
+type counter struct {
+	i, n int64
+	buf  []byte
+}
+
+func (s *counter) Next(dst []target.Value) bool {
+	if s.i >= s.n {
+		return false
+	}
+	s.i++
+	dst[0].SetInt(s.i)
+	dst[1].SetInt(s.i * 2)
+	s.buf = append(s.buf[:0], "tab\there 'quoted' back\\slash "...)
+	s.buf = strconv.AppendInt(s.buf, s.i, 10)
+	dst[2].SetStr(s.buf)
+	return true
+}
