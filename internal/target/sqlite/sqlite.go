@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -37,6 +38,9 @@ type Target struct {
 	dsn      string
 	redacted string
 	drv      *sqlite3.SQLiteDriver
+	// openMu serialises opening: the driver switches a new file to WAL on
+	// open, which needs a lock that concurrent opens would fight over.
+	openMu sync.Mutex
 }
 
 // Open accepts sqlite:///abs/path.db, sqlite://rel/path.db and file: URLs.
@@ -89,7 +93,9 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("open SQLite database %s: directory %s does not exist (create it first)", t.path, dir)
 	}
+	t.openMu.Lock()
 	dc, err := t.drv.Open(t.dsn)
+	t.openMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite database %s: %w", t.path, err)
 	}

@@ -1,0 +1,180 @@
+// Package cli is dbmark's command line: cobra commands built from the
+// workload and target registries, turning every error into one readable
+// line and an exit code.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/mysql"
+	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
+	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/oltp"
+)
+
+// Exit codes, as pgbench uses them, plus the shell's code for SIGINT.
+const (
+	ExitOK          = 0
+	ExitUsage       = 1 // bad options or a failed setup
+	ExitRunFailed   = 2 // the run hit an error it could not survive; partial result kept
+	ExitInterrupted = 130
+)
+
+// exitError carries an exit code with the error to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// App is the state shared by the commands.
+type App struct {
+	Stdout, Stderr io.Writer
+	Logger         *slog.Logger
+	Targets        *target.Registry
+	Workloads      *workload.Registry
+	// Interactive says whether stderr is a terminal (progress bars).
+	Interactive bool
+	Args        []string
+
+	storeDSN string
+	quiet    bool
+	verbose  bool
+}
+
+// NewApp wires the registries.
+func NewApp(stdout, stderr io.Writer, args []string) *App {
+	a := &App{Stdout: stdout, Stderr: stderr, Args: args, Targets: target.NewRegistry(), Workloads: workload.NewRegistry()}
+	postgres.Register(a.Targets)
+	mysql.Register(a.Targets)
+	sqlite.Register(a.Targets)
+	oltp.Register(a.Workloads)
+	if f, ok := stderr.(*os.File); ok {
+		a.Interactive = term.IsTerminal(int(f.Fd()))
+	}
+	return a
+}
+
+// Main runs dbmark with args and returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := NewApp(stdout, stderr, args)
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(err.Error()))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitUsage
+}
+
+// oneLine keeps error output to one line.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func (a *App) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "dbmark",
+		Short:         "Benchmark databases and storage, and keep every number with its context",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			level := slog.LevelInfo
+			if a.quiet {
+				level = slog.LevelWarn
+			}
+			if a.verbose {
+				level = slog.LevelDebug
+			}
+			a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+		},
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.storeDSN, "store", os.Getenv("DBMARK_STORE"), "results store: a SQLite file (default in the data directory) or postgres://... ($DBMARK_STORE)")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "log only warnings and errors")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
+	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
+	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
+	root.AddCommand(a.resultsCmd())
+	root.AddCommand(a.versionCmd())
+	return root
+}
+
+func dropTime(_ []string, at slog.Attr) slog.Attr {
+	if at.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return at
+}
+
+// flagError turns a flag parsing error into one line with a hint.
+func flagError(cmd *cobra.Command, err error) error {
+	return withCode(ExitUsage, fmt.Errorf("%v (see: %s --help)", err, cmd.CommandPath()))
+}
+
+// normalize lets sysbench's spellings work: --table_size for --table-size,
+// and the names sysbench and pgbench use for dbmark's options.
+func normalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	name = strings.ReplaceAll(name, "_", "-")
+	switch name {
+	case "warmup-time":
+		name = "warmup"
+	case "rand-seed", "random-seed":
+		name = "seed"
+	case "mysql-ignore-errors":
+		name = "ignore-errors"
+	case "percentile":
+		name = "percentiles"
+	}
+	return pflag.NormalizedName(name)
+}
+
+func (a *App) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and VCS revision",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bi := buildinfo.Get()
+			mod := ""
+			if bi.Modified {
+				mod = "+modified"
+			}
+			fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
+			return nil
+		},
+	}
+}

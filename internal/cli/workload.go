@@ -1,0 +1,418 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/probe"
+	"github.com/dbmark/dbmark/internal/report"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/store"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// seconds is a duration flag that also takes a plain number of seconds,
+// as sysbench's --time=60 and pgbench's -T 60 do.
+type seconds time.Duration
+
+func (s *seconds) String() string { return time.Duration(*s).String() }
+func (s *seconds) Type() string   { return "duration" }
+func (s *seconds) Set(v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 {
+			return errors.New("must not be negative")
+		}
+		*s = seconds(time.Duration(f * float64(time.Second)))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("not a duration (use 60, 60s, 5m or 1h30m)")
+	}
+	if d < 0 {
+		return errors.New("must not be negative")
+	}
+	*s = seconds(d)
+	return nil
+}
+
+// runFlags are the options common to every workload.
+type runFlags struct {
+	target       string
+	pgMode       string
+	psMode       string
+	threads      int
+	time         seconds
+	events       int64
+	warmup       seconds
+	interval     seconds
+	percentiles  []string
+	seed         uint64
+	rate         float64
+	maxTries     int
+	ignoreErrors []string
+	jsonPath     string
+	noStore      bool
+}
+
+func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
+	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
+	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
+	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
+	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
+}
+
+func (f *runFlags) bindRun(fs *pflag.FlagSet) {
+	f.time = seconds(10 * time.Second)
+	fs.Var(&f.time, "time", "time limit, after the warm-up (0: none; 60 means 60s)")
+	fs.Int64Var(&f.events, "events", 0, "limit on the total number of events (0: none)")
+	fs.Var(&f.warmup, "warmup", "warm-up before the measured part: shown, not counted")
+	fs.Var(&f.interval, "report-interval", "print a live line this often (0: off)")
+	fs.StringSliceVar(&f.percentiles, "percentiles", []string{"50", "95", "99", "99.9"}, "latency percentiles to report")
+	fs.Float64Var(&f.rate, "rate", 0, "open loop: events per second over all threads (0: as fast as possible)")
+	fs.IntVar(&f.maxTries, "max-tries", 10, "tries per transaction on a retryable error (serialization failure, deadlock, lock wait timeout, SQLITE_BUSY)")
+	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
+	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
+	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
+}
+
+// workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
+// registered workload, each with the workload's own flags.
+func (a *App) workloadCmd(verb, short string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   verb + " WORKLOAD [flags]",
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return withCode(ExitUsage, fmt.Errorf("%s needs a workload: one of %s", verb, strings.Join(a.Workloads.Names(), ", ")))
+			}
+			return withCode(ExitUsage, fmt.Errorf("unknown workload %q (known: %s)", args[0], strings.Join(a.Workloads.Names(), ", ")))
+		},
+	}
+	for _, name := range a.Workloads.Names() {
+		w, _ := a.Workloads.New(name)
+		m := w.Meta()
+		if verb == "prepare" {
+			if _, ok := w.(workload.Preparer); !ok {
+				continue
+			}
+		}
+		if verb == "cleanup" {
+			if _, ok := w.(workload.Cleaner); !ok {
+				continue
+			}
+		}
+		f := &runFlags{}
+		sub := &cobra.Command{
+			Use:   name,
+			Short: m.Description,
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				switch verb {
+				case "prepare":
+					return a.prepare(cmd.Context(), w, f)
+				case "cleanup":
+					return a.cleanup(cmd.Context(), w, f)
+				}
+				return a.run(cmd.Context(), cmd, w, f)
+			},
+		}
+		fs := sub.Flags()
+		fs.SetNormalizeFunc(normalize)
+		f.bindTarget(fs)
+		if verb == "run" {
+			f.bindRun(fs)
+		}
+		w.Flags(fs)
+		sub.SetFlagErrorFunc(flagError)
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// openTarget opens --target, or the embedded default. It does not connect.
+func (a *App) openTarget(ctx context.Context, f *runFlags) (target.Target, bool, error) {
+	raw := f.target
+	embedded := raw == ""
+	if embedded {
+		dir, err := store.DataDir()
+		if err != nil {
+			return nil, false, withCode(ExitUsage, fmt.Errorf("no --target and no data directory for the embedded database: %w", err))
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, false, withCode(ExitUsage, fmt.Errorf("create data directory: %w", err))
+		}
+		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
+	}
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, Logger: a.Logger})
+	if err != nil {
+		return nil, false, withCode(ExitUsage, err)
+	}
+	return tg, embedded, nil
+}
+
+func (a *App) env(tg target.Target, f *runFlags) workload.Env {
+	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Interactive: a.Interactive}
+}
+
+func (a *App) validate(w workload.Workload, tg target.Target, f *runFlags) error {
+	if f.threads < 1 || f.threads > 100_000 {
+		return withCode(ExitUsage, fmt.Errorf("--threads %d: must be between 1 and 100000", f.threads))
+	}
+	if v, ok := w.(workload.Validator); ok {
+		if err := v.Validate(tg); err != nil {
+			return withCode(ExitUsage, err)
+		}
+	}
+	return nil
+}
+
+func pickSeed(s uint64) uint64 {
+	for s == 0 {
+		s = rand.Uint64() >> 1 // fits in a signed 64-bit column too
+	}
+	return s
+}
+
+func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) error {
+	tg, _, err := a.openTarget(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	if err := a.validate(w, tg, f); err != nil {
+		return err
+	}
+	f.seed = pickSeed(f.seed)
+	p := w.(workload.Preparer)
+	if err := p.Prepare(ctx, a.env(tg, f)); err != nil {
+		return setupError(ctx, err)
+	}
+	fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta().Name, tg.Redacted())
+	return nil
+}
+
+func (a *App) cleanup(ctx context.Context, w workload.Workload, f *runFlags) error {
+	tg, _, err := a.openTarget(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	if err := w.(workload.Cleaner).Cleanup(ctx, a.env(tg, f)); err != nil {
+		return setupError(ctx, err)
+	}
+	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta().Name, tg.Redacted())
+	return nil
+}
+
+// setupError gives a failed setup its exit code: 130 when interrupted.
+func setupError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return withCode(ExitInterrupted, errors.New("interrupted"))
+	}
+	return withCode(ExitUsage, err)
+}
+
+func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, f *runFlags) error {
+	ps, err := metrics.ParsePercentiles(f.percentiles)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
+	}
+	cfg := runner.Config{
+		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
+		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps,
+	}
+	if err := cfg.Validate(); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	loader, ok := w.(workload.Loader)
+	if !ok {
+		return withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
+	}
+	tg, embedded, err := a.openTarget(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	if err := a.validate(w, tg, f); err != nil {
+		return err
+	}
+	// Open the store before the run: a run whose result cannot be kept is
+	// not worth starting.
+	var st store.Store
+	if !f.noStore {
+		if st, err = store.Open(ctx, a.storeDSN, a.Logger); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
+		}
+		defer st.Close()
+	}
+	f.seed = pickSeed(f.seed)
+	cfg.Seed = f.seed
+	env := a.env(tg, f)
+
+	eng, err := tg.Inspect(ctx)
+	if err != nil {
+		return setupError(ctx, err)
+	}
+	if pc, ok := w.(workload.PreparedChecker); ok {
+		if err := pc.Prepared(ctx, env); err != nil {
+			prep, canPrepare := w.(workload.Preparer)
+			if !embedded || !canPrepare || ctx.Err() != nil {
+				return setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
+			}
+			a.Logger.Info("preparing the embedded database on first use", "workload", w.Meta().Name, "target", tg.Redacted())
+			if err := prep.Prepare(ctx, env); err != nil {
+				return setupError(ctx, err)
+			}
+		}
+	}
+	load, err := loader.Load(ctx, env)
+	if err != nil {
+		return setupError(ctx, err)
+	}
+
+	res := a.newResult(w, tg, eng, cmd.Flags(), cfg)
+	if cfg.ReportInterval > 0 {
+		fmt.Fprintf(a.Stdout, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
+	}
+	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
+		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads))
+	}, a.Logger)
+	fill(res, out)
+
+	// From here on nothing may stop the result from being kept.
+	saveCtx := context.WithoutCancel(ctx)
+	if err := a.keep(saveCtx, res, st, f.jsonPath); err != nil {
+		return withCode(ExitRunFailed, err)
+	}
+	report.Summary(a.Stdout, res)
+	switch out.Status {
+	case result.StatusInterrupted:
+		return withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
+	case result.StatusFailed:
+		return withCode(ExitRunFailed, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+	}
+	return nil
+}
+
+// keep writes the result to --json and the store. If the store refuses it,
+// the document goes to a file in the data directory so nothing is lost.
+func (a *App) keep(ctx context.Context, res *result.Result, st store.Store, jsonPath string) error {
+	var errs []error
+	if jsonPath != "" {
+		if err := result.WriteFile(jsonPath, res); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if st != nil {
+		id, err := st.Save(ctx, res)
+		if err == nil {
+			fmt.Fprintf(a.Stdout, "result %d saved (%s)\n", id, res.ID)
+			return errors.Join(errs...)
+		}
+		errs = append(errs, err)
+		if dir, derr := store.DataDir(); derr == nil {
+			path := filepath.Join(dir, "unsaved-"+res.ID+".json")
+			if werr := result.WriteFile(path, res); werr == nil {
+				a.Logger.Warn("the store refused the result; it was written to a file instead", "path", path)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newResult starts the result document with everything known before the run.
+func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine, fs *pflag.FlagSet, cfg runner.Config) *result.Result {
+	m := w.Meta()
+	bi := buildinfo.Get()
+	opts := map[string]string{}
+	fs.VisitAll(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "target", "store", "json": // where, not what: kept elsewhere, redacted
+			return
+		}
+		opts[fl.Name] = fl.Value.String()
+	})
+	return &result.Result{
+		SchemaVersion: result.SchemaVersion,
+		ID:            uuid.NewString(),
+		Tool:          result.Tool{Name: "dbmark", Version: bi.Version, Revision: bi.Revision, Go: bi.Go},
+		Command:       redactArgs(append([]string{"dbmark"}, a.Args...)),
+		Workload:      result.Workload{Name: m.Name, Version: m.Version, Headline: m.Headline, Better: m.Better, Options: opts},
+		Target: result.Target{Kind: tg.Kind(), URL: tg.Redacted(), Engine: eng.Name, Version: eng.Version,
+			Driver: eng.Driver, DataDir: eng.DataDir, Settings: eng.Settings},
+		Environment: probe.Machine(),
+		Seed:        cfg.Seed,
+		Run: result.RunOptions{Threads: cfg.Threads, DurationS: cfg.Duration.Seconds(), Events: cfg.Events,
+			WarmupS: cfg.Warmup.Seconds(), ReportInterval: cfg.ReportInterval.Seconds(), Rate: cfg.Rate,
+			MaxTries: cfg.MaxTries, IgnoreErrors: cfg.IgnoreErrors, Percentiles: cfg.Percentiles},
+	}
+}
+
+// fill adds what the run measured.
+func fill(res *result.Result, out *runner.Outcome) {
+	res.StartedAt, res.EndedAt = out.StartedAt.UTC(), out.EndedAt.UTC()
+	res.Status = out.Status
+	if out.Err != nil && out.Status == result.StatusFailed {
+		res.Error = out.Err.Error()
+	}
+	res.Summary = out.Summary
+	res.Summary.Headline = out.Summary.EventsPerS
+	res.Summary.HeadlineUnit = res.Workload.Headline
+	res.Histograms = out.Hists
+	res.Series = out.Series
+}
+
+// redactArgs removes passwords from a command line: in URLs, and in the
+// value of any option whose name mentions a password.
+func redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, s := range args {
+		name, val, hasEq := strings.Cut(s, "=")
+		switch {
+		case strings.Contains(strings.ToLower(name), "password") && hasEq:
+			out[i] = name + "=xxxxx"
+		case i > 0 && strings.Contains(strings.ToLower(args[i-1]), "password") && !strings.Contains(args[i-1], "="):
+			out[i] = "xxxxx"
+		case strings.Contains(s, "://"):
+			if hasEq && strings.HasPrefix(name, "-") {
+				out[i] = name + "=" + target.Redact(val)
+			} else {
+				out[i] = target.Redact(s)
+			}
+		default:
+			out[i] = s
+		}
+	}
+	return out
+}
+
+// sortedKeys is used by commands that print maps.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

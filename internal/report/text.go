@@ -1,0 +1,134 @@
+// Package report renders results for people and spreadsheets: the live
+// interval line, the text summary, and CSV.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// LiveLine renders one interval like sysbench's --report-interval line,
+// with several percentiles instead of one.
+func LiveLine(iv result.Interval, threads int) string {
+	var b strings.Builder
+	tag := ""
+	if iv.Warmup {
+		tag = " warmup"
+	}
+	fmt.Fprintf(&b, "[ %ss%s ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)",
+		trimFloat(iv.T), tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
+	if len(iv.Latency) > 0 {
+		names := make([]string, len(iv.Latency))
+		vals := make([]string, len(iv.Latency))
+		for i, p := range iv.Latency {
+			names[i] = "p" + trimFloat(p.P)
+			vals[i] = strconv.FormatFloat(p.MS, 'f', 2, 64)
+		}
+		fmt.Fprintf(&b, " lat (ms) %s: %s", strings.Join(names, "/"), strings.Join(vals, "/"))
+	}
+	fmt.Fprintf(&b, " err/s: %.2f reconn/s: %.2f", iv.ErrorsPerS, iv.ReconnPerS)
+	if iv.RetriesPerS > 0 {
+		fmt.Fprintf(&b, " retries/s: %.2f", iv.RetriesPerS)
+	}
+	if iv.LagMeanMS > 0 {
+		fmt.Fprintf(&b, " lag (ms): %.2f", iv.LagMeanMS)
+	}
+	return b.String()
+}
+
+func trimFloat(f float64) string {
+	if f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// Summary writes the summary of a result, in sysbench's order with more detail.
+func Summary(w io.Writer, r *result.Result) {
+	s := &r.Summary
+	fmt.Fprintf(w, "\n%s on %s %s (%s)\n", r.Workload.Name, r.Target.Engine, r.Target.Version, r.Target.URL)
+	fmt.Fprintf(w, "status: %s", r.Status)
+	if r.Error != "" {
+		fmt.Fprintf(w, " (%s)", r.Error)
+	}
+	fmt.Fprintf(w, "\nthreads: %d  seed: %d", r.Run.Threads, r.Seed)
+	if r.Run.Rate > 0 {
+		fmt.Fprintf(w, "  rate: %g/s (open loop)", r.Run.Rate)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "\nSQL statistics:")
+	fmt.Fprintln(w, "    queries performed:")
+	fmt.Fprintf(w, "        read:                            %d\n", s.Queries.Read)
+	fmt.Fprintf(w, "        write:                           %d\n", s.Queries.Write)
+	fmt.Fprintf(w, "        other:                           %d\n", s.Queries.Other)
+	fmt.Fprintf(w, "        total:                           %d\n", s.Queries.Total)
+	fmt.Fprintf(w, "    transactions:                        %-10d (%.2f per sec.)\n", s.Events, s.EventsPerS)
+	fmt.Fprintf(w, "    queries:                             %-10d (%.2f per sec.)\n", s.Queries.Total, s.QueriesPerS)
+	fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", s.ErrorsTotal, perSec(s.ErrorsTotal, s.DurationS))
+	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", s.Retries, perSec(s.Retries, s.DurationS))
+	fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", s.Reconnects, perSec(s.Reconnects, s.DurationS))
+	for _, e := range s.Errors {
+		fmt.Fprintf(w, "        %-9s %-20s %d\n", e.Class, e.Code, e.Count)
+	}
+	fmt.Fprintln(w, "\nGeneral statistics:")
+	fmt.Fprintf(w, "    total time (measured):               %.4fs\n", s.DurationS)
+	if r.Run.WarmupS > 0 {
+		fmt.Fprintf(w, "    warm-up (not counted):               %.4fs\n", r.Run.WarmupS)
+	}
+	fmt.Fprintf(w, "    total number of events:              %d\n", s.Events)
+	label := "Latency (ms):"
+	if r.Run.Rate > 0 {
+		label = "Latency (ms, from the intended start):"
+	}
+	writeLatency(w, label, s.Latency)
+	if r.Run.Rate > 0 {
+		writeLatency(w, "Service time (ms, from the actual start):", s.Service)
+		writeLatency(w, "Schedule lag (ms):", s.ScheduleLag)
+	}
+	if len(s.Ops) > 1 {
+		fmt.Fprintln(w, "\nPer operation (ms):")
+		hdr := "    %-18s %10s %12s %9s"
+		fmt.Fprintf(w, hdr, "operation", "count", "per sec", "mean")
+		for _, p := range r.Run.Percentiles {
+			fmt.Fprintf(w, " %9s", "p"+trimFloat(p))
+		}
+		fmt.Fprintf(w, " %9s\n", "max")
+		for _, o := range s.Ops {
+			if o.Count == 0 || o.Latency == nil {
+				continue
+			}
+			fmt.Fprintf(w, "    %-18s %10d %12.2f %9.3f", o.Name, o.Count, o.PerS, o.Latency.MeanMS)
+			for _, p := range o.Latency.Percentiles {
+				fmt.Fprintf(w, " %9.3f", p.MS)
+			}
+			fmt.Fprintf(w, " %9.3f\n", o.Latency.MaxMS)
+		}
+	}
+	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
+}
+
+func writeLatency(w io.Writer, label string, l *result.Latency) {
+	fmt.Fprintf(w, "\n%s\n", label)
+	if l == nil {
+		fmt.Fprintln(w, "    (no events)")
+		return
+	}
+	fmt.Fprintf(w, "         min:                            %.3f\n", l.MinMS)
+	fmt.Fprintf(w, "         avg:                            %.3f\n", l.MeanMS)
+	fmt.Fprintf(w, "         stddev:                         %.3f\n", l.StdDevMS)
+	fmt.Fprintf(w, "         max:                            %.3f\n", l.MaxMS)
+	for _, p := range l.Percentiles {
+		fmt.Fprintf(w, "         %-32s%.3f\n", trimFloat(p.P)+"th percentile:", p.MS)
+	}
+}
+
+func perSec(n int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(n) / secs
+}

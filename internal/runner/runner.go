@@ -1,0 +1,484 @@
+// Package runner drives a workload's workers against a target: the limits
+// (time, events), the warm-up, the open-loop rate schedule, retries and
+// reconnects, and the ticks that turn per-worker metrics into intervals.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// Config is how to run.
+type Config struct {
+	Threads        int
+	Duration       time.Duration // 0: no time limit (then Events must be set)
+	Events         int64         // 0: no event limit
+	Warmup         time.Duration // run before the measured part, shown but not counted
+	ReportInterval time.Duration // 0: no live lines; the series still ticks every second
+	Rate           float64       // events/s over all threads; 0: closed loop
+	MaxTries       int           // tries per event for retryable errors
+	IgnoreErrors   []string      // error codes that are counted and skipped; "all" for every one
+	Percentiles    []float64
+	Seed           uint64
+	// ReconnectFor bounds how long a worker keeps trying to reconnect.
+	ReconnectFor time.Duration
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	switch {
+	case c.Threads < 1:
+		return fmt.Errorf("--threads %d: must be at least 1", c.Threads)
+	case c.Threads > 100_000:
+		return fmt.Errorf("--threads %d: too many (at most 100000)", c.Threads)
+	case c.Duration < 0:
+		return fmt.Errorf("--time %v: must not be negative", c.Duration)
+	case c.Events < 0:
+		return fmt.Errorf("--events %d: must not be negative", c.Events)
+	case c.Duration == 0 && c.Events == 0:
+		return errors.New("no limit: give --time or --events (or both)")
+	case c.Warmup < 0:
+		return fmt.Errorf("--warmup %v: must not be negative", c.Warmup)
+	case c.ReportInterval < 0:
+		return fmt.Errorf("--report-interval %v: must not be negative", c.ReportInterval)
+	case c.ReportInterval > 0 && c.ReportInterval < 10*time.Millisecond:
+		return fmt.Errorf("--report-interval %v: too short (at least 10ms)", c.ReportInterval)
+	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("--rate %v: must be a positive number of events per second, or 0 for no limit", c.Rate)
+	case c.MaxTries < 1:
+		return fmt.Errorf("--max-tries %d: must be at least 1", c.MaxTries)
+	}
+	return nil
+}
+
+// Sink receives intervals as the run goes. It must not block for long: it
+// runs on the ticker, not on the workers.
+type Sink func(point result.Interval, threads int)
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Status    result.Status
+	Err       error // the error that ended a failed run
+	StartedAt time.Time
+	EndedAt   time.Time
+	Summary   result.Summary
+	Hists     []result.Histogram
+	Series    []result.Interval
+}
+
+// ErrInterrupted is returned when the run's context was cancelled from outside.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run drives the load until a limit is reached, ctx is cancelled or a fatal
+// error occurs. It always returns an outcome with what was measured.
+func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
+	start := time.Now()
+	reg := metrics.NewRegistry(load.Ops, start)
+	r := &run{cfg: cfg, tg: tg, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	if r.cfg.ReconnectFor == 0 {
+		r.cfg.ReconnectFor = 10 * time.Second
+	}
+
+	// The workers' context ends at the time limit, on a fatal error, or
+	// when the caller's context ends.
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var stopTimer *time.Timer
+	if cfg.Duration > 0 {
+		stopTimer = time.AfterFunc(cfg.Warmup+cfg.Duration, func() { cancel(errTimeUp) })
+		defer stopTimer.Stop()
+	}
+	warmupEnd := start.Add(cfg.Warmup)
+
+	var wg sync.WaitGroup
+	perWorker := splitEvents(cfg.Events, cfg.Threads)
+	for i := 0; i < cfg.Threads; i++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			if err := r.worker(wctx, id, perWorker[id], start); err != nil {
+				cancel(err)
+			}
+		}(i)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	tickEvery := cfg.ReportInterval
+	if tickEvery == 0 {
+		tickEvery = time.Second
+	}
+	ticker := time.NewTicker(tickEvery)
+	defer ticker.Stop()
+	var series []result.Interval
+	tick := func(now time.Time) {
+		warm := now.Before(warmupEnd.Add(tickEvery / 10))
+		r.emit(reg.Tick(now, warm), &series, sink)
+	}
+	// A tick exactly at the end of the warm-up starts the measured span there.
+	var warmTimer <-chan time.Time
+	if cfg.Warmup > 0 {
+		t := time.NewTimer(cfg.Warmup)
+		defer t.Stop()
+		warmTimer = t.C
+	}
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case now := <-ticker.C:
+			tick(now)
+		case now := <-warmTimer:
+			r.emit(reg.Tick(now, true), &series, sink)
+			ticker.Reset(tickEvery)
+		}
+	}
+	end := time.Now()
+	iv := reg.Tick(end, end.Before(warmupEnd))
+	if iv.Totals.KindCount(metrics.Event) > 0 || iv.Seconds() > 0.05 {
+		series = append(series, r.point(iv))
+	}
+
+	out := &Outcome{StartedAt: start, EndedAt: end, Series: series, Status: result.StatusOK}
+	cause := context.Cause(wctx)
+	switch {
+	case ctx.Err() != nil:
+		out.Status = result.StatusInterrupted
+		out.Err = ErrInterrupted
+	case cause != nil && !errors.Is(cause, errTimeUp) && !errors.Is(cause, context.Canceled):
+		out.Status = result.StatusFailed
+		out.Err = cause
+	}
+	r.summarize(out)
+	if load.Close != nil {
+		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("closing the load", "err", err)
+		}
+	}
+	return out
+}
+
+var errTimeUp = errors.New("time limit reached")
+
+func splitEvents(total int64, threads int) []int64 {
+	out := make([]int64, threads)
+	if total == 0 {
+		return out // no limit
+	}
+	for i := range out {
+		out[i] = total / int64(threads)
+		if int64(i) < total%int64(threads) {
+			out[i]++
+		}
+		if out[i] == 0 {
+			out[i] = -1 // this worker has nothing to do
+		}
+	}
+	return out
+}
+
+type run struct {
+	cfg    Config
+	tg     target.Target
+	load   *workload.Load
+	reg    *metrics.Registry
+	log    *slog.Logger
+	ignore map[string]bool
+}
+
+func ignoreSet(codes []string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range codes {
+		m[strings.TrimSpace(c)] = true
+	}
+	return m
+}
+
+func (r *run) ignored(code string) bool { return r.ignore["all"] || r.ignore[code] }
+
+// FatalError is an error that ended the run.
+type FatalError struct {
+	Worker int
+	Code   string
+	Err    error
+}
+
+func (e *FatalError) Error() string {
+	if e.Code != "" && e.Code != "client" {
+		return fmt.Sprintf("worker %d: %v (code %s; add it to --ignore-errors to count it and go on)", e.Worker, e.Err, e.Code)
+	}
+	return fmt.Sprintf("worker %d: %v", e.Worker, e.Err)
+}
+
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// worker runs events until its limit or the context ends. It returns a
+// non-nil error only for a fatal error.
+func (r *run) worker(ctx context.Context, id int, events int64, start time.Time) error {
+	if events < 0 {
+		return nil
+	}
+	h := r.reg.NewHandle()
+	conn, w, err := r.connect(ctx, id, h, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return &FatalError{Worker: id, Err: err}
+	}
+	defer func() {
+		if w != nil {
+			w.Close()
+		}
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+
+	var sched *schedule
+	if r.cfg.Rate > 0 {
+		sched = newSchedule(r.cfg.Rate/float64(r.cfg.Threads), r.cfg.Seed, uint64(id), time.Now())
+	}
+	var done int64
+	for events == 0 || done < events {
+		if ctx.Err() != nil {
+			return nil
+		}
+		var intended time.Time
+		if sched != nil {
+			intended = sched.next()
+			if d := time.Until(intended); d > 0 {
+				t := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return nil
+				case <-t.C:
+				}
+			}
+		}
+		began := time.Now()
+		op, ok, err := r.event(ctx, id, h, &conn, &w)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // failed after its tries, ignored, or interrupted: not committed
+		}
+		end := time.Now()
+		if sched != nil {
+			h.RecordScheduled(op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+		} else {
+			h.Record(op, end.Sub(began))
+		}
+		done++
+	}
+	return nil
+}
+
+// event runs one event with its retries. ok says it committed.
+func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target.Conn, w *workload.Worker) (metrics.Op, bool, error) {
+	for try := 1; ; try++ {
+		op, err := (*w).Event(ctx, try > 1)
+		if err == nil {
+			return op, true, nil
+		}
+		info := r.tg.Classify(err)
+		if info.Class == target.Canceled || ctx.Err() != nil {
+			return 0, false, nil
+		}
+		h.Error(info.Class.String(), info.Code)
+		switch info.Class {
+		case target.Reconnect:
+			h.Reconnect()
+			(*w).Close()
+			(*conn).Close()
+			*w, *conn = nil, nil
+			c, nw, err := r.connect(ctx, id, h, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					return 0, false, nil
+				}
+				return 0, false, &FatalError{Worker: id, Code: info.Code, Err: fmt.Errorf("lost the connection and could not reconnect: %w", err)}
+			}
+			*conn, *w = c, nw
+			return 0, false, nil
+		case target.Retryable:
+			rollback(ctx, *conn)
+			if try < r.cfg.MaxTries {
+				h.Retry()
+				continue
+			}
+			return 0, false, nil // failed: counted, not committed
+		default:
+			rollback(ctx, *conn)
+			if r.ignored(info.Code) {
+				return 0, false, nil
+			}
+			return 0, false, &FatalError{Worker: id, Code: info.Code, Err: err}
+		}
+	}
+}
+
+func rollback(ctx context.Context, c target.Conn) {
+	_ = c.Exec(ctx, "ROLLBACK") // nothing to roll back is not a problem
+}
+
+// connect opens a connection and a worker on it, retrying for a while when
+// it is a reconnect.
+func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool) (target.Conn, workload.Worker, error) {
+	deadline := time.Now().Add(r.cfg.ReconnectFor)
+	backoff := 50 * time.Millisecond
+	for {
+		c, err := r.tg.Connect(ctx)
+		if err == nil {
+			w, werr := r.load.NewWorker(ctx, id, c, h)
+			if werr == nil {
+				return c, w, nil
+			}
+			c.Close()
+			err = werr
+		}
+		if !again || ctx.Err() != nil || time.Now().After(deadline) {
+			return nil, nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+// schedule draws a worker's intended start times: a Poisson process at the
+// worker's share of the rate, as pgbench -R does per client. Each worker
+// owns its schedule, so the open loop needs no shared lock.
+type schedule struct {
+	rng   *rand.Rand
+	mean  float64 // mean gap in ns
+	nextT time.Time
+}
+
+func newSchedule(rate float64, seed, worker uint64, now time.Time) *schedule {
+	return &schedule{rng: rand.New(rand.NewPCG(seed, worker^0x5eed)), mean: 1e9 / rate, nextT: now}
+}
+
+func (s *schedule) next() time.Time {
+	s.nextT = s.nextT.Add(time.Duration(s.rng.ExpFloat64() * s.mean))
+	return s.nextT
+}
+
+// emit adds an interval to the series and shows it.
+func (r *run) emit(iv metrics.Interval, series *[]result.Interval, sink Sink) {
+	p := r.point(iv)
+	*series = append(*series, p)
+	if sink != nil && r.cfg.ReportInterval > 0 {
+		sink(p, r.cfg.Threads)
+	}
+}
+
+// point turns an interval into a series point.
+func (r *run) point(iv metrics.Interval) result.Interval {
+	secs := iv.Seconds()
+	if secs <= 0 {
+		secs = math.SmallestNonzeroFloat64
+	}
+	p := result.Interval{
+		T:          iv.End.Seconds(),
+		DurationS:  iv.Seconds(),
+		Warmup:     iv.Warmup,
+		EventsPerS: float64(iv.KindCount(metrics.Event)) / secs,
+		ReadsPerS:  float64(iv.KindCount(metrics.Read)) / secs,
+		WritesPerS: float64(iv.KindCount(metrics.Write)) / secs,
+		OtherPerS:  float64(iv.KindCount(metrics.Other)) / secs,
+		ErrorsPerS: float64(iv.ErrorCount("")) / secs,
+		ReconnPerS: float64(iv.Reconnects) / secs,
+	}
+	if iv.Retries > 0 {
+		p.RetriesPerS = float64(iv.Retries) / secs
+	}
+	if h := iv.EventHist(); h.TotalCount() > 0 {
+		for _, q := range r.cfg.Percentiles {
+			p.Latency = append(p.Latency, result.Percentile{P: q, MS: float64(h.ValueAtQuantile(q)) / 1e6})
+		}
+	}
+	if iv.Lag != nil && iv.Lag.TotalCount() > 0 {
+		p.LagMeanMS = iv.Lag.Mean() / 1e6
+	}
+	return p
+}
+
+// summarize fills the outcome's summary and histograms from the cumulative totals.
+func (r *run) summarize(out *Outcome) {
+	tot, span := r.reg.Cumulative()
+	secs := span.Seconds()
+	per := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	s := &out.Summary
+	s.DurationS = secs
+	s.Events = tot.KindCount(metrics.Event)
+	s.EventsPerS = per(s.Events)
+	s.Queries = result.QueryCounts{Read: tot.KindCount(metrics.Read), Write: tot.KindCount(metrics.Write), Other: tot.KindCount(metrics.Other)}
+	s.Queries.Total = s.Queries.Read + s.Queries.Write + s.Queries.Other
+	s.QueriesPerS = per(s.Queries.Total)
+	for _, k := range tot.ErrorKeys() {
+		s.Errors = append(s.Errors, result.ErrorCount{Class: k.Class, Code: k.Code, Count: tot.Errors[k]})
+		s.ErrorsTotal += tot.Errors[k]
+	}
+	s.Retries, s.Reconnects, s.Clamped = tot.Retries, tot.Reconnects, tot.Clamped
+	s.Latency = result.LatencyOf(tot.EventHist(), r.cfg.Percentiles)
+	if r.cfg.Rate > 0 {
+		var svc *metrics.OpTotals
+		for i := range tot.Ops {
+			if tot.Ops[i].Spec.Kind == metrics.Event && tot.Ops[i].Service != nil {
+				svc = &tot.Ops[i]
+			}
+		}
+		if svc != nil {
+			s.Service = result.LatencyOf(svc.Service, r.cfg.Percentiles)
+		}
+		s.ScheduleLag = result.LatencyOf(tot.Lag, r.cfg.Percentiles)
+	}
+	for _, o := range tot.Ops {
+		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: o.Count, PerS: per(o.Count)}
+		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
+		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
+		s.Ops = append(s.Ops, os)
+		if o.Count == 0 {
+			continue
+		}
+		if hh, err := result.EncodeHistogram(o.Spec.Name, "latency", o.Hist); err == nil {
+			out.Hists = append(out.Hists, hh)
+		}
+		if o.Service != nil {
+			if hh, err := result.EncodeHistogram(o.Spec.Name, "service", o.Service); err == nil {
+				out.Hists = append(out.Hists, hh)
+			}
+		}
+	}
+	if tot.Lag != nil && tot.Lag.TotalCount() > 0 {
+		if hh, err := result.EncodeHistogram("events", "lag", tot.Lag); err == nil {
+			out.Hists = append(out.Hists, hh)
+		}
+	}
+	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
+}

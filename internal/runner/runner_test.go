@@ -1,0 +1,309 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// counterTable makes a SQLite database with one row to update.
+func counterTable(t *testing.T, params string) target.Target {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run.db")
+	u := &url.URL{Scheme: "sqlite", Path: path, RawQuery: params}
+	tg, err := sqlite.Open(context.Background(), u, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range []string{"CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)", "INSERT INTO counter VALUES (1, 0)"} {
+		if err := c.Exec(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tg
+}
+
+// script is a load whose every event runs the given statements in a
+// transaction on the worker's own real connection.
+func script(stmts func(n int64) []string) *workload.Load {
+	var n atomic.Int64
+	return &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}, {Name: "stmt", Kind: metrics.Write}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return &scriptWorker{conn: conn, h: h, stmts: stmts, n: &n}, nil
+		},
+	}
+}
+
+type scriptWorker struct {
+	conn  target.Conn
+	h     *metrics.Handle
+	stmts func(n int64) []string
+	n     *atomic.Int64
+}
+
+func (w *scriptWorker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	for _, s := range w.stmts(w.n.Add(1)) {
+		start := time.Now()
+		if err := w.conn.Exec(ctx, s); err != nil {
+			return 0, err
+		}
+		w.h.Record(1, time.Since(start))
+	}
+	return 0, nil
+}
+
+func (w *scriptWorker) Close() error { return nil }
+
+func increment(int64) []string {
+	return []string{"BEGIN IMMEDIATE", "UPDATE counter SET n = n + 1 WHERE id = 1", "COMMIT"}
+}
+
+func cfg() runner.Config {
+	return runner.Config{Threads: 1, Duration: 0, MaxTries: 10, Percentiles: []float64{50, 99}, Seed: 1}
+}
+
+func counterValue(t *testing.T, tg target.Target) string {
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	v, _, err := c.QueryRow(context.Background(), "SELECT n FROM counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestEventLimitIsExact(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Threads, c.Events = 3, 500
+	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	if out.Summary.Events != 500 {
+		t.Fatalf("events = %d, want 500", out.Summary.Events)
+	}
+	if got := counterValue(t, tg); got != "500" {
+		t.Fatalf("counter = %s after 500 committed events", got)
+	}
+	if out.Summary.Queries.Write != 1500 {
+		t.Fatalf("write queries = %d, want 1500", out.Summary.Queries.Write)
+	}
+	if out.Summary.Latency == nil || len(out.Summary.Latency.Percentiles) != 2 {
+		t.Fatalf("latency summary missing: %+v", out.Summary.Latency)
+	}
+	if len(out.Hists) == 0 {
+		t.Fatal("no encoded histograms")
+	}
+	h, err := out.Hists[0].Decode()
+	if err != nil || h.TotalCount() == 0 {
+		t.Fatalf("histogram does not decode: %v", err)
+	}
+}
+
+func TestBusyIsRetriedAndCounted(t *testing.T) {
+	// No busy wait: a second writer fails at once with SQLITE_BUSY.
+	tg := counterTable(t, "_busy_timeout=0")
+	holder, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := holder.Exec(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(300*time.Millisecond, func() { holder.Exec(context.Background(), "COMMIT") })
+	c := cfg()
+	c.Duration = 600 * time.Millisecond
+	c.MaxTries = 3
+	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	s := out.Summary
+	var busy int64
+	for _, e := range s.Errors {
+		if e.Code == "SQLITE_BUSY" && e.Class == "retryable" {
+			busy = e.Count
+		}
+	}
+	if busy == 0 || s.Retries == 0 {
+		t.Fatalf("busy errors %d, retries %d: want both > 0", busy, s.Retries)
+	}
+	// Each failed event used MaxTries tries, so 2 of every 3 errors were retried.
+	if s.Retries > busy {
+		t.Fatalf("retries %d > errors %d", s.Retries, busy)
+	}
+	if got := counterValue(t, tg); got != fmt.Sprint(s.Events) {
+		t.Fatalf("counter %s, committed events %d: throughput must count commits only", got, s.Events)
+	}
+	if s.Events == 0 {
+		t.Fatal("no event committed after the lock was released")
+	}
+}
+
+func TestFatalErrorEndsRunAndKeepsPartialResult(t *testing.T) {
+	tg := counterTable(t, "")
+	load := script(func(n int64) []string {
+		if n > 50 {
+			return []string{"UPDATE no_such_table SET x = 1"}
+		}
+		return increment(n)
+	})
+	c := cfg()
+	c.Duration = 10 * time.Second
+	start := time.Now()
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("a fatal error did not end the run")
+	}
+	if out.Status != result.StatusFailed || out.Err == nil {
+		t.Fatalf("status %s err %v; want failed", out.Status, out.Err)
+	}
+	if out.Summary.Events != 50 {
+		t.Fatalf("partial result has %d events, want 50", out.Summary.Events)
+	}
+}
+
+func TestIgnoredErrorsAreCountedAndTheRunGoesOn(t *testing.T) {
+	tg := counterTable(t, "")
+	load := script(func(n int64) []string {
+		if n%2 == 0 {
+			return []string{"UPDATE no_such_table SET x = 1"}
+		}
+		return increment(n)
+	})
+	c := cfg()
+	c.Events = 100
+	c.IgnoreErrors = []string{"all"}
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	if out.Summary.ErrorsTotal == 0 || out.Summary.Events == 0 {
+		t.Fatalf("errors %d events %d; want both > 0", out.Summary.ErrorsTotal, out.Summary.Events)
+	}
+}
+
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	tg := counterTable(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	c := cfg()
+	c.Threads, c.Duration = 2, time.Minute
+	start := time.Now()
+	out := runner.Run(ctx, c, tg, script(increment), nil, quiet)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("interrupt took %v", took)
+	}
+	if out.Status != result.StatusInterrupted {
+		t.Fatalf("status %s, want interrupted", out.Status)
+	}
+	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 0.6 {
+		t.Fatalf("events %d over %.2fs; want the events of about 0.3s", out.Summary.Events, out.Summary.DurationS)
+	}
+}
+
+func TestWarmupIsShownNotCounted(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Warmup, c.Duration, c.ReportInterval = 400*time.Millisecond, 600*time.Millisecond, 100*time.Millisecond
+	var lines, warm int
+	out := runner.Run(context.Background(), c, tg, script(increment), func(p result.Interval, _ int) {
+		lines++
+		if p.Warmup {
+			warm++
+		}
+	}, quiet)
+	if warm < 3 || lines-warm < 5 {
+		t.Fatalf("%d lines, %d in warm-up; want about 4 and 6", lines, warm)
+	}
+	if d := out.Summary.DurationS; d < 0.55 || d > 0.7 {
+		t.Fatalf("measured duration %.3fs; want about 0.6s (the warm-up left out)", d)
+	}
+	committed := counterValue(t, tg)
+	if fmt.Sprint(out.Summary.Events) == committed {
+		t.Fatalf("summary counts all %s events: the warm-up was counted", committed)
+	}
+}
+
+func TestRateIsOpenLoop(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Threads, c.Rate, c.Duration = 2, 400, time.Second
+	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	s := out.Summary
+	if s.EventsPerS < 300 || s.EventsPerS > 500 {
+		t.Fatalf("%.0f events/s at --rate 400", s.EventsPerS)
+	}
+	if s.Service == nil || s.ScheduleLag == nil || s.Latency == nil {
+		t.Fatalf("open loop summary lacks service time or lag: %+v", s)
+	}
+	if s.Latency.MeanMS < s.Service.MeanMS {
+		t.Fatalf("latency from the intended start (%.3f ms) below service time (%.3f ms)", s.Latency.MeanMS, s.Service.MeanMS)
+	}
+}
+
+func TestCoordinatedOmissionIsVisible(t *testing.T) {
+	// One stall of 300 ms at 200 events/s: a closed loop would record one
+	// slow event; the open loop charges the stall to every event scheduled
+	// during it, so the tail shows it.
+	tg := counterTable(t, "")
+	load := script(func(n int64) []string {
+		if n == 20 {
+			return []string{"WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r WHERE i < 3000000) SELECT COUNT(*) FROM r"}
+		}
+		return increment(n)
+	})
+	c := cfg()
+	c.Rate, c.Duration = 200, 1500*time.Millisecond
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	s := out.Summary
+	p99, _ := s.Latency.Get(99)
+	svc99, _ := s.Service.Get(99)
+	if s.Latency.MaxMS < 100 {
+		t.Skipf("the stall took only %.0f ms on this machine", s.Latency.MaxMS)
+	}
+	if p99 < 5*svc99 || p99 < 20 {
+		t.Fatalf("p99 from intended start %.2f ms vs service p99 %.2f ms: the stall is hidden", p99, svc99)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []runner.Config{
+		{Threads: 0, Duration: time.Second, MaxTries: 1},
+		{Threads: 1, MaxTries: 1},
+		{Threads: 1, Duration: time.Second, MaxTries: 0},
+		{Threads: 1, Duration: time.Second, MaxTries: 1, Rate: -5},
+		{Threads: 1, Duration: time.Second, MaxTries: 1, ReportInterval: time.Microsecond},
+	}
+	for i, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("config %d accepted: %+v", i, c)
+		}
+	}
+}

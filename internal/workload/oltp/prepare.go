@@ -1,0 +1,244 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/dbmark/dbmark/internal/progress"
+	"github.com/dbmark/dbmark/internal/randgen"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// The random strings of sysbench: 11-digit groups separated by dashes.
+const (
+	cTemplate   = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########"
+	padTemplate = "###########-###########-###########-###########-###########"
+)
+
+func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
+
+// idDef is the id column as sysbench defines it on each engine.
+func (w *Workload) idDef(kind string) string {
+	switch {
+	case !w.opt.AutoInc:
+		return "INTEGER NOT NULL"
+	case kind == "mysql":
+		return "INTEGER NOT NULL AUTO_INCREMENT"
+	case kind == "postgres":
+		return "SERIAL"
+	}
+	return "INTEGER" // SQLite: INTEGER PRIMARY KEY is the auto-assigned rowid
+}
+
+func (w *Workload) createSQL(t target.Target, n int) string {
+	kind := t.Kind()
+	if w.name == "bulk_insert" {
+		return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))", tableName(n))
+	}
+	key := "PRIMARY KEY (id)"
+	if w.opt.Secondary {
+		key = ""
+		if kind == "mysql" {
+			key = "KEY xid (id)"
+		}
+	}
+	sql := fmt.Sprintf("CREATE TABLE %s (\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL", tableName(n), w.idDef(kind))
+	if key != "" {
+		sql += ",\n  " + key
+	}
+	sql += "\n)"
+	if kind == "mysql" {
+		sql += " ENGINE = " + w.opt.MySQLStorageEngine
+	}
+	if w.opt.CreateTableOptions != "" {
+		sql += " " + w.opt.CreateTableOptions
+	}
+	return sql
+}
+
+// rowsToLoad is how many rows prepare puts in each table.
+func (w *Workload) rowsToLoad() int64 {
+	switch {
+	case w.name == "bulk_insert":
+		return 0
+	case w.name == "oltp_insert" && !w.opt.AutoInc:
+		return 0 // sysbench: client IDs from prepare could collide with unique() later
+	}
+	return w.opt.TableSize
+}
+
+// Prepare creates the tables and loads them in parallel, one table per
+// loader as sysbench does, through each engine's bulk path; the secondary
+// index is built after the load.
+func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
+	if err := w.Validate(env.Target); err != nil {
+		return err
+	}
+	tables := w.tableCount(env.Threads)
+	perTable := w.rowsToLoad()
+	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("loading %d table(s) of %d rows", tables, perTable), int64(tables)*perTable)
+	defer bar.Finish()
+	var loaded atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	loaders := min(env.Threads, tables)
+	for l := 0; l < loaders; l++ {
+		g.Go(func() error {
+			c, err := env.Target.Connect(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for n := l + 1; n <= tables; n += loaders {
+				if err := w.prepareTable(gctx, env, c, n, perTable, func(d int64) { bar.Set(loaded.Add(d)) }); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("prepare %s: %w", w.name, err)
+	}
+	return nil
+}
+
+func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.Conn, n int, rows int64, progressed func(int64)) error {
+	name := tableName(n)
+	if err := c.Exec(ctx, w.createSQL(env.Target, n)); err != nil {
+		if ctx.Err() == nil {
+			return fmt.Errorf("create table %s: %w (if it exists from an earlier prepare, run cleanup first)", name, err)
+		}
+		return err
+	}
+	if rows > 0 {
+		src := &rowSource{
+			w: w, n: rows, autoInc: w.opt.AutoInc,
+			src:      randgen.New(env.Seed, uint64(n)),
+			progress: progressed,
+		}
+		gen, err := randgen.NewGenerator(w.opt.Rand, 1, w.opt.TableSize)
+		if err != nil {
+			return err
+		}
+		src.k = gen
+		cols := []string{"id", "k", "c", "pad"}
+		if w.opt.AutoInc {
+			cols = cols[1:]
+		}
+		if _, err := c.BulkInsert(ctx, name, cols, src); err != nil {
+			return err
+		}
+		progressed(src.pending)
+	}
+	if w.name == "bulk_insert" {
+		return nil
+	}
+	if w.opt.Secondary && env.Target.Kind() != "mysql" {
+		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX xid_%d ON %s(id)", n, name)); err != nil {
+			return fmt.Errorf("create index xid_%d: %w", n, err)
+		}
+	}
+	if w.opt.CreateSecondary {
+		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name)); err != nil {
+			return fmt.Errorf("create index k_%d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// rowSource generates sysbench's rows: k from the configured distribution
+// over [1, table size], c and pad from the digit templates.
+type rowSource struct {
+	w        *Workload
+	n, i     int64
+	autoInc  bool
+	src      *randgen.Source
+	k        *randgen.Generator
+	c, pad   []byte
+	pending  int64
+	progress func(int64)
+}
+
+func (r *rowSource) Next(dst []target.Value) bool {
+	if r.i >= r.n {
+		return false
+	}
+	r.i++
+	if r.pending++; r.pending == 10_000 {
+		r.progress(r.pending)
+		r.pending = 0
+	}
+	k := r.k.Int(r.src)
+	r.c = randgen.FillTemplate(r.c[:0], cTemplate, r.src)
+	r.pad = randgen.FillTemplate(r.pad[:0], padTemplate, r.src)
+	i := 0
+	if !r.autoInc {
+		dst[0].SetInt(r.i)
+		i = 1
+	}
+	dst[i].SetInt(k)
+	dst[i+1].SetStr(r.c)
+	dst[i+2].SetStr(r.pad)
+	return true
+}
+
+// Cleanup drops the tables.
+func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	c, err := env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for n := 1; n <= w.tableCount(env.Threads); n++ {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(n)); err != nil {
+			return fmt.Errorf("cleanup %s: drop table %s: %w", w.name, tableName(n), err)
+		}
+	}
+	return nil
+}
+
+// ErrNotPrepared says the tables are missing.
+type ErrNotPrepared struct {
+	Table string
+	Err   error
+}
+
+func (e *ErrNotPrepared) Error() string {
+	return fmt.Sprintf("table %s is missing or unreadable (%v): run prepare with the same --target and --tables first", e.Table, e.Err)
+}
+
+func (e *ErrNotPrepared) Unwrap() error { return e.Err }
+
+// Prepared checks that every table the run needs exists, and warns when
+// the tables are smaller than --table-size says.
+func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
+	c, err := env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for n := 1; n <= w.tableCount(env.Threads); n++ {
+		v, _, err := c.QueryRow(ctx, "SELECT MAX(id) FROM "+tableName(n))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &ErrNotPrepared{Table: tableName(n), Err: err}
+		}
+		if w.rowsToLoad() == 0 {
+			continue
+		}
+		if max, err := strconv.ParseInt(v, 10, 64); err == nil && max < w.opt.TableSize*9/10 {
+			env.Logger.Warn("table is smaller than --table-size: lookups beyond its last id will find nothing",
+				"table", tableName(n), "max_id", max, "table_size", w.opt.TableSize)
+		} else if v == "" {
+			env.Logger.Warn("table is empty", "table", tableName(n))
+		}
+	}
+	return nil
+}

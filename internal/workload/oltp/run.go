@@ -1,0 +1,478 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/randgen"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// stmt kinds, one operation each.
+type kind int
+
+const (
+	kPointSelect kind = iota
+	kSimpleRange
+	kSumRange
+	kOrderRange
+	kDistinctRange
+	kIndexUpdate
+	kNonIndexUpdate
+	kDelete
+	kInsert
+	kBegin
+	kCommit
+	kRandomPoints
+	kRandomRanges
+	kBulkInsert
+	numKinds
+)
+
+var kindSpecs = [numKinds]metrics.OpSpec{
+	kPointSelect:    {Name: "point_select", Kind: metrics.Read},
+	kSimpleRange:    {Name: "simple_range", Kind: metrics.Read},
+	kSumRange:       {Name: "sum_range", Kind: metrics.Read},
+	kOrderRange:     {Name: "order_range", Kind: metrics.Read},
+	kDistinctRange:  {Name: "distinct_range", Kind: metrics.Read},
+	kIndexUpdate:    {Name: "index_update", Kind: metrics.Write},
+	kNonIndexUpdate: {Name: "non_index_update", Kind: metrics.Write},
+	kDelete:         {Name: "delete", Kind: metrics.Write},
+	kInsert:         {Name: "insert", Kind: metrics.Write},
+	kBegin:          {Name: "begin", Kind: metrics.Other},
+	kCommit:         {Name: "commit", Kind: metrics.Other},
+	kRandomPoints:   {Name: "random_points", Kind: metrics.Read},
+	kRandomRanges:   {Name: "random_ranges", Kind: metrics.Read},
+	kBulkInsert:     {Name: "bulk_insert", Kind: metrics.Write},
+}
+
+// sqlOf is the statement of a per-table kind, with ? placeholders.
+var sqlOf = map[kind]string{
+	kPointSelect:    "SELECT c FROM %s WHERE id=?",
+	kSimpleRange:    "SELECT c FROM %s WHERE id BETWEEN ? AND ?",
+	kSumRange:       "SELECT SUM(k) FROM %s WHERE id BETWEEN ? AND ?",
+	kOrderRange:     "SELECT c FROM %s WHERE id BETWEEN ? AND ? ORDER BY c",
+	kDistinctRange:  "SELECT DISTINCT c FROM %s WHERE id BETWEEN ? AND ? ORDER BY c",
+	kIndexUpdate:    "UPDATE %s SET k=k+1 WHERE id=?",
+	kNonIndexUpdate: "UPDATE %s SET c=? WHERE id=?",
+	kDelete:         "DELETE FROM %s WHERE id=?",
+	kInsert:         "INSERT INTO %s (id, k, c, pad) VALUES (?, ?, ?, ?)",
+}
+
+// plan is what one event does, derived once from the test and its options.
+type plan struct {
+	trx      bool
+	write    bool
+	counts   [numKinds]int // statements of each kind per event
+	prepared []kind        // per-table statements to prepare
+}
+
+func (w *Workload) plan() plan {
+	o := &w.opt
+	var p plan
+	reads := func() {
+		p.counts[kPointSelect] = o.PointSelects
+		if o.RangeSelects {
+			p.counts[kSimpleRange] = o.SimpleRanges
+			p.counts[kSumRange] = o.SumRanges
+			p.counts[kOrderRange] = o.OrderRanges
+			p.counts[kDistinctRange] = o.DistinctRanges
+		}
+	}
+	writes := func() {
+		p.counts[kIndexUpdate] = o.IndexUpdates
+		p.counts[kNonIndexUpdate] = o.NonIndexUpdates
+		p.counts[kDelete] = o.DeleteInserts
+		p.counts[kInsert] = o.DeleteInserts
+		p.write = true
+	}
+	switch w.name {
+	case "oltp_read_only":
+		p.trx = !o.SkipTrx
+		reads()
+	case "oltp_read_write":
+		p.trx = !o.SkipTrx
+		reads()
+		writes()
+	case "oltp_write_only":
+		p.trx = !o.SkipTrx
+		writes()
+	case "oltp_point_select":
+		p.counts[kPointSelect] = o.PointSelects
+	case "oltp_update_index":
+		p.counts[kIndexUpdate] = o.IndexUpdates
+	case "oltp_update_non_index":
+		p.counts[kNonIndexUpdate] = o.NonIndexUpdates
+	case "oltp_delete":
+		p.counts[kDelete] = 1
+	case "oltp_insert":
+		p.counts[kInsert] = 1 // sent as text, like sysbench's con:query
+	case "select_random_points":
+		p.counts[kRandomPoints] = 1
+	case "select_random_ranges":
+		p.counts[kRandomRanges] = 1
+	case "bulk_insert":
+		p.counts[kBulkInsert] = 1
+	}
+	if p.trx {
+		p.counts[kBegin], p.counts[kCommit] = 1, 1
+	}
+	for k := kPointSelect; k <= kInsert; k++ {
+		if p.counts[k] > 0 && w.name != "oltp_insert" {
+			p.prepared = append(p.prepared, k)
+		}
+	}
+	return p
+}
+
+// Load builds the workers' load.
+func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, error) {
+	if err := w.Validate(env.Target); err != nil {
+		return nil, err
+	}
+	p := w.plan()
+	ops := []metrics.OpSpec{{Name: w.name, Kind: metrics.Event}}
+	var opOf [numKinds]metrics.Op
+	for k := kind(0); k < numKinds; k++ {
+		if p.counts[k] > 0 {
+			opOf[k] = metrics.Op(len(ops))
+			ops = append(ops, kindSpecs[k])
+		}
+	}
+	ids, err := randgen.NewGenerator(w.opt.Rand, 1, w.opt.TableSize)
+	if err != nil {
+		return nil, err
+	}
+	sh := &shared{w: w, plan: p, opOf: opOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write)}
+	return &workload.Load{
+		Ops: ops,
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return sh.newWorker(ctx, id, conn, h)
+		},
+	}, nil
+}
+
+// shared is read-only state common to all workers.
+type shared struct {
+	w     *Workload
+	plan  plan
+	opOf  [numKinds]metrics.Op
+	ids   *randgen.Generator
+	env   workload.Env
+	begin string
+}
+
+type worker struct {
+	*shared
+	id    int
+	conn  target.Conn
+	h     *metrics.Handle
+	src   *randgen.Source
+	saved randgen.Source // the source at the start of the event, to retry it identically
+	stmts [][numKinds]target.Stmt
+	one   target.Stmt // select_random_points / select_random_ranges
+	args  []target.Value
+	c     []byte
+	pad   []byte
+	text  []byte
+	last  time.Time
+	// select_random_*: this worker's slice of the key range.
+	part *randgen.Generator
+	// bulk_insert
+	bulkNext int64
+	bulkRows int
+	bulkHead string
+}
+
+func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
+	o := &s.w.opt
+	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64)}
+	d := s.env.Target.Dialect()
+	prep := func(sql string) (target.Stmt, error) {
+		return conn.Prepare(ctx, placeholders(sql, d))
+	}
+	if len(s.plan.prepared) > 0 {
+		wk.stmts = make([][numKinds]target.Stmt, o.Tables)
+		for t := 0; t < o.Tables; t++ {
+			for _, k := range s.plan.prepared {
+				st, err := prep(fmt.Sprintf(sqlOf[k], tableName(t+1)))
+				if err != nil {
+					wk.Close()
+					return nil, err
+				}
+				wk.stmts[t][k] = st
+			}
+		}
+	}
+	switch s.w.name {
+	case "select_random_points", "select_random_ranges":
+		var sql string
+		if s.w.name == "select_random_points" {
+			sql = "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + strings.TrimSuffix(strings.Repeat("?, ", o.RandomPoints), ", ") + ")"
+		} else {
+			sql = "SELECT count(k) FROM sbtest1 WHERE " + strings.TrimSuffix(strings.Repeat("k BETWEEN ? AND ? OR ", o.NumberOfRanges), " OR ")
+		}
+		st, err := prep(sql)
+		if err != nil {
+			return nil, err
+		}
+		wk.one = st
+		// Like sysbench, each thread draws from its own slice of the table
+		// so range queries of different threads do not overlap.
+		rlen := o.TableSize / int64(s.env.Threads)
+		rmin := rlen * int64(id%s.env.Threads)
+		g, err := randgen.NewGenerator(o.Rand, rmin, rmin+rlen)
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+		wk.part = g
+	case "bulk_insert":
+		wk.bulkHead = "INSERT INTO " + tableName(id+1) + " VALUES "
+		if v, ok, err := conn.QueryRow(ctx, "SELECT MAX(id) FROM "+tableName(id+1)); err != nil {
+			return nil, err
+		} else if ok && v != "" {
+			wk.bulkNext, _ = strconv.ParseInt(v, 10, 64) // go on after a reconnect
+		}
+	}
+	return wk, nil
+}
+
+// placeholders rewrites ? markers into the target's own.
+func placeholders(sql string, d target.Dialect) string {
+	if d.Placeholder(1) == "?" {
+		return sql
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range sql {
+		if r == '?' {
+			n++
+			b.WriteString(d.Placeholder(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Close releases the worker's statements and flushes a pending bulk insert.
+func (wk *worker) Close() error {
+	if wk.bulkRows > 0 {
+		_ = wk.conn.Exec(context.Background(), string(wk.text))
+		wk.bulkRows = 0
+	}
+	for t := range wk.stmts {
+		for _, st := range wk.stmts[t] {
+			if st != nil {
+				st.Close()
+			}
+		}
+	}
+	if wk.one != nil {
+		wk.one.Close()
+	}
+	return nil
+}
+
+// mark records the statement that just ended, timed from the end of the previous one.
+func (wk *worker) mark(k kind) {
+	now := time.Now()
+	wk.h.Record(wk.opOf[k], now.Sub(wk.last))
+	wk.last = now
+}
+
+func (wk *worker) run(ctx context.Context, t int, k kind) error {
+	if _, err := wk.stmts[t][k].Run(ctx, wk.args); err != nil {
+		return err
+	}
+	wk.mark(k)
+	return nil
+}
+
+func (wk *worker) exec(ctx context.Context, sql string, k kind) error {
+	if err := wk.conn.Exec(ctx, sql); err != nil {
+		return err
+	}
+	wk.mark(k)
+	return nil
+}
+
+func (wk *worker) table() int { return int(wk.src.Uniform(1, int64(wk.w.opt.Tables))) - 1 }
+
+// Event runs one event: sysbench's statements in sysbench's order.
+func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	if retry {
+		*wk.src = wk.saved
+	} else {
+		wk.saved = *wk.src
+	}
+	wk.last = time.Now()
+	p := &wk.plan
+	o := &wk.w.opt
+	switch wk.w.name {
+	case "oltp_insert":
+		return 0, wk.insertText(ctx)
+	case "select_random_points", "select_random_ranges":
+		return 0, wk.randomSelect(ctx)
+	case "bulk_insert":
+		return 0, wk.bulkInsert(ctx)
+	}
+	if p.trx {
+		if err := wk.exec(ctx, wk.begin, kBegin); err != nil {
+			return 0, err
+		}
+	}
+	if n := p.counts[kPointSelect]; n > 0 {
+		t := wk.table()
+		for i := 0; i < n; i++ {
+			wk.args = append(wk.args[:0], target.IntVal(wk.ids.Int(wk.src)))
+			if err := wk.run(ctx, t, kPointSelect); err != nil {
+				return 0, err
+			}
+		}
+	}
+	for k := kSimpleRange; k <= kDistinctRange; k++ {
+		n := p.counts[k]
+		if n == 0 {
+			continue
+		}
+		t := wk.table()
+		for i := 0; i < n; i++ {
+			id := wk.ids.Int(wk.src)
+			wk.args = append(wk.args[:0], target.IntVal(id), target.IntVal(id+o.RangeSize-1))
+			if err := wk.run(ctx, t, k); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if n := p.counts[kIndexUpdate]; n > 0 {
+		t := wk.table()
+		for i := 0; i < n; i++ {
+			wk.args = append(wk.args[:0], target.IntVal(wk.ids.Int(wk.src)))
+			if err := wk.run(ctx, t, kIndexUpdate); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if n := p.counts[kNonIndexUpdate]; n > 0 {
+		t := wk.table()
+		for i := 0; i < n; i++ {
+			wk.c = randgen.FillTemplate(wk.c[:0], cTemplate, wk.src)
+			wk.args = append(wk.args[:0], target.StrVal(wk.c), target.IntVal(wk.ids.Int(wk.src)))
+			if err := wk.run(ctx, t, kNonIndexUpdate); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if n := p.counts[kDelete]; n > 0 {
+		t := wk.table()
+		for i := 0; i < n; i++ {
+			id := wk.ids.Int(wk.src)
+			wk.args = append(wk.args[:0], target.IntVal(id))
+			if err := wk.run(ctx, t, kDelete); err != nil {
+				return 0, err
+			}
+			if p.counts[kInsert] == 0 {
+				continue // oltp_delete: the delete alone
+			}
+			k := wk.ids.Int(wk.src)
+			wk.c = randgen.FillTemplate(wk.c[:0], cTemplate, wk.src)
+			wk.pad = randgen.FillTemplate(wk.pad[:0], padTemplate, wk.src)
+			wk.args = append(wk.args[:0], target.IntVal(id), target.IntVal(k), target.StrVal(wk.c), target.StrVal(wk.pad))
+			if err := wk.run(ctx, t, kInsert); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if p.trx {
+		if err := wk.exec(ctx, "COMMIT", kCommit); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// insertText is oltp_insert: one INSERT sent as text, letting the engine
+// assign the id with --auto-inc, or a unique client id without it.
+func (wk *worker) insertText(ctx context.Context) error {
+	t := wk.src.Uniform(1, int64(wk.w.opt.Tables))
+	k := wk.ids.Int(wk.src)
+	wk.c = randgen.FillTemplate(wk.c[:0], cTemplate, wk.src)
+	wk.pad = randgen.FillTemplate(wk.pad[:0], padTemplate, wk.src)
+	b := append(wk.text[:0], "INSERT INTO sbtest"...)
+	b = strconv.AppendInt(b, t, 10)
+	if wk.w.opt.AutoInc {
+		b = append(b, " (k, c, pad) VALUES ("...)
+	} else {
+		b = append(b, " (id, k, c, pad) VALUES ("...)
+		b = strconv.AppendInt(b, int64(randgen.Unique(wk.src))-2147483648, 10)
+		b = append(b, ", "...)
+	}
+	b = strconv.AppendInt(b, k, 10)
+	b = append(b, ", '"...)
+	b = append(b, wk.c...)
+	b = append(b, "', '"...)
+	b = append(b, wk.pad...)
+	b = append(b, "')"...)
+	wk.text = b
+	return wk.exec(ctx, string(b), kInsert)
+}
+
+func (wk *worker) randomSelect(ctx context.Context) error {
+	o := &wk.w.opt
+	wk.args = wk.args[:0]
+	if wk.w.name == "select_random_points" {
+		for i := 0; i < o.RandomPoints; i++ {
+			wk.args = append(wk.args, target.IntVal(wk.part.Int(wk.src)))
+		}
+		if _, err := wk.one.Run(ctx, wk.args); err != nil {
+			return err
+		}
+		wk.mark(kRandomPoints)
+		return nil
+	}
+	for i := 0; i < o.NumberOfRanges; i++ {
+		v := wk.part.Int(wk.src)
+		wk.args = append(wk.args, target.IntVal(v), target.IntVal(v+o.Delta))
+	}
+	if _, err := wk.one.Run(ctx, wk.args); err != nil {
+		return err
+	}
+	wk.mark(kRandomRanges)
+	return nil
+}
+
+// bulkPacket bounds one multi-row INSERT, as sysbench's bulk insert buffer does.
+const bulkPacket = 512 * 1024
+
+// bulkInsert adds one row to the worker's pending multi-row INSERT and
+// sends it when it is full. Each event is one row; each INSERT one write.
+func (wk *worker) bulkInsert(ctx context.Context) error {
+	if wk.bulkRows == 0 {
+		wk.text = append(wk.text[:0], wk.bulkHead...)
+	} else {
+		wk.text = append(wk.text, ',')
+	}
+	wk.bulkNext++
+	wk.text = append(wk.text, '(')
+	wk.text = strconv.AppendInt(wk.text, wk.bulkNext, 10)
+	wk.text = append(wk.text, ',')
+	wk.text = strconv.AppendInt(wk.text, wk.bulkNext, 10)
+	wk.text = append(wk.text, ')')
+	wk.bulkRows++
+	if len(wk.text) < bulkPacket-32 {
+		return nil
+	}
+	wk.bulkRows = 0
+	if err := wk.conn.Exec(ctx, string(wk.text)); err != nil {
+		return err
+	}
+	wk.mark(kBulkInsert)
+	return nil
+}

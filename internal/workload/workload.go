@@ -1,0 +1,148 @@
+// Package workload defines what a benchmark does: a small required core
+// (its name and flags) and optional capabilities found by type assertion
+// (prepare, cleanup, the load the runner drives, a consistency check).
+// Workloads register themselves in a Registry from the command's wiring.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Meta describes a workload.
+type Meta struct {
+	Name        string
+	Description string
+	// Version changes whenever the schema, data or statements change, so
+	// results of different versions are not compared blindly.
+	Version string
+	// Headline is the metric that sums up a run ("tps", "qps") and Better
+	// says which direction is good ("higher" or "lower").
+	Headline string
+	Better   string
+	// Group names workloads that share an implementation (all oltp_* are "oltp").
+	Group string
+}
+
+// Workload is the required core.
+type Workload interface {
+	Meta() Meta
+	// Flags binds the workload's options into its own struct.
+	Flags(fs *pflag.FlagSet)
+}
+
+// Env is what a workload gets to work with.
+type Env struct {
+	Target  target.Target
+	Logger  *slog.Logger
+	Threads int
+	Seed    uint64
+	// Progress receives progress output (bars, notes) for a person; it may
+	// be io.Discard.
+	Progress io.Writer
+	// Interactive says whether Progress is a terminal.
+	Interactive bool
+}
+
+// Validator checks options before anything is touched.
+type Validator interface {
+	Validate(t target.Target) error
+}
+
+// Preparer creates and loads what the workload needs.
+type Preparer interface {
+	Prepare(ctx context.Context, env Env) error
+}
+
+// Cleaner removes what Prepare made.
+type Cleaner interface {
+	Cleanup(ctx context.Context, env Env) error
+}
+
+// PreparedChecker reports whether Prepare has been run (and with what
+// problem if not), so a run can refuse early with a clear message, or the
+// embedded default can prepare on first use.
+type PreparedChecker interface {
+	Prepared(ctx context.Context, env Env) error
+}
+
+// Checker verifies consistency after a run.
+type Checker interface {
+	Check(ctx context.Context, env Env) error
+}
+
+// Loader builds the load the runner drives.
+type Loader interface {
+	Load(ctx context.Context, env Env) (*Load, error)
+}
+
+// Optioner reports every effective option, defaults included, for the result.
+type Optioner interface {
+	Options() map[string]string
+}
+
+// Load is what the workers run.
+type Load struct {
+	// Ops are the operations recorded: events (what tps counts) and
+	// statements (what qps counts).
+	Ops []metrics.OpSpec
+	// NewWorker sets up one worker on its own connection. It is called again
+	// with a new connection after a reconnect.
+	NewWorker func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (Worker, error)
+	// Close releases shared state after the run.
+	Close func(ctx context.Context) error
+}
+
+// Worker runs events on one connection. It is used by one goroutine.
+type Worker interface {
+	// Event runs one event (one transaction) and returns the event
+	// operation it was. On error the runner rolls back, classifies the error
+	// and decides whether to retry the same event: Event must then repeat
+	// the same statements with the same arguments when retry is true.
+	Event(ctx context.Context, retry bool) (metrics.Op, error)
+	// Close releases the worker's statements; the runner closes the connection.
+	Close() error
+}
+
+// Registry holds the known workloads.
+type Registry struct {
+	byName map[string]func() Workload
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byName: map[string]func() Workload{}} }
+
+// Register adds a workload constructor under its name.
+func (r *Registry) Register(name string, f func() Workload) {
+	if _, dup := r.byName[name]; dup {
+		panic(fmt.Sprintf("workload %q registered twice", name))
+	}
+	r.byName[name] = f
+}
+
+// New returns a fresh instance of the named workload.
+func (r *Registry) New(name string) (Workload, bool) {
+	f, ok := r.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+// Names lists the registered workloads in order.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.byName))
+	for n := range r.byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
