@@ -257,6 +257,9 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 	if err := a.validate(w, tg, f); err != nil {
 		return err
 	}
+	if di, ok := w.(workload.DefaultIgnorer); ok && !cmd.Flags().Changed("ignore-errors") {
+		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
+	}
 	// Open the store before the run: a run whose result cannot be kept is
 	// not worth starting.
 	var st store.Store

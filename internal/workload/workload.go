@@ -89,6 +89,14 @@ type Optioner interface {
 	Options() map[string]string
 }
 
+// DefaultIgnorer names the error codes a workload ignores on an engine when
+// the user gives no --ignore-errors, as sysbench's drivers do (its pgsql
+// driver ignores unique violations, which concurrent DELETE/INSERT pairs
+// provoke under READ COMMITTED).
+type DefaultIgnorer interface {
+	DefaultIgnoreErrors(kind string) []string
+}
+
 // Load is what the workers run.
 type Load struct {
 	// Ops are the operations recorded: events (what tps counts) and

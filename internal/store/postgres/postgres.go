@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
-	"github.com/pressly/goose/v3/lock"
 
 	"github.com/dbmark/dbmark/internal/store/internal/migrate"
 )
@@ -25,9 +24,9 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// lockID is the advisory lock held while migrating. It is dbmark's own, so
-// that migrating the results store neither waits for nor blocks another
-// application's goose migrations in the same database. ("dbmark" in ASCII.)
+// lockID is the advisory lock held while migrating: dbmark's own, so that
+// it neither waits for nor blocks another application's migrations in the
+// same database. ("dbmark" in ASCII.)
 const lockID = 0x64626d61726b
 
 // Open connects to the PostgreSQL database at url (postgres://...) and
@@ -60,12 +59,17 @@ func setup(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	// Several processes may open a new store at once (a CI fleet); the
-	// advisory lock makes one migrate while the others wait, polling each
-	// second for up to five minutes.
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID), lock.WithLockTimeout(1, 300))
+	// Several processes may open a new store at once (a CI fleet): one
+	// migrates while the others wait, then find nothing left to do.
+	lock, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("lock for migration: %w", err)
 	}
-	return migrate.Up(ctx, db, goose.DialectPostgres, fsys, logger, goose.WithSessionLocker(locker))
+	// A transaction-level lock goes with the transaction, whether it ends
+	// here or with its connection, so no pooled connection keeps it.
+	defer lock.Rollback()
+	if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
+		return fmt.Errorf("lock for migration: %w", err)
+	}
+	return migrate.Up(ctx, db, goose.DialectPostgres, fsys, logger)
 }

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/store/postgres"
@@ -14,6 +15,13 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.PostgresURL(t) // skip the whole suite at once when unset
 	storetest.RunDSN(t, storetest.PostgresDSN)
+}
+
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	storetest.MigratesOnce(t, func(t *testing.T) func(context.Context) (*sql.DB, error) {
+		dsn := storetest.PostgresDSN(t)
+		return func(ctx context.Context) (*sql.DB, error) { return postgres.Open(ctx, dsn, nil) }
+	})
 }
 
 func TestDocumentIsJSONB(t *testing.T) {

@@ -45,48 +45,73 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*sql.DB, error
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("create directory: %w", err)
 	}
-	db, err := sql.Open("sqlite3", dsn(abs))
+	// BEGIN IMMEDIATE takes the write lock up front, where the busy timeout
+	// applies. A deferred transaction that reads and then writes can instead
+	// fail at once with SQLITE_BUSY when another writer got in between.
+	db, err := sql.Open("sqlite3", dsn(abs, "immediate"))
 	if err != nil {
 		return nil, err
 	}
-	if err := setup(ctx, db, logger); err != nil {
+	if err := setup(ctx, db, abs, logger); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-// dsn builds the driver's URI for path. A file: URI with an escaped path
-// keeps any '?' or '%' in a file name from being read as options.
-func dsn(path string) string {
+// dsn builds the driver's URI for path, with transactions begun as
+// BEGIN txlock. A file: URI with an escaped path keeps a '?' or '%' in a
+// file name from being read as options.
+func dsn(path, txlock string) string {
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(BusyTimeout.Milliseconds(), 10))
-	// BEGIN IMMEDIATE takes the write lock up front, where the busy timeout
-	// applies. A deferred transaction that reads and then writes can instead
-	// fail at once with SQLITE_BUSY when another writer got in between.
-	q.Set("_txlock", "immediate")
+	q.Set("_txlock", txlock)
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
 }
 
-func setup(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
-	if err := enableWAL(ctx, db); err != nil {
-		return err
-	}
+func setup(ctx context.Context, db *sql.DB, path string, logger *slog.Logger) error {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	// No lock: SQLite has no session locks. Each migration runs in its own
-	// BEGIN IMMEDIATE transaction and is written to be idempotent, so two
-	// processes creating the same new store both succeed.
+	unlock, err := lockMigrations(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := enableWAL(ctx, db); err != nil {
+		return err
+	}
 	return migrate.Up(ctx, db, goose.DialectSQLite3, fsys, logger)
 }
 
+// lockMigrations keeps processes that open the same store at once from
+// setting it up together. SQLite has no advisory locks, and a lock on the
+// store itself would block the migration, so this holds an exclusive
+// transaction on a small file beside the store: others wait on it as on
+// any SQLite lock (up to BusyTimeout), and the OS drops it if the process
+// dies. It is held for the milliseconds of checking the schema version.
+func lockMigrations(ctx context.Context, path string) (unlock func(), err error) {
+	db, err := sql.Open("sqlite3", dsn(path+".migrate-lock", "exclusive"))
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("lock for migration: %w", err)
+	}
+	return func() {
+		tx.Rollback() // nothing was written: this only releases the lock
+		db.Close()
+	}, nil
+}
+
 // enableWAL switches the file to WAL mode, which then sticks to the file
-// for every later connection. Switching needs the file to itself, and SQLite
-// reports SQLITE_BUSY at once rather than wait when another process is
-// opening the same new file, so retry until BusyTimeout.
+// for every later connection. Switching needs the file to itself, and
+// SQLite reports SQLITE_BUSY at once rather than wait while another
+// program (the sqlite3 shell, say) has it open, so retry until BusyTimeout.
 func enableWAL(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(BusyTimeout)
 	pause := 5 * time.Millisecond

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,6 +49,13 @@ func TestOpenCreatesPrivateDirInWALMode(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM runs").Scan(&n); err != nil {
 		t.Errorf("runs table: %v", err)
 	}
+}
+
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	storetest.MigratesOnce(t, func(t *testing.T) func(context.Context) (*sql.DB, error) {
+		path := filepath.Join(t.TempDir(), "results.db")
+		return func(ctx context.Context) (*sql.DB, error) { return sqlite.Open(ctx, path, nil) }
+	})
 }
 
 func TestOpenRejectsNonDatabase(t *testing.T) {

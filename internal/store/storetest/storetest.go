@@ -4,6 +4,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,6 +250,38 @@ func RunDSN(t *testing.T, newDSN func(t *testing.T) string) {
 			t.Errorf("listed %d runs, want %d", len(l), n)
 		}
 	})
+}
+
+// MigratesOnce checks that processes opening a new store together migrate
+// it once, not once each (goose would record, and with a migration that is
+// not idempotent fail, a second application). newStore returns how to open
+// a new store's database: the backend's own Open, which migrates.
+func MigratesOnce(t *testing.T, newStore func(t *testing.T) func(context.Context) (*sql.DB, error)) {
+	for range 3 {
+		open := newStore(t)
+		var wg sync.WaitGroup
+		for range 6 {
+			wg.Go(func() {
+				db, err := open(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				db.Close()
+			})
+		}
+		wg.Wait()
+		db, err := open(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n, distinct int
+		err = db.QueryRow("SELECT count(*), count(DISTINCT version_id) FROM goose_db_version").Scan(&n, &distinct)
+		db.Close()
+		if err != nil || n != distinct {
+			t.Fatalf("goose_db_version: %d rows for %d versions (%v)", n, distinct, err)
+		}
+	}
 }
 
 func testRoundTrip(t *testing.T, s store.Store) {

@@ -84,11 +84,18 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 		extra.User, extra.Passwd, extra.Net, extra.Addr, extra.DBName = cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName
 		cfg = extra
 	}
+	// The driver logs failed reads itself; an interrupted read at the end of
+	// a run is expected, and real errors reach the caller anyway.
+	cfg.Logger = my.Logger(discard{})
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
 	return &Target{cfg: cfg, psMode: mode, redacted: red}, nil
 }
+
+type discard struct{}
+
+func (discard) Print(...any) {}
 
 func (t *Target) Kind() string                        { return "mysql" }
 func (t *Target) Redacted() string                    { return t.redacted }

@@ -208,3 +208,13 @@ func (w *Workload) tableCount(threads int) int {
 	}
 	return w.opt.Tables
 }
+
+// DefaultIgnoreErrors is sysbench's behaviour: its PostgreSQL driver ignores
+// unique violations (and deadlocks and serialization failures, which dbmark
+// retries). On MySQL its defaults 1213, 1020 and 1205 are retried too.
+func (w *Workload) DefaultIgnoreErrors(kind string) []string {
+	if kind == "postgres" {
+		return []string{"23505"}
+	}
+	return nil
+}

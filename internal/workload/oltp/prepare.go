@@ -82,7 +82,6 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	tables := w.tableCount(env.Threads)
 	perTable := w.rowsToLoad()
 	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("loading %d table(s) of %d rows", tables, perTable), int64(tables)*perTable)
-	defer bar.Finish()
 	var loaded atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	loaders := min(env.Threads, tables)
@@ -104,6 +103,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("prepare %s: %w", w.name, err)
 	}
+	bar.Finish()
 	return nil
 }
 

@@ -15,20 +15,19 @@ import (
 )
 
 // Up applies the pending migrations in fsys (goose's NNNNN_name.sql files at
-// its root). opts add backend-specific settings such as a session locker.
-// A nil logger discards.
-func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logger *slog.Logger, opts ...goose.ProviderOption) error {
+// its root). The caller serialises calls across processes: goose reads the
+// versions applied and then applies the rest, and two processes doing that
+// at once would both apply them. A nil logger discards.
+func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	// The global registry holds Go migrations registered by init functions;
 	// this schema has none, and must not pick up another package's.
-	opts = append([]goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger)}, opts...)
-	p, err := goose.NewProvider(dialect, db, fsys, opts...)
+	p, err := goose.NewProvider(dialect, db, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
-	// Asking first keeps the usual open (nothing to do) free of locks.
 	current, target, err := p.GetVersions(ctx)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
@@ -45,7 +44,7 @@ func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logg
 	results, err := p.Up(ctx)
 	for _, r := range results {
 		if r.Error == nil {
-			logger.InfoContext(ctx, "results store schema migrated", "version", r.Source.Version, "file", path.Base(r.Source.Path), "duration", r.Duration)
+			logger.DebugContext(ctx, "results store schema migrated", "version", r.Source.Version, "file", path.Base(r.Source.Path), "duration", r.Duration)
 		}
 	}
 	if err != nil {

@@ -1,5 +1,4 @@
 -- +goose Up
--- IF NOT EXISTS: two processes opening a new store at once may both run this.
 -- AUTOINCREMENT: a deleted run's id is never given to a later run.
 -- started_at/ended_at: UTC, fixed-width RFC 3339 text, so text order is time order.
 CREATE TABLE IF NOT EXISTS runs (

@@ -1,0 +1,36 @@
+# dbmark: `make test` installs and starts the private test databases
+# (scripts/testenv.sh) and runs every Go test against them.
+
+# bash with -e/-o pipefail so a failing step in a multi-line recipe fails the target.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+GO      ?= go
+TESTENV := bash scripts/testenv.sh
+# Empty outside a git checkout (or before the first commit); the build still works.
+REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
+
+# GOFLAGS from the environment (e.g. -buildvcs=false) is left alone on purpose.
+
+.PHONY: test build testenv-start testenv-stop bench
+
+# One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
+test: testenv-start
+	eval "$$($(TESTENV) env)"; \
+	$(GO) vet -p 2 ./...; \
+	$(GO) test -p 2 -count=1 -timeout 12m ./...
+
+build:
+	$(GO) build -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark
+
+testenv-start:
+	$(TESTENV) start
+
+testenv-stop:
+	$(TESTENV) stop
+
+# bench/run.sh gets the same connection settings as the tests.
+bench: testenv-start
+	eval "$$($(TESTENV) env)"; \
+	bash bench/run.sh $(BENCH_ARGS)

@@ -1,0 +1,287 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/cli"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+// dbmark runs the CLI in-process with a private data directory.
+func dbmark(t *testing.T, ctx context.Context, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(ctx, args, &out, &errb)
+	return outcome{code, out.String(), errb.String()}
+}
+
+func home(t *testing.T) string {
+	dir := t.TempDir()
+	t.Setenv("DBMARK_HOME", dir)
+	t.Setenv("DBMARK_TARGET", "")
+	t.Setenv("DBMARK_STORE", "")
+	return dir
+}
+
+// oneLineError checks the bad-input contract: exit 1, one line on stderr
+// naming the problem, no stack trace, nothing on stdout.
+func oneLineError(t *testing.T, o outcome, want string) {
+	t.Helper()
+	if o.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", o.code, o.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "dbmark: ") || !strings.Contains(last, want) {
+		t.Fatalf("stderr %q: want one line naming %q", o.stderr, want)
+	}
+	for _, l := range lines {
+		if strings.Contains(l, "goroutine ") || strings.Contains(l, "panic") {
+			t.Fatalf("stack trace in output: %s", o.stderr)
+		}
+	}
+}
+
+func TestBadInputGivesOneClearLine(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "nosuch"}, `unknown workload "nosuch"`},
+		{[]string{"run"}, "needs a workload"},
+		{[]string{"run", "oltp_read_only", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "oltp_read_only", "--threads", "0"}, "--threads 0"},
+		{[]string{"run", "oltp_read_only", "--tables", "0"}, "--tables 0"},
+		{[]string{"run", "oltp_read_only", "--rand-type", "lumpy"}, "lumpy"},
+		{[]string{"run", "oltp_read_only", "--time", "soon"}, "not a duration"},
+		{[]string{"run", "oltp_read_only", "--percentiles", "50,200"}, "percentile"},
+		{[]string{"run", "oltp_read_only", "--rate", "-1"}, "--rate"},
+		{[]string{"run", "oltp_read_only", "--time", "0"}, "no limit"},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://%zz"}, "bad target URL"},
+		{[]string{"run", "oltp_read_only", "--target", "redis://127.0.0.1/0"}, `unknown scheme "redis"`},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1:1/db"}, "connection refused"},
+		{[]string{"run", "oltp_read_only", "--target", "mysql://u:secret@127.0.0.1:1/db"}, "connection refused"},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1/db", "--pg-mode", "turbo"}, "--pg-mode"},
+		{[]string{"run", "oltp_read_only", "--target", "sqlite:///no/such/dir/x.db"}, "does not exist"},
+		{[]string{"results", "show", "12345"}, "no result"},
+		{[]string{"results", "export", "1", "--format", "xml"}, "--format"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			o := dbmark(t, ctx, c.args...)
+			oneLineError(t, o, c.want)
+			if strings.Contains(o.stderr, "secret") {
+				t.Fatalf("password in output: %s", o.stderr)
+			}
+		})
+	}
+}
+
+func TestNotPreparedSaysWhatToDo(t *testing.T) {
+	dir := home(t)
+	tgt := "sqlite://" + filepath.Join(dir, "bench-explicit.db")
+	o := dbmark(t, context.Background(), "run", "oltp_read_only", "--target", tgt, "--time", "1")
+	oneLineError(t, o, "run prepare")
+}
+
+func TestRunListShowExportDelete(t *testing.T) {
+	dir := home(t)
+	ctx := context.Background()
+	tgt := "sqlite://" + filepath.Join(dir, "b.db")
+	if o := dbmark(t, ctx, "prepare", "oltp_read_write", "--target", tgt, "--table_size", "500", "--tables", "2"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	jsonPath := filepath.Join(dir, "r.json")
+	o := dbmark(t, ctx, "run", "oltp_read_write", "--target", tgt, "--table-size", "500", "--tables", "2",
+		"--events", "300", "--time", "0", "--threads", "2", "--seed", "99", "--json", jsonPath, "--report-interval", "100ms")
+	if o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "transactions:                        300") {
+		t.Fatalf("summary lacks 300 transactions:\n%s", o.stdout)
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Seed != 99 || r.Status != result.StatusOK || r.Summary.Events != 300 || r.Workload.Options["table-size"] != "500" ||
+		r.Workload.Options["point-selects"] != "10" || r.Target.Engine != "SQLite" || r.Target.Settings["journal_mode"] != "wal" {
+		t.Fatalf("result document: seed %d status %s events %d options %v engine %s settings %v",
+			r.Seed, r.Status, r.Summary.Events, r.Workload.Options, r.Target.Engine, r.Target.Settings["journal_mode"])
+	}
+
+	o = dbmark(t, ctx, "results", "list")
+	if o.code != 0 || !strings.Contains(o.stdout, "oltp_read_write") || !strings.Contains(o.stdout, "ok") {
+		t.Fatalf("results list: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	o = dbmark(t, ctx, "results", "show", r.ID[:8])
+	if o.code != 0 || !strings.Contains(o.stdout, "transactions:                        300") {
+		t.Fatalf("results show by uuid prefix: %d %s %s", o.code, o.stdout, o.stderr)
+	}
+	o = dbmark(t, ctx, "results", "export", "1", "--format", "json")
+	var back result.Result
+	if o.code != 0 || json.Unmarshal([]byte(o.stdout), &back) != nil || back.ID != r.ID {
+		t.Fatalf("export json: %d %s", o.code, o.stderr)
+	}
+	o = dbmark(t, ctx, "results", "export", "1", "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	if o.code != 0 || len(lines) < 2 || !strings.HasPrefix(lines[0], "t_s,duration_s,warmup,tps") {
+		t.Fatalf("export csv: %d %q", o.code, o.stdout)
+	}
+	o = dbmark(t, ctx, "results", "delete", "1")
+	if o.code != 0 {
+		t.Fatalf("delete: %d %s", o.code, o.stderr)
+	}
+	o = dbmark(t, ctx, "results", "show", "1")
+	oneLineError(t, o, "no result")
+}
+
+func TestEmbeddedDefaultPreparesOnFirstUse(t *testing.T) {
+	dir := home(t)
+	o := dbmark(t, context.Background(), "run", "oltp_point_select", "--time", "300ms", "--table-size", "1000")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bench.db")); err != nil {
+		t.Fatalf("no embedded database in the data directory: %v", err)
+	}
+	if !strings.Contains(o.stderr, "preparing the embedded database") {
+		t.Fatalf("no note about preparing: %s", o.stderr)
+	}
+	// The second run finds it prepared.
+	o = dbmark(t, context.Background(), "run", "oltp_point_select", "--time", "300ms", "--table-size", "1000")
+	if o.code != 0 || strings.Contains(o.stderr, "preparing") {
+		t.Fatalf("second run: exit %d: %s", o.code, o.stderr)
+	}
+}
+
+func TestInterruptKeepsThePartialResult(t *testing.T) {
+	home(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(700*time.Millisecond, cancel)
+	start := time.Now()
+	o := dbmark(t, ctx, "run", "oltp_point_select", "--time", "60", "--table-size", "1000")
+	if o.code != 130 {
+		t.Fatalf("exit %d, want 130: %s", o.code, o.stderr)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Fatal("interrupt did not stop the run promptly")
+	}
+	o = dbmark(t, context.Background(), "results", "list", "--status", "interrupted")
+	if !strings.Contains(o.stdout, "interrupted") {
+		t.Fatalf("interrupted run not stored: %s", o.stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	o := dbmark(t, context.Background(), "version")
+	if o.code != 0 || !strings.HasPrefix(o.stdout, "dbmark ") || !strings.Contains(o.stdout, "revision") {
+		t.Fatalf("version: %d %q", o.code, o.stdout)
+	}
+}
+
+// Server tests: real PostgreSQL and MariaDB when the test command started them.
+
+func serverURL(t *testing.T, env string) *url.URL {
+	raw := os.Getenv(env)
+	if raw == "" {
+		t.Skipf("%s not set (make test starts the servers)", env)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestServerErrors(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	t.Run("postgres missing database", func(t *testing.T) {
+		u := serverURL(t, "DBMARK_TEST_POSTGRES")
+		u.Path = "/no_such_db_dbmark"
+		oneLineError(t, dbmark(t, ctx, "run", "oltp_read_only", "--target", u.String()), `database "no_such_db_dbmark" does not exist`)
+	})
+	t.Run("mysql wrong password", func(t *testing.T) {
+		u := serverURL(t, "DBMARK_TEST_MYSQL")
+		u.User = url.UserPassword(u.User.Username(), "wrong-secret")
+		o := dbmark(t, ctx, "run", "oltp_read_only", "--target", u.String())
+		oneLineError(t, o, "access denied")
+		if strings.Contains(o.stderr, "wrong-secret") {
+			t.Fatal("password in output")
+		}
+	})
+	t.Run("mysql missing database", func(t *testing.T) {
+		u := serverURL(t, "DBMARK_TEST_MYSQL")
+		u.Path = "/no_such_db_dbmark"
+		oneLineError(t, dbmark(t, ctx, "run", "oltp_read_only", "--target", u.String()), "does not exist")
+	})
+}
+
+func TestServersEndToEnd(t *testing.T) {
+	for _, env := range []string{"DBMARK_TEST_POSTGRES", "DBMARK_TEST_POSTGRES_SOCKET", "DBMARK_TEST_MYSQL", "DBMARK_TEST_MYSQL_SOCKET"} {
+		t.Run(env, func(t *testing.T) {
+			dir := home(t)
+			u := serverURL(t, env)
+			ctx := context.Background()
+			// Tables of their own so parallel test packages do not collide.
+			args := []string{"--target", u.String(), "--tables", "3", "--table-size", "2000", "--threads", "3"}
+			dbmark(t, ctx, append([]string{"cleanup", "oltp_read_write"}, args...)...)
+			if o := dbmark(t, ctx, append([]string{"prepare", "oltp_read_write"}, args...)...); o.code != 0 {
+				t.Fatalf("prepare: %s", o.stderr)
+			}
+			defer dbmark(t, ctx, append([]string{"cleanup", "oltp_read_write"}, args...)...)
+			jsonPath := filepath.Join(dir, "r.json")
+			o := dbmark(t, ctx, append([]string{"run", "oltp_read_write", "--time", "1", "--json", jsonPath}, args...)...)
+			if o.code != 0 {
+				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+			}
+			b, _ := os.ReadFile(jsonPath)
+			r, err := result.Unmarshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Summary.Events == 0 || len(r.Target.Settings) < 50 || r.Target.Version == "" {
+				t.Fatalf("events %d, %d settings, version %q", r.Summary.Events, len(r.Target.Settings), r.Target.Version)
+			}
+			if pw, ok := u.User.Password(); ok && strings.Contains(string(b), ":"+pw+"@") {
+				t.Fatal("password in the result document")
+			}
+			// Rate-limited point selects: open loop, with lag reported.
+			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--rate", "300", "--json", jsonPath}, args...)...)
+			if o.code != 0 || !strings.Contains(o.stdout, "Schedule lag") {
+				t.Fatalf("rate run: exit %d: %s %s", o.code, o.stdout, o.stderr)
+			}
+		})
+	}
+}
+
+func TestPostgresWrongPassword(t *testing.T) {
+	home(t)
+	u := serverURL(t, "DBMARK_TEST_POSTGRES")
+	u.User = url.UserPassword(u.User.Username(), "wrong-secret")
+	o := dbmark(t, context.Background(), "run", "oltp_read_only", "--target", u.String())
+	oneLineError(t, o, "authentication failed")
+	if strings.Contains(o.stderr, "wrong-secret") {
+		t.Fatal("password in output")
+	}
+}
