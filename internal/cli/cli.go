@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,9 +60,11 @@ type App struct {
 	Interactive bool
 	Args        []string
 
-	storeDSN string
-	quiet    bool
-	verbose  bool
+	storeDSN   string
+	quiet      bool
+	verbose    bool
+	cpuProfile string
+	profFile   *os.File
 }
 
 // NewApp wires the registries.
@@ -82,6 +85,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := NewApp(stdout, stderr, args)
 	root := a.rootCmd()
 	root.SetArgs(args)
+	defer a.stopProfile()
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
@@ -117,6 +121,7 @@ func (a *App) rootCmd() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+			a.startProfile()
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
@@ -124,6 +129,8 @@ func (a *App) rootCmd() *cobra.Command {
 	pf.StringVar(&a.storeDSN, "store", os.Getenv("DBMARK_STORE"), "results store: a SQLite file (default in the data directory) or postgres://... ($DBMARK_STORE)")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "log only warnings and errors")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
+	pf.StringVar(&a.cpuProfile, "cpu-profile", "", "write a CPU profile of dbmark itself to this file")
+	_ = pf.MarkHidden("cpu-profile")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
@@ -176,5 +183,31 @@ func (a *App) versionCmd() *cobra.Command {
 			fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
 			return nil
 		},
+	}
+}
+
+// startProfile starts --cpu-profile: where dbmark spends its CPU is part of
+// what it measures, since every cycle the client takes is the server's loss.
+func (a *App) startProfile() {
+	if a.cpuProfile == "" {
+		return
+	}
+	f, err := os.Create(a.cpuProfile)
+	if err != nil {
+		a.Logger.Warn("cannot write the CPU profile", "err", err)
+		return
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		a.Logger.Warn("cannot start the CPU profile", "err", err)
+		f.Close()
+		return
+	}
+	a.profFile = f
+}
+
+func (a *App) stopProfile() {
+	if a.profFile != nil {
+		pprof.StopCPUProfile()
+		a.profFile.Close()
 	}
 }

@@ -58,6 +58,7 @@ type runFlags struct {
 	target       string
 	pgMode       string
 	psMode       string
+	netIO        string
 	threads      int
 	time         seconds
 	events       int64
@@ -76,6 +77,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
+	fs.StringVar(&f.netIO, "net-io", "blocking", "how connections wait for the server: blocking (a system call per read, like C clients) or poll (Go's network poller)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -163,7 +165,10 @@ func (a *App) openTarget(ctx context.Context, f *runFlags) (target.Target, bool,
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, Logger: a.Logger})
+	if f.netIO != "blocking" && f.netIO != "poll" {
+		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be blocking or poll", f.netIO))
+	}
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, PollIO: f.netIO == "poll", Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}

@@ -147,6 +147,9 @@ type Options struct {
 	// PSMode is sysbench's --db-ps-mode: auto (server-side prepared
 	// statements) or disable.
 	PSMode string
+	// PollIO makes connections use Go's network poller instead of blocking
+	// system calls (see DialBlocking).
+	PollIO bool
 	Logger *slog.Logger
 }
 

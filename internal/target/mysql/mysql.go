@@ -37,6 +37,7 @@ type Target struct {
 	cfg      *my.Config
 	psMode   string
 	redacted string
+	pollIO   bool
 }
 
 // Open builds the driver configuration from a URL such as
@@ -90,7 +91,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	return &Target{cfg: cfg, psMode: mode, redacted: red}, nil
+	return &Target{cfg: cfg, psMode: mode, redacted: red, pollIO: opts.PollIO}, nil
 }
 
 type discard struct{}
@@ -109,8 +110,14 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	cfg := t.cfg.Clone()
 	var nc net.Conn
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, network, addr)
+		var c net.Conn
+		var err error
+		if t.pollIO {
+			var d net.Dialer
+			c, err = d.DialContext(ctx, network, addr)
+		} else {
+			c, err = target.DialBlocking(ctx, network, addr)
+		}
 		nc = c
 		return c, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
-func engine(envVar, mode string) targettest.Engine {
+func engine(envVar string, opts target.Options) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
 			raw := os.Getenv(envVar)
@@ -23,7 +23,7 @@ func engine(envVar, mode string) targettest.Engine {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tg, err := mysql.Open(context.Background(), u, target.Options{PSMode: mode})
+			tg, err := mysql.Open(context.Background(), u, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,9 +61,14 @@ func engine(envVar, mode string) targettest.Engine {
 
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_MYSQL", mode)) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode})) })
 	}
-	t.Run("socket/auto", func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", mysql.PSAuto)) })
+	t.Run("socket/auto", func(t *testing.T) {
+		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}))
+	})
+	t.Run("tcp/auto/poll", func(t *testing.T) {
+		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, PollIO: true}))
+	})
 }
 
 func TestOpenParsesSocketAndDefaults(t *testing.T) {

@@ -61,6 +61,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, target.Redact(u.String()), err)
 	}
+	if !opts.PollIO {
+		cfg.DialFunc = target.DialBlocking
+	}
 	return &Target{cfg: cfg, mode: mode, redacted: target.Redact(u.String())}, nil
 }
 

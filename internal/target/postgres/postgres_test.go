@@ -12,7 +12,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
-func engine(envVar, mode string) targettest.Engine {
+func engine(envVar string, opts target.Options) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
 			raw := os.Getenv(envVar)
@@ -23,7 +23,7 @@ func engine(envVar, mode string) targettest.Engine {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tg, err := postgres.Open(context.Background(), u, target.Options{PGMode: mode})
+			tg, err := postgres.Open(context.Background(), u, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,9 +61,14 @@ func engine(envVar, mode string) targettest.Engine {
 
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{postgres.ModePrepared, postgres.ModeExtended, postgres.ModeSimple} {
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_POSTGRES", mode)) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: mode})) })
 	}
-	t.Run("socket/prepared", func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_POSTGRES_SOCKET", postgres.ModePrepared)) })
+	t.Run("socket/prepared", func(t *testing.T) {
+		targettest.Run(t, engine("DBMARK_TEST_POSTGRES_SOCKET", target.Options{PGMode: postgres.ModePrepared}))
+	})
+	t.Run("tcp/prepared/poll", func(t *testing.T) {
+		targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: postgres.ModePrepared, PollIO: true}))
+	})
 }
 
 func TestOpenRejectsBadMode(t *testing.T) {
