@@ -4,6 +4,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"io"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ func LiveLine(iv result.Interval, threads int) string {
 		tag = " warmup"
 	}
 	fmt.Fprintf(&b, "[ %ss%s ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)",
-		trimFloat(iv.T), tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
+		trimFloat(math.Round(iv.T*100)/100), tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
 	if len(iv.Latency) > 0 {
 		names := make([]string, len(iv.Latency))
 		vals := make([]string, len(iv.Latency))

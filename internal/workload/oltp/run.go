@@ -51,6 +51,13 @@ var kindSpecs = [numKinds]metrics.OpSpec{
 	kBulkInsert:     {Name: "bulk_insert", Kind: metrics.Write},
 }
 
+// noRowSpec is how a write that changed no row is counted: as "other",
+// the way sysbench's drivers count it (a statement is a write only if it
+// affected a row), with its own latency histogram.
+func noRowSpec(k kind) metrics.OpSpec {
+	return metrics.OpSpec{Name: kindSpecs[k].Name + "_no_row", Kind: metrics.Other}
+}
+
 // sqlOf is the statement of a per-table kind, with ? placeholders.
 var sqlOf = map[kind]string{
 	kPointSelect:    "SELECT c FROM %s WHERE id=?",
@@ -137,18 +144,24 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	p := w.plan()
 	ops := []metrics.OpSpec{{Name: w.name, Kind: metrics.Event}}
-	var opOf [numKinds]metrics.Op
+	var opOf, noRowOf [numKinds]metrics.Op
 	for k := kind(0); k < numKinds; k++ {
 		if p.counts[k] > 0 {
 			opOf[k] = metrics.Op(len(ops))
 			ops = append(ops, kindSpecs[k])
 		}
 	}
+	for k := kind(0); k < numKinds; k++ {
+		if p.counts[k] > 0 && kindSpecs[k].Kind == metrics.Write {
+			noRowOf[k] = metrics.Op(len(ops))
+			ops = append(ops, noRowSpec(k))
+		}
+	}
 	ids, err := randgen.NewGenerator(w.opt.Rand, 1, w.opt.TableSize)
 	if err != nil {
 		return nil, err
 	}
-	sh := &shared{w: w, plan: p, opOf: opOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write)}
+	sh := &shared{w: w, plan: p, opOf: opOf, noRowOf: noRowOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write)}
 	return &workload.Load{
 		Ops: ops,
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
@@ -159,12 +172,14 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 
 // shared is read-only state common to all workers.
 type shared struct {
-	w     *Workload
-	plan  plan
-	opOf  [numKinds]metrics.Op
-	ids   *randgen.Generator
-	env   workload.Env
-	begin string
+	w    *Workload
+	plan plan
+	opOf [numKinds]metrics.Op
+	// noRowOf counts writes that changed no row, as sysbench does.
+	noRowOf [numKinds]metrics.Op
+	ids     *randgen.Generator
+	env     workload.Env
+	begin   string
 }
 
 type worker struct {
@@ -281,17 +296,22 @@ func (wk *worker) Close() error {
 }
 
 // mark records the statement that just ended, timed from the end of the previous one.
-func (wk *worker) mark(k kind) {
+func (wk *worker) mark(op metrics.Op) {
 	now := time.Now()
-	wk.h.Record(wk.opOf[k], now.Sub(wk.last))
+	wk.h.Record(op, now.Sub(wk.last))
 	wk.last = now
 }
 
 func (wk *worker) run(ctx context.Context, t int, k kind) error {
-	if _, err := wk.stmts[t][k].Run(ctx, wk.args); err != nil {
+	n, err := wk.stmts[t][k].Run(ctx, wk.args)
+	if err != nil {
 		return err
 	}
-	wk.mark(k)
+	if n == 0 && kindSpecs[k].Kind == metrics.Write {
+		wk.mark(wk.noRowOf[k])
+		return nil
+	}
+	wk.mark(wk.opOf[k])
 	return nil
 }
 
@@ -299,7 +319,7 @@ func (wk *worker) exec(ctx context.Context, sql string, k kind) error {
 	if err := wk.conn.Exec(ctx, sql); err != nil {
 		return err
 	}
-	wk.mark(k)
+	wk.mark(wk.opOf[k])
 	return nil
 }
 
@@ -434,7 +454,7 @@ func (wk *worker) randomSelect(ctx context.Context) error {
 		if _, err := wk.one.Run(ctx, wk.args); err != nil {
 			return err
 		}
-		wk.mark(kRandomPoints)
+		wk.mark(wk.opOf[kRandomPoints])
 		return nil
 	}
 	for i := 0; i < o.NumberOfRanges; i++ {
@@ -444,7 +464,7 @@ func (wk *worker) randomSelect(ctx context.Context) error {
 	if _, err := wk.one.Run(ctx, wk.args); err != nil {
 		return err
 	}
-	wk.mark(kRandomRanges)
+	wk.mark(wk.opOf[kRandomRanges])
 	return nil
 }
 
@@ -473,6 +493,6 @@ func (wk *worker) bulkInsert(ctx context.Context) error {
 	if err := wk.conn.Exec(ctx, string(wk.text)); err != nil {
 		return err
 	}
-	wk.mark(kBulkInsert)
+	wk.mark(wk.opOf[kBulkInsert])
 	return nil
 }

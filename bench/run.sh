@@ -1,0 +1,313 @@
+#!/usr/bin/env bash
+# bench/run.sh: dbmark against sysbench 1.0 on the same servers, same tables,
+# same options, run alternately; prints the raw numbers of every round and a
+# Markdown table of median ratios (dbmark / sysbench). See bench/README.md.
+#
+#   make bench                      # starts the test servers, then runs this
+#   BENCH_TIME=60 make bench
+#   bash bench/run.sh [TARGET...]   # TARGET: mariadb-tcp mariadb-socket postgres-tcp postgres-socket
+#
+# Settings (environment):
+#   BENCH_TIME=30        seconds per measured run
+#   BENCH_ROUNDS=3       measured runs per tool, per target and test
+#   BENCH_WARMUP=5       seconds of one discarded run per tool before the rounds (0: none)
+#   BENCH_THREADS=8      client threads
+#   BENCH_TABLES=4       sbtest tables
+#   BENCH_TABLE_SIZE=100000
+#   BENCH_TESTS="oltp_point_select oltp_read_write"
+#   BENCH_TARGETS="mariadb-tcp mariadb-socket postgres-tcp postgres-socket"
+#   BENCH_DB=dbmark_bench  database created (and dropped at the end) on each engine
+#   BENCH_KEEP=1         keep that database, and reuse it if prepared with the same sizes
+#   BENCH_OUT=DIR        where the raw logs go (default: a new /tmp/dbmark-bench.XXXXXX)
+#   SYSBENCH=sysbench    the sysbench binary
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+TIME_S=${BENCH_TIME:-30}
+ROUNDS=${BENCH_ROUNDS:-3}
+WARMUP=${BENCH_WARMUP:-5}
+THREADS=${BENCH_THREADS:-8}
+TABLES=${BENCH_TABLES:-4}
+TABLE_SIZE=${BENCH_TABLE_SIZE:-100000}
+TESTS=${BENCH_TESTS:-oltp_point_select oltp_read_write}
+TARGETS=${BENCH_TARGETS:-mariadb-tcp mariadb-socket postgres-tcp postgres-socket}
+DB=${BENCH_DB:-dbmark_bench}
+KEEP=${BENCH_KEEP:-0}
+SYSBENCH=${SYSBENCH:-sysbench}
+GNU_TIME=/usr/bin/time
+DBMARK=$ROOT/bin/dbmark
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: ERROR: $*" >&2; exit 1; }
+
+if (($# > 0)); then
+	case $1 in -h | --help)
+		sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	esac
+	TARGETS="$*"
+fi
+
+for v in TIME_S ROUNDS WARMUP THREADS TABLES TABLE_SIZE; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: not a whole number"
+done
+((TIME_S > 0 && ROUNDS > 0 && THREADS > 0 && TABLES > 0 && TABLE_SIZE > 0)) || die "BENCH_TIME, BENCH_ROUNDS, BENCH_THREADS, BENCH_TABLES and BENCH_TABLE_SIZE must be positive"
+[[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
+for t in $TARGETS; do
+	case $t in mariadb-tcp | mariadb-socket | postgres-tcp | postgres-socket) ;; *) die "unknown target $t (mariadb-tcp mariadb-socket postgres-tcp postgres-socket)" ;; esac
+done
+
+# ------------------------------------------------------------------ tools
+
+# GNU time (for user/sys CPU and peak RSS of the client) and jq (to read
+# dbmark's --json), installed from Debian when missing.
+need_pkgs=()
+if ! "$GNU_TIME" --version 2>&1 | grep -q GNU; then need_pkgs+=(time); fi
+command -v jq >/dev/null || need_pkgs+=(jq)
+command -v "$SYSBENCH" >/dev/null || need_pkgs+=(sysbench)
+if ((${#need_pkgs[@]})); then
+	[[ $(id -u) == 0 ]] || die "missing packages (${need_pkgs[*]}); install them or run as root"
+	log "installing ${need_pkgs[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need_pkgs[@]}" >&2
+fi
+command -v mariadb >/dev/null || die "the mariadb client is missing (scripts/testenv.sh start installs it)"
+command -v psql >/dev/null || die "psql is missing (scripts/testenv.sh start installs it)"
+
+log "building dbmark (make build)"
+make --no-print-directory build >&2
+[[ -x $DBMARK ]] || die "make build did not produce $DBMARK"
+
+# The same settings as the tests; `make bench` has exported them already.
+if [[ -z ${DBMARK_TEST_MYSQL:-} || -z ${DBMARK_TEST_POSTGRES:-} ]]; then
+	eval "$(bash scripts/testenv.sh env)"
+fi
+
+OUT=${BENCH_OUT:-$(mktemp -d /tmp/dbmark-bench.XXXXXX)}
+mkdir -p "$OUT"
+RAW=$OUT/raw.tsv
+: >"$RAW"
+
+# ------------------------------------------------------------------ targets
+
+# with_db URL DB: URL with its database (the path) replaced by DB.
+with_db() { sed -E "s#^([a-z]+://[^/]*)/[^?]*#\1/$2#" <<<"$1"; }
+
+my_client() {
+	mariadb --no-defaults --protocol=TCP -h "$DBMARK_TEST_MY_HOST" -P "$DBMARK_TEST_MY_PORT" \
+		-u"$DBMARK_TEST_MY_USER" -p"$DBMARK_TEST_MY_PASSWORD" -NB "$@"
+}
+pg_client() {
+	PGPASSWORD=$DBMARK_TEST_PG_PASSWORD PGOPTIONS="-c client_min_messages=warning" psql -X -q -tA -v ON_ERROR_STOP=1 \
+		-h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$@"
+}
+
+engine_of() { echo "${1%%-*}"; }
+
+# sysbench_conn TARGET: sysbench's driver and connection options.
+sysbench_conn() {
+	case $1 in
+	mariadb-tcp) echo "--db-driver=mysql --mysql-host=$DBMARK_TEST_MY_HOST --mysql-port=$DBMARK_TEST_MY_PORT --mysql-user=$DBMARK_TEST_MY_USER --mysql-password=$DBMARK_TEST_MY_PASSWORD --mysql-db=$DB" ;;
+	mariadb-socket) echo "--db-driver=mysql --mysql-host=localhost --mysql-socket=$DBMARK_TEST_MY_SOCKET --mysql-user=$DBMARK_TEST_MY_USER --mysql-password=$DBMARK_TEST_MY_PASSWORD --mysql-db=$DB" ;;
+	postgres-tcp) echo "--db-driver=pgsql --pgsql-host=$DBMARK_TEST_PG_HOST --pgsql-port=$DBMARK_TEST_PG_PORT --pgsql-user=$DBMARK_TEST_PG_USER --pgsql-password=$DBMARK_TEST_PG_PASSWORD --pgsql-db=$DB" ;;
+	# libpq takes a directory as the host for a unix socket.
+	postgres-socket) echo "--db-driver=pgsql --pgsql-host=$DBMARK_TEST_PG_SOCKETDIR --pgsql-port=$DBMARK_TEST_PG_PORT --pgsql-user=$DBMARK_TEST_PG_USER --pgsql-password=$DBMARK_TEST_PG_PASSWORD --pgsql-db=$DB" ;;
+	esac
+}
+
+# dbmark_url TARGET: dbmark's --target.
+dbmark_url() {
+	case $1 in
+	mariadb-tcp) with_db "$DBMARK_TEST_MYSQL" "$DB" ;;
+	mariadb-socket) with_db "$DBMARK_TEST_MYSQL_SOCKET" "$DB" ;;
+	postgres-tcp) with_db "$DBMARK_TEST_POSTGRES" "$DB" ;;
+	postgres-socket) with_db "$DBMARK_TEST_POSTGRES_SOCKET" "$DB" ;;
+	esac
+}
+
+SIZES="--tables=$TABLES --table-size=$TABLE_SIZE"
+
+# prepared ENGINE: whether DB already holds the tables at the right size.
+prepared() {
+	local q="SELECT COUNT(*) FROM sbtest$TABLES" n
+	case $1 in
+	mariadb) n=$(my_client -e "$q" "$DB" 2>/dev/null) || return 1 ;;
+	postgres) n=$(pg_client -d "$DB" -c "$q" 2>/dev/null) || return 1 ;;
+	esac
+	[[ $n == "$TABLE_SIZE" ]]
+}
+
+drop_db() {
+	case $1 in
+	mariadb) my_client -e "DROP DATABASE IF EXISTS $DB" ;;
+	postgres) pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" ;;
+	esac
+}
+
+# prepare ENGINE: a fresh DB with sysbench's tables; both tools use them.
+prepare() {
+	local e=$1 target
+	if [[ $KEEP == 1 ]] && prepared "$e"; then
+		log "$e: reusing $DB ($TABLES tables of $TABLE_SIZE rows)"
+		return
+	fi
+	drop_db "$e"
+	case $e in
+	mariadb) my_client -e "CREATE DATABASE $DB"; target=mariadb-tcp ;;
+	postgres) pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $DB"; target=postgres-tcp ;;
+	esac
+	log "$e: sysbench prepare, $TABLES tables of $TABLE_SIZE rows in $DB"
+	# shellcheck disable=SC2046
+	"$SYSBENCH" oltp_read_write $(sysbench_conn $target) $SIZES --threads="$TABLES" prepare >"$OUT/prepare-$e.log" 2>&1 ||
+		{ tail -20 "$OUT/prepare-$e.log" >&2; die "$e: sysbench prepare failed (log: $OUT/prepare-$e.log)"; }
+	case $e in
+	mariadb) for ((i = 1; i <= TABLES; i++)); do my_client -e "ANALYZE TABLE sbtest$i" "$DB" >/dev/null; done ;;
+	postgres) pg_client -d "$DB" -c "VACUUM ANALYZE" ;;
+	esac
+}
+
+cleanup() {
+	[[ $KEEP == 1 ]] && return 0
+	local e
+	for e in $ENGINES; do drop_db "$e" 2>/dev/null || true; done
+}
+
+# ------------------------------------------------------------------ runs
+
+# measure TOOL TARGET TEST SECONDS LOG: one run under GNU time. Prints
+# "transactions tps errors cpu_s wall_s maxrss_kb".
+measure() {
+	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs
+	case $tool in
+	sysbench)
+		# shellcheck disable=SC2046
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" \
+			"$SYSBENCH" "$test" $(sysbench_conn "$target") $SIZES --threads="$THREADS" \
+			--time="$secs" --events=0 --report-interval=0 run >"$log" 2>&1 || rc=$?
+		;;
+	dbmark)
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" \
+			env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run "$test" --target "$(dbmark_url "$target")" $SIZES \
+			--threads "$THREADS" --time "$secs" --no-store -q --json "$json" >"$log" 2>&1 || rc=$?
+		;;
+	esac
+	if ((rc != 0)); then
+		tail -20 "$log" >&2
+		die "$tool $test on $target failed with exit code $rc (log: $log)"
+	fi
+	case $tool in
+	sysbench)
+		read -r tx tps < <(awk '/^ *transactions:/ { gsub(/\(/, "", $3); print $2, $3; exit }' "$log") || true
+		errs=$(awk '/^ *ignored errors:/ { print $3; exit }' "$log")
+		;;
+	dbmark)
+		[[ $(jq -r .status "$json") == ok ]] || die "dbmark $test on $target: status $(jq -r .status "$json") (log: $log)"
+		read -r tx tps errs < <(jq -r '[.summary.events, .summary.events_per_s, .summary.errors_total] | @tsv' "$json") || true
+		;;
+	esac
+	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool $test on $target: no transaction count in $log"
+	# GNU time writes "Command exited with non-zero status" first on failure: the numbers are on the last line.
+	read -r wall user sys rss < <(tail -n 1 "$tf") || true
+	[[ -n ${rss:-} ]] || die "$tool $test on $target: no GNU time output in $tf"
+	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss"
+}
+
+# record TARGET TEST ROUND TOOL: one measured run, appended to raw.tsv and printed.
+record() {
+	local target=$1 test=$2 round=$3 tool=$4 r
+	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$tool.log")
+	read -r tx tps errs cpu wall rss <<<"$r"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" >>"$RAW"
+	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" \
+		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024 }'
+}
+
+ENGINES=$(for t in $TARGETS; do engine_of "$t"; done | sort -u | tr '\n' ' ')
+trap cleanup EXIT
+
+cat <<EOF
+# dbmark vs sysbench
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r)
+$("$DBMARK" version); $("$SYSBENCH" --version)
+threads $THREADS, $TABLES tables of $TABLE_SIZE rows, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool
+raw logs: $OUT
+
+## Raw runs
+
+| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+EOF
+
+for e in $ENGINES; do
+	prepare "$e"
+	for target in $TARGETS; do
+		[[ $(engine_of "$target") == "$e" ]] || continue
+		for test in $TESTS; do
+			if ((WARMUP > 0)); then
+				log "$target $test: warm-up, ${WARMUP}s per tool (discarded)"
+				measure sysbench "$target" "$test" "$WARMUP" "$OUT/$target-$test-warmup-sysbench.log" >/dev/null
+				measure dbmark "$target" "$test" "$WARMUP" "$OUT/$target-$test-warmup-dbmark.log" >/dev/null
+			fi
+			for ((r = 1; r <= ROUNDS; r++)); do
+				log "$target $test: round $r/$ROUNDS"
+				# Alternate which tool goes first, so that a drift (table bloat,
+				# checkpoints) does not always favour the same one.
+				if ((r % 2)); then order="sysbench dbmark"; else order="dbmark sysbench"; fi
+				for tool in $order; do record "$target" "$test" "$r" "$tool"; done
+			done
+		done
+	done
+done
+
+# ------------------------------------------------------------------ summary
+
+cat <<EOF
+
+## Medians (dbmark / sysbench)
+
+Ratios are the median over rounds of the per-round ratio. tps: higher is
+better for dbmark when the ratio is above 1. CPU/tx is the client process's
+user+sys CPU time divided by the transactions it completed: lower is better,
+so a ratio below 1 means dbmark needs less CPU per transaction.
+
+| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+EOF
+
+awk -F'\t' '
+function median(list,    a, n, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j] + 0 < a[j-1] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
+{
+	key = $1 SUBSEP $2
+	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+	run = key SUBSEP $3
+	tps[run, $4] = $6; cpt[run, $4] = $8 / $5
+	add(T, key SUBSEP $4, $6); add(C, key SUBSEP $4, $8 * 1e6 / $5); add(M, key SUBSEP $4, $10 / 1024)
+	rounds[key] = rounds[key] " " $3
+}
+END {
+	for (i = 1; i <= nk; i++) {
+		key = keys[i]; tr = ""; cr = ""
+		n = split(rounds[key], rs, " ")
+		for (j = 1; j <= n; j++) {
+			run = key SUBSEP rs[j]
+			if (!((run, "sysbench") in tps) || !((run, "dbmark") in tps) || done[run]++) continue
+			add(R, key SUBSEP "tps", tps[run, "dbmark"] / tps[run, "sysbench"])
+			add(R, key SUBSEP "cpu", cpt[run, "dbmark"] / cpt[run, "sysbench"])
+		}
+		split(key, kk, SUBSEP)
+		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", kk[1], kk[2],
+			median(T[key SUBSEP "sysbench"]), median(T[key SUBSEP "dbmark"]), median(R[key SUBSEP "tps"]),
+			median(C[key SUBSEP "sysbench"]), median(C[key SUBSEP "dbmark"]), median(R[key SUBSEP "cpu"]),
+			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"])
+	}
+}' "$RAW"

@@ -1,0 +1,138 @@
+package metrics
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPercentilesMatchSortedSamples(t *testing.T) {
+	specs := []OpSpec{{"txn", Event}, {"select", Read}}
+	start := time.Now()
+	r := NewRegistry(specs, start)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all []int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		h := r.NewHandle()
+		seed := uint64(w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 9))
+			var mine []int64
+			for i := 0; i < 20000; i++ {
+				// Log-normal-ish latencies from 10 µs to seconds.
+				v := int64(10_000 * (1 + rng.ExpFloat64()*rng.ExpFloat64()*50))
+				h.Record(0, time.Duration(v))
+				h.Record(1, time.Duration(v/3))
+				mine = append(mine, v)
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		}()
+	}
+	// Ticks while the workers record: nothing may be lost or counted twice.
+	for i := 0; i < 5; i++ {
+		r.Tick(time.Now(), false)
+		time.Sleep(time.Millisecond)
+	}
+	wg.Wait()
+	r.Tick(time.Now(), false)
+	_ = rng
+	tot, _ := r.Cumulative()
+	if tot.Ops[0].Count != int64(len(all)) || tot.Ops[0].Hist.TotalCount() != int64(len(all)) {
+		t.Fatalf("count %d / hist %d, want %d", tot.Ops[0].Count, tot.Ops[0].Hist.TotalCount(), len(all))
+	}
+	if tot.KindCount(Read) != int64(len(all)) || tot.KindCount(Event) != int64(len(all)) {
+		t.Fatalf("kind counts %d %d", tot.KindCount(Read), tot.KindCount(Event))
+	}
+	slices.Sort(all)
+	for _, p := range []float64{50, 90, 99, 99.9} {
+		exact := all[int(float64(len(all))*p/100+0.5)-1]
+		got := tot.Ops[0].Hist.ValueAtQuantile(p)
+		if diff := float64(got-exact) / float64(exact); diff > 0.002 || diff < -0.002 {
+			t.Errorf("p%v = %d, exact %d (%.3f%% off)", p, got, exact, diff*100)
+		}
+	}
+	if tot.Ops[0].Hist.Max() < all[len(all)-1] {
+		t.Errorf("max %d below the largest sample %d", tot.Ops[0].Hist.Max(), all[len(all)-1])
+	}
+}
+
+func TestWarmupIsNotCumulative(t *testing.T) {
+	r := NewRegistry([]OpSpec{{"txn", Event}}, time.Now())
+	h := r.NewHandle()
+	h.Record(0, time.Millisecond)
+	h.Error("retryable", "40001")
+	iv := r.Tick(time.Now(), true)
+	if iv.Ops[0].Count != 1 || !iv.Warmup || iv.ErrorCount("retryable") != 1 {
+		t.Fatalf("warm-up interval: %+v", iv.Ops[0])
+	}
+	h.Record(0, 2*time.Millisecond)
+	h.Retry()
+	h.Reconnect()
+	r.Tick(time.Now(), false)
+	tot, _ := r.Cumulative()
+	if tot.Ops[0].Count != 1 || tot.Retries != 1 || tot.Reconnects != 1 || tot.ErrorCount("") != 0 {
+		t.Fatalf("cumulative counted the warm-up: count %d retries %d reconnects %d errors %d",
+			tot.Ops[0].Count, tot.Retries, tot.Reconnects, tot.ErrorCount(""))
+	}
+	if min := tot.Ops[0].Hist.Min(); min < int64(2*time.Millisecond)*999/1000 {
+		t.Fatalf("cumulative min %d: the warm-up sample leaked in", min)
+	}
+}
+
+func TestScheduledKeepsBothHistogramsAndLag(t *testing.T) {
+	r := NewRegistry([]OpSpec{{"txn", Event}}, time.Now())
+	h := r.NewHandle()
+	h.RecordScheduled(0, 10*time.Millisecond, 2*time.Millisecond, 8*time.Millisecond)
+	r.Tick(time.Now(), false)
+	tot, _ := r.Cumulative()
+	o := tot.Ops[0]
+	if o.Service == nil || tot.Lag == nil {
+		t.Fatal("service or lag histogram missing")
+	}
+	if got := o.Hist.Max(); got < int64(9*time.Millisecond) {
+		t.Fatalf("latency %d: want about 10ms from the intended start", got)
+	}
+	if got := o.Service.Max(); got > int64(3*time.Millisecond) {
+		t.Fatalf("service %d: want about 2ms", got)
+	}
+}
+
+func TestClampedValuesAreCounted(t *testing.T) {
+	r := NewRegistry([]OpSpec{{"txn", Event}}, time.Now())
+	h := r.NewHandle()
+	h.Record(0, 2*time.Hour)
+	r.Tick(time.Now(), false)
+	tot, _ := r.Cumulative()
+	if tot.Clamped != 1 || tot.Ops[0].Count != 1 {
+		t.Fatalf("clamped %d count %d", tot.Clamped, tot.Ops[0].Count)
+	}
+}
+
+func TestParsePercentiles(t *testing.T) {
+	ps, err := ParsePercentiles([]string{"99", "50", "99.9"})
+	if err != nil || !slices.Equal(ps, []float64{50, 99, 99.9}) {
+		t.Fatalf("%v %v", ps, err)
+	}
+	for _, bad := range []string{"0", "101", "x", "-5"} {
+		if _, err := ParsePercentiles([]string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestRecordDoesNotAllocate(t *testing.T) {
+	r := NewRegistry([]OpSpec{{"txn", Event}}, time.Now())
+	h := r.NewHandle()
+	h.Record(0, time.Millisecond)
+	if n := testing.AllocsPerRun(1000, func() { h.Record(0, 1234*time.Microsecond) }); n != 0 {
+		t.Fatalf("Record allocates %v times", n)
+	}
+}

@@ -1,0 +1,105 @@
+package result
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+func TestHistogramRoundTrip(t *testing.T) {
+	h := hdr.New(1, int64(time.Hour), 3)
+	for i := int64(1); i < 100000; i += 7 {
+		_ = h.RecordValue(i * 1000)
+	}
+	enc, err := EncodeHistogram("txn", "latency", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := enc.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Equals(h) {
+		t.Fatal("decoded histogram differs")
+	}
+	if _, err := (Histogram{Encoded: "not base64!"}).Decode(); err == nil {
+		t.Fatal("garbage decoded")
+	}
+}
+
+func TestWriteFileIsAtomicAndReadable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.json")
+	r := &Result{SchemaVersion: SchemaVersion, ID: "x", Status: StatusOK, StartedAt: time.Now().UTC()}
+	if err := WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Status = StatusInterrupted
+	if err := WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(b)
+	if err != nil || back.Status != StatusInterrupted {
+		t.Fatalf("%v %v", back, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "no", "such", "r.json"), r); err == nil {
+		t.Fatal("write into a missing directory succeeded")
+	}
+}
+
+func TestUnmarshalChecksSchemaVersion(t *testing.T) {
+	for _, doc := range []string{`{"schema_version": 0}`, `{"schema_version": 99}`, `{`, `[]`} {
+		if _, err := Unmarshal([]byte(doc)); err == nil {
+			t.Errorf("%s accepted", doc)
+		}
+	}
+	if _, err := Unmarshal([]byte(`{"schema_version": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLatencyGet(t *testing.T) {
+	h := hdr.New(1, int64(time.Hour), 3)
+	for i := 1; i <= 100; i++ {
+		_ = h.RecordValue(int64(i) * 1e6)
+	}
+	l := LatencyOf(h, []float64{50, 99})
+	if v, ok := l.Get(99); !ok || v < 98.9 || v > 99.2 {
+		t.Fatalf("p99 = %v %v", v, ok)
+	}
+	if _, ok := l.Get(95); ok {
+		t.Fatal("p95 was not computed")
+	}
+	if LatencyOf(hdr.New(1, 10, 1), nil) != nil {
+		t.Fatal("empty histogram gave a latency")
+	}
+}
+
+func FuzzUnmarshal(f *testing.F) {
+	f.Add([]byte(`{"schema_version":1,"histograms":[{"op":"a","encoded":"HISTFAAAACB4nJNpmSzMwMDAyQABzFCaEUzOmNUAAQ=="}]}`))
+	f.Add([]byte(`{"schema_version":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := Unmarshal(b)
+		if err != nil {
+			return
+		}
+		for _, h := range r.Histograms {
+			_, _ = h.Decode()
+		}
+		if _, err := Marshal(r); err != nil && !strings.Contains(err.Error(), "unsupported") {
+			t.Fatalf("re-encode: %v", err)
+		}
+	})
+}
