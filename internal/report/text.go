@@ -4,8 +4,8 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
