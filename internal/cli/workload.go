@@ -77,7 +77,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
-	fs.StringVar(&f.netIO, "net-io", "blocking", "how connections wait for the server: blocking (a system call per read, like C clients) or poll (Go's network poller)")
+	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (a system call per read, like C clients), poll (Go's network poller), or auto (the faster one measured for the engine)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -165,10 +165,15 @@ func (a *App) openTarget(ctx context.Context, f *runFlags) (target.Target, bool,
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	if f.netIO != "blocking" && f.netIO != "poll" {
-		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be blocking or poll", f.netIO))
+	netIO := f.netIO
+	switch netIO {
+	case "auto":
+		netIO = ""
+	case target.NetIOBlocking, target.NetIOPoll:
+	default:
+		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be auto, blocking or poll", f.netIO))
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, PollIO: f.netIO == "poll", Logger: a.Logger})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, NetIO: netIO, Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}

@@ -147,11 +147,18 @@ type Options struct {
 	// PSMode is sysbench's --db-ps-mode: auto (server-side prepared
 	// statements) or disable.
 	PSMode string
-	// PollIO makes connections use Go's network poller instead of blocking
-	// system calls (see DialBlocking).
-	PollIO bool
+	// NetIO is how connections wait for the server: NetIOBlocking (a
+	// blocking system call per read, see DialBlocking), NetIOPoll (Go's
+	// network poller) or "" for the engine's measured better choice.
+	NetIO  string
 	Logger *slog.Logger
 }
+
+// NetIO modes.
+const (
+	NetIOBlocking = "blocking"
+	NetIOPoll     = "poll"
+)
 
 // Opener builds a Target from a parsed URL.
 type Opener func(ctx context.Context, u *url.URL, opts Options) (Target, error)

@@ -67,7 +67,7 @@ func TestConformance(t *testing.T) {
 		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}))
 	})
 	t.Run("tcp/auto/poll", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, PollIO: true}))
+		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}))
 	})
 }
 
