@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 type outcome struct {
@@ -283,5 +286,81 @@ func TestPostgresWrongPassword(t *testing.T) {
 	oneLineError(t, o, "authentication failed")
 	if strings.Contains(o.stderr, "wrong-secret") {
 		t.Fatal("password in output")
+	}
+}
+
+// TestLostConnectionsReconnect kills the workers' sessions mid-run: the run
+// reconnects, counts it, and finishes ok.
+func TestLostConnectionsReconnect(t *testing.T) {
+	cases := []struct {
+		env, victims, kill string
+	}{
+		{"DBMARK_TEST_POSTGRES",
+			"SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'SELECT c FROM sbtest%'",
+			"SELECT pg_terminate_backend(%s)"},
+		{"DBMARK_TEST_MYSQL",
+			"SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID() AND command = 'Execute'",
+			"KILL CONNECTION %s"},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			dir := home(t)
+			u := serverURL(t, c.env)
+			ctx := context.Background()
+			args := []string{"--target", u.String(), "--tables", "2", "--table-size", "1000"}
+			dbmark(t, ctx, append([]string{"cleanup", "oltp_point_select"}, args...)...)
+			if o := dbmark(t, ctx, append([]string{"prepare", "oltp_point_select"}, args...)...); o.code != 0 {
+				t.Fatalf("prepare: %s", o.stderr)
+			}
+			defer dbmark(t, ctx, append([]string{"cleanup", "oltp_point_select"}, args...)...)
+
+			app := cli.NewApp(io.Discard, io.Discard, nil)
+			tg, err := app.Targets.Open(ctx, u.String(), target.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			killer, err := tg.Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer killer.Close()
+			stop := make(chan struct{})
+			killed := make(chan int, 1)
+			go func() {
+				n := 0
+				defer func() { killed <- n }()
+				time.Sleep(700 * time.Millisecond)
+				for i := 0; i < 20 && n == 0; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if id, ok, err := killer.QueryRow(ctx, c.victims); err == nil && ok {
+						if killer.Exec(ctx, fmt.Sprintf(c.kill, id)) == nil {
+							n++
+						}
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}()
+			jsonPath := filepath.Join(dir, "r.json")
+			o := dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--threads", "2", "--time", "2", "--json", jsonPath}, args...)...)
+			close(stop)
+			if n := <-killed; n == 0 {
+				t.Skip("no worker session was found to kill")
+			}
+			if o.code != 0 {
+				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+			}
+			b, _ := os.ReadFile(jsonPath)
+			r, err := result.Unmarshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Summary.Reconnects == 0 || r.Status != result.StatusOK || r.Summary.Events == 0 {
+				t.Fatalf("reconnects %d status %s events %d; want a reconnect and an ok run", r.Summary.Reconnects, r.Status, r.Summary.Events)
+			}
+		})
 	}
 }

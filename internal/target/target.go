@@ -90,8 +90,6 @@ type Dialect interface {
 	AutoIncrementPK(col string) string
 	// IntPK is the column definition of a plain integer primary key.
 	IntPK(col string) string
-	// TableOptions is appended to CREATE TABLE (for example ENGINE=InnoDB).
-	TableOptions() string
 	// Begin is the statement that starts a transaction; write says whether
 	// it will write (SQLite takes the write lock up front then, instead of
 	// failing on the upgrade).

@@ -28,8 +28,6 @@ type Meta struct {
 	// says which direction is good ("higher" or "lower").
 	Headline string
 	Better   string
-	// Group names workloads that share an implementation (all oltp_* are "oltp").
-	Group string
 }
 
 // Workload is the required core.
@@ -72,11 +70,6 @@ type Cleaner interface {
 // embedded default can prepare on first use.
 type PreparedChecker interface {
 	Prepared(ctx context.Context, env Env) error
-}
-
-// Checker verifies consistency after a run.
-type Checker interface {
-	Check(ctx context.Context, env Env) error
 }
 
 // Loader builds the load the runner drives.

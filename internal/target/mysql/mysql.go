@@ -250,7 +250,6 @@ func (dialect) AutoIncrementPK(col string) string {
 	return col + " INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY"
 }
 func (dialect) IntPK(col string) string { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) TableOptions() string    { return "" }
 func (dialect) Begin(bool) string       { return "BEGIN" }
 
 // mysqlConn is what the driver's connection offers beyond driver.Conn: the

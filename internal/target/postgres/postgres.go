@@ -194,7 +194,6 @@ type dialect struct{}
 func (dialect) Placeholder(n int) string          { return "$" + strconv.Itoa(n) }
 func (dialect) AutoIncrementPK(col string) string { return col + " SERIAL PRIMARY KEY" }
 func (dialect) IntPK(col string) string           { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) TableOptions() string              { return "" }
 func (dialect) Begin(bool) string                 { return "BEGIN" }
 
 // Conn is one PostgreSQL connection.

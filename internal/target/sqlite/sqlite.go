@@ -181,7 +181,6 @@ type dialect struct{}
 func (dialect) Placeholder(int) string            { return "?" }
 func (dialect) AutoIncrementPK(col string) string { return col + " INTEGER PRIMARY KEY" }
 func (dialect) IntPK(col string) string           { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) TableOptions() string              { return "" }
 func (dialect) Begin(write bool) string {
 	if write {
 		return "BEGIN IMMEDIATE"

@@ -46,7 +46,7 @@ func Run(t *testing.T, e Engine) {
 	}
 	t.Cleanup(func() { c.Close() })
 	mustExec(t, c, "DROP TABLE IF EXISTS "+table)
-	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL) %s", table, d.AutoIncrementPK("id"), d.TableOptions()))
+	mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL)", table, d.AutoIncrementPK("id")))
 	t.Cleanup(func() {
 		if cc, err := tg.Connect(context.Background()); err == nil {
 			_ = cc.Exec(context.Background(), "DROP TABLE IF EXISTS "+table)
@@ -144,7 +144,7 @@ func Run(t *testing.T, e Engine) {
 	t.Run("BulkInsert", func(t *testing.T) {
 		bulk := table + "_bulk"
 		mustExec(t, c, "DROP TABLE IF EXISTS "+bulk)
-		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL) %s", bulk, d.IntPK("id"), d.TableOptions()))
+		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL)", bulk, d.IntPK("id")))
 		defer c.Exec(context.Background(), "DROP TABLE "+bulk)
 		src := &counter{n: 25_000}
 		n, err := c.BulkInsert(ctx, bulk, []string{"id", "k", "c"}, src)

@@ -98,7 +98,7 @@ func (w *Workload) Meta() workload.Meta {
 	if w.name == "bulk_insert" {
 		headline = "rows/s"
 	}
-	return workload.Meta{Name: w.name, Description: descriptions[w.name], Version: Version, Headline: headline, Better: "higher", Group: "oltp"}
+	return workload.Meta{Name: w.name, Description: descriptions[w.name], Version: Version, Headline: headline, Better: "higher"}
 }
 
 // Opts returns the options, for tests and callers that set them directly.

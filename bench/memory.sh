@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Memory soak: dbmark with many threads for a long run, sampling the client's
+# resident set size, to show that memory stays flat however long a run lasts.
+#
+#   make testenv-start && bash bench/memory.sh
+#   MEM_TIME=600 MEM_THREADS=256 MEM_TARGET=postgres-tcp bash bench/memory.sh
+#
+#   MEM_TIME=600        seconds of the run
+#   MEM_THREADS=256     client threads (connections)
+#   MEM_TEST=oltp_point_select
+#   MEM_TARGET=postgres-tcp | mariadb-tcp
+#   MEM_EVERY=10        seconds between RSS samples
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+TIME_S=${MEM_TIME:-600}
+THREADS=${MEM_THREADS:-256}
+TEST=${MEM_TEST:-oltp_point_select}
+TARGET=${MEM_TARGET:-postgres-tcp}
+EVERY=${MEM_EVERY:-10}
+
+if [[ -z ${DBMARK_TEST_POSTGRES:-} || -z ${DBMARK_TEST_MYSQL:-} ]]; then
+	eval "$(bash scripts/testenv.sh env)"
+fi
+case $TARGET in
+postgres-tcp) URL=$DBMARK_TEST_POSTGRES ;;
+mariadb-tcp) URL=$DBMARK_TEST_MYSQL ;;
+*)
+	echo "memory.sh: MEM_TARGET=$TARGET: use postgres-tcp or mariadb-tcp" >&2
+	exit 1
+	;;
+esac
+
+make -s build
+BIN=bin/dbmark
+OPTS=(--target "$URL" --tables 4 --table-size 100000)
+# The soak's own tables: prepared once, kept for the next soak.
+if ! $BIN run "$TEST" "${OPTS[@]}" --events 1 --time 0 --no-store -q >/dev/null 2>&1; then
+	$BIN cleanup "$TEST" "${OPTS[@]}" -q >/dev/null
+	$BIN prepare "$TEST" "${OPTS[@]}" --threads 4 -q >/dev/null
+fi
+
+OUT=$(mktemp -d /tmp/dbmark-memory.XXXXXX)
+$BIN run "$TEST" "${OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>&1 &
+PID=$!
+echo "| elapsed s | RSS MiB | threads (OS) |"
+echo "|---:|---:|---:|"
+start=$(date +%s)
+peak=0
+first=""
+while kill -0 "$PID" 2>/dev/null; do
+	sleep "$EVERY"
+	[[ -r /proc/$PID/status ]] || break
+	rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)
+	os_threads=$(awk '/^Threads:/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)
+	[[ -n $rss_kb && $rss_kb -gt 0 ]] || continue
+	((rss_kb > peak)) && peak=$rss_kb
+	[[ -z $first && $(($(date +%s) - start)) -ge 60 ]] && first=$rss_kb
+	printf "| %d | %.1f | %d |\n" "$(($(date +%s) - start))" "$(echo "$rss_kb/1024" | bc -l)" "$os_threads"
+	last=$rss_kb
+done
+wait "$PID" || true
+tps=$(jq -r '.summary.events_per_s' "$OUT/result.json" 2>/dev/null || echo "?")
+printf "\npeak RSS %.1f MiB; after the first minute %.1f MiB, at the end %.1f MiB; %s tps; %s threads, %s s, %s\n" \
+	"$(echo "$peak/1024" | bc -l)" "$(echo "${first:-0}/1024" | bc -l)" "$(echo "${last:-0}/1024" | bc -l)" "$tps" "$THREADS" "$TIME_S" "$TARGET"
+echo "logs: $OUT"
