@@ -317,24 +317,30 @@ func (c *Conn) query(sql string, args []driver.Value) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return drain(rows)
+	var dest []driver.Value
+	return drain(rows, &dest)
 }
 
-func drain(rows driver.Rows) (int64, error) {
-	dest := make([]driver.Value, len(rows.Columns()))
-	var n int64
+// drain reads and discards rows, reusing *dest for the values.
+func drain(rows driver.Rows, dest *[]driver.Value) (int64, error) {
+	n := len(rows.Columns())
+	if cap(*dest) < n {
+		*dest = make([]driver.Value, n)
+	}
+	d := (*dest)[:n]
+	var count int64
 	for {
-		err := rows.Next(dest)
+		err := rows.Next(d)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			rows.Close()
-			return n, err
+			return count, err
 		}
-		n++
+		count++
 	}
-	return n, rows.Close()
+	return count, rows.Close()
 }
 
 // returnsRows says whether a statement produces a result set.
@@ -414,7 +420,11 @@ func (s *Stmt) run(args []target.Value) (int64, error) {
 		s.text = b
 		q := string(b)
 		if s.rows {
-			return s.c.query(q, nil)
+			rows, err := s.c.dc.Query(q, nil)
+			if err != nil {
+				return 0, err
+			}
+			return drain(rows, &s.dest)
 		}
 		res, err := s.c.dc.Exec(q, nil)
 		if err != nil {
@@ -438,23 +448,7 @@ func (s *Stmt) run(args []target.Value) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if cap(s.dest) < len(rows.Columns()) {
-			s.dest = make([]driver.Value, len(rows.Columns()))
-		}
-		dest := s.dest[:len(rows.Columns())]
-		var n int64
-		for {
-			err := rows.Next(dest)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				rows.Close()
-				return n, err
-			}
-			n++
-		}
-		return n, rows.Close()
+		return drain(rows, &s.dest)
 	}
 	res, err := s.ds.Exec(s.args) //nolint:staticcheck // see mysqlConn
 	if err != nil {
