@@ -213,7 +213,7 @@ func (r *run) ignored(code string) bool { return r.ignore["all"] || r.ignore[cod
 // FatalError is an error that ended the run.
 type FatalError struct {
 	Worker int
-	Code   string
+	Code   string // the error's code, when --ignore-errors could have let the run go on
 	Err    error
 }
 
@@ -313,7 +313,7 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 				if ctx.Err() != nil {
 					return 0, false, nil
 				}
-				return 0, false, &FatalError{Worker: id, Code: info.Code, Err: fmt.Errorf("lost the connection and could not reconnect: %w", err)}
+				return 0, false, &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}
 			}
 			*conn, *w = c, nw
 			return 0, false, nil
