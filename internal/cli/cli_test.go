@@ -175,6 +175,11 @@ func TestEmbeddedDefaultPreparesOnFirstUse(t *testing.T) {
 	if o.code != 0 || strings.Contains(o.stderr, "preparing") {
 		t.Fatalf("second run: exit %d: %s", o.code, o.stderr)
 	}
+	// More tables than were prepared: the embedded database is prepared again.
+	o = dbmark(t, context.Background(), "run", "oltp_point_select", "--time", "300ms", "--table-size", "1000", "--tables", "2")
+	if o.code != 0 || !strings.Contains(o.stderr, "preparing") {
+		t.Fatalf("run with more tables: exit %d: %s", o.code, o.stderr)
+	}
 }
 
 func TestInterruptKeepsThePartialResult(t *testing.T) {

@@ -292,7 +292,14 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 			if !embedded || !canPrepare || ctx.Err() != nil {
 				return setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
 			}
-			a.Logger.Info("preparing the embedded database on first use", "workload", w.Meta().Name, "target", tg.Redacted())
+			a.Logger.Info("preparing the embedded database", "workload", w.Meta().Name, "target", tg.Redacted(), "because", err)
+			// The embedded database is dbmark's own: tables left by a run
+			// with other options are dropped rather than refused.
+			if cl, ok := w.(workload.Cleaner); ok {
+				if err := cl.Cleanup(ctx, env); err != nil {
+					return setupError(ctx, err)
+				}
+			}
 			if err := prep.Prepare(ctx, env); err != nil {
 				return setupError(ctx, err)
 			}
