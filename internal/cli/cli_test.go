@@ -58,6 +58,32 @@ func oneLineError(t *testing.T, o outcome, want string) {
 	}
 }
 
+// readResult reads a result document written with --json.
+func readResult(t *testing.T, path string) *result.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// prepared runs cleanup and prepare for workload with args, and cleanup
+// again when the test ends.
+func prepared(t *testing.T, workload string, args ...string) {
+	t.Helper()
+	ctx := context.Background()
+	dbmark(t, ctx, append([]string{"cleanup", workload}, args...)...)
+	if o := dbmark(t, ctx, append([]string{"prepare", workload}, args...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.stderr)
+	}
+	t.Cleanup(func() { dbmark(t, ctx, append([]string{"cleanup", workload}, args...)...) })
+}
+
 func TestBadInputGivesOneClearLine(t *testing.T) {
 	home(t)
 	ctx := context.Background()
@@ -118,14 +144,7 @@ func TestRunListShowExportDelete(t *testing.T) {
 	if !strings.Contains(o.stdout, "transactions:                        300") {
 		t.Fatalf("summary lacks 300 transactions:\n%s", o.stdout)
 	}
-	b, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readResult(t, jsonPath)
 	if r.Seed != 99 || r.Status != result.StatusOK || r.Summary.Events != 300 || r.Workload.Options["table-size"] != "500" ||
 		r.Workload.Options["point-selects"] != "10" || r.Target.Engine != "SQLite" || r.Target.Settings["journal_mode"] != "wal" {
 		t.Fatalf("result document: seed %d status %s events %d options %v engine %s settings %v",
@@ -253,21 +272,14 @@ func TestServersEndToEnd(t *testing.T) {
 			ctx := context.Background()
 			// Tables of their own so parallel test packages do not collide.
 			args := []string{"--target", u.String(), "--tables", "3", "--table-size", "2000", "--threads", "3"}
-			dbmark(t, ctx, append([]string{"cleanup", "oltp_read_write"}, args...)...)
-			if o := dbmark(t, ctx, append([]string{"prepare", "oltp_read_write"}, args...)...); o.code != 0 {
-				t.Fatalf("prepare: %s", o.stderr)
-			}
-			defer dbmark(t, ctx, append([]string{"cleanup", "oltp_read_write"}, args...)...)
+			prepared(t, "oltp_read_write", args...)
 			jsonPath := filepath.Join(dir, "r.json")
 			o := dbmark(t, ctx, append([]string{"run", "oltp_read_write", "--time", "1", "--json", jsonPath}, args...)...)
 			if o.code != 0 {
 				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
 			}
+			r := readResult(t, jsonPath)
 			b, _ := os.ReadFile(jsonPath)
-			r, err := result.Unmarshal(b)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if r.Summary.Events == 0 || len(r.Target.Settings) < 50 || r.Target.Version == "" {
 				t.Fatalf("events %d, %d settings, version %q", r.Summary.Events, len(r.Target.Settings), r.Target.Version)
 			}
@@ -313,11 +325,7 @@ func TestLostConnectionsReconnect(t *testing.T) {
 			u := serverURL(t, c.env)
 			ctx := context.Background()
 			args := []string{"--target", u.String(), "--tables", "2", "--table-size", "1000"}
-			dbmark(t, ctx, append([]string{"cleanup", "oltp_point_select"}, args...)...)
-			if o := dbmark(t, ctx, append([]string{"prepare", "oltp_point_select"}, args...)...); o.code != 0 {
-				t.Fatalf("prepare: %s", o.stderr)
-			}
-			defer dbmark(t, ctx, append([]string{"cleanup", "oltp_point_select"}, args...)...)
+			prepared(t, "oltp_point_select", args...)
 
 			app := cli.NewApp(io.Discard, io.Discard, nil)
 			tg, err := app.Targets.Open(ctx, u.String(), target.Options{})
@@ -358,11 +366,7 @@ func TestLostConnectionsReconnect(t *testing.T) {
 			if o.code != 0 {
 				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
 			}
-			b, _ := os.ReadFile(jsonPath)
-			r, err := result.Unmarshal(b)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := readResult(t, jsonPath)
 			if r.Summary.Reconnects == 0 || r.Status != result.StatusOK || r.Summary.Events == 0 {
 				t.Fatalf("reconnects %d status %s events %d; want a reconnect and an ok run", r.Summary.Reconnects, r.Status, r.Summary.Events)
 			}
