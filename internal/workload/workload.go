@@ -90,6 +90,27 @@ type DefaultIgnorer interface {
 	DefaultIgnoreErrors(kind string) []string
 }
 
+// Checker verifies the data's consistency after runs (pgbench's TPC-B
+// balance invariants), for "dbmark check".
+type Checker interface {
+	Check(ctx context.Context, env Env) error
+}
+
+// PrepareOptions names the options that change what Prepare builds (file
+// I/O's --file-total-size, OLTP's --table-size). A sweep over one of them
+// prepares each cell afresh instead of reusing the prepared data.
+type PrepareOptions interface {
+	PrepareOptions() []string
+}
+
+// SweepAnnotator adds notes to a sweep's summary along one numeric axis:
+// xs are the axis values in order, ys the headline metric's mean at each
+// (file I/O marks the file sizes where the rate falls to a new plateau,
+// the cache tiers of a cloud volume).
+type SweepAnnotator interface {
+	AnnotateSweep(axis string, xs, ys []float64) []string
+}
+
 // Load is what the workers run.
 type Load struct {
 	// Ops are the operations recorded: events (what tps counts) and
