@@ -90,7 +90,7 @@ func tpcbTables(t *testing.T, c target.Conn) {
 		mustExec(t, c, s)
 	}
 	for i := 1; i <= 10; i++ {
-		n := string(rune('0'+i%10)) // 1..9, 0
+		n := string(rune('0' + i%10)) // 1..9, 0
 		if i == 10 {
 			n = "10"
 		}
