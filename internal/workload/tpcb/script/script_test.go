@@ -159,3 +159,18 @@ func TestSyntaxErrorDetail(t *testing.T) {
 		t.Errorf("Detail() = %q", se.Detail())
 	}
 }
+
+// TestSetAllocatesNothing guards the hot path: a run of select-only's
+// meta-command allocates nothing per transaction.
+func TestSetAllocatesNothing(t *testing.T) {
+	s, _ := script.Parse("a.sql", "\\set aid random(1, 100000 * :scale)\n\\set x hash(:aid) % 10 + permute(:aid, 1000)\n")
+	c, _ := script.NewClient(&script.Shared{Scale: 10, Clients: 1}, 0, nil, nil)
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(1000, func() {
+		if err := c.Run(ctx, s, nil); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
