@@ -72,10 +72,11 @@ const madZ = 3.5
 // Outliers returns the indexes of the values whose modified z-score,
 // 0.6745·|x - median| / MAD, exceeds 3.5. The median absolute deviation
 // stays meaningful for the 3 to 10 repeats a cell has, where Tukey's
-// quartile fences rest on one or two values. With fewer than 3 values, or
-// when more than half are equal (MAD 0), nothing is flagged.
+// quartile fences rest on one or two values. With fewer than 5 values
+// (of 3, the MAD is one distance and flags too easily), or when more than
+// half are equal (MAD 0), nothing is flagged.
 func Outliers(xs []float64) []int {
-	if len(xs) < 3 {
+	if len(xs) < 5 {
 		return nil
 	}
 	med := median(xs)

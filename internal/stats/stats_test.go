@@ -53,10 +53,10 @@ func TestOutliersMAD(t *testing.T) {
 	if got := Outliers([]float64{10, 10.1, 9.9, 10.05, 13}); !slices.Equal(got, []int{4}) {
 		t.Errorf("outliers = %v, want [4]", got)
 	}
-	if got := Outliers([]float64{1, 100}); got != nil {
-		t.Errorf("two values: %v, want none", got)
+	if got := Outliers([]float64{114595, 90016, 86769, 88000}); got != nil {
+		t.Errorf("four values: %v, want none", got)
 	}
-	if got := Outliers([]float64{5, 5, 5, 9}); got != nil {
+	if got := Outliers([]float64{5, 5, 5, 9, 5}); got != nil {
 		t.Errorf("MAD 0: %v, want none", got)
 	}
 }

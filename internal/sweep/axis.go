@@ -174,3 +174,27 @@ func expand(s string, k rangeKind, parts []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// Numeric returns the values of an axis as numbers (sizes in bytes,
+// durations in seconds), if they all are.
+func Numeric(values []string) ([]float64, bool) {
+	for _, k := range []rangeKind{kindNumber, kindSize, kindDuration} {
+		out := make([]float64, len(values))
+		ok := true
+		for i, v := range values {
+			f, err := parse(k, v)
+			if err != nil {
+				ok = false
+				break
+			}
+			if k == kindDuration {
+				f /= float64(time.Second)
+			}
+			out[i] = f
+		}
+		if ok {
+			return out, true
+		}
+	}
+	return nil, false
+}
