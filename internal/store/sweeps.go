@@ -52,9 +52,16 @@ func (s *sqlStore) SaveSweep(ctx context.Context, sw *result.Sweep) (ID, error) 
 	if err != nil {
 		return 0, fmt.Errorf("store: save sweep %s: encode: %w", sw.ID, err)
 	}
+	// Update first: a sweep is saved again at every change of status, and
+	// an upsert would draw a new id from the sequence each time, leaving
+	// gaps between the ids people type.
 	var id ID
-	err = s.db.QueryRowContext(ctx, s.d.rebind(upsertSweepSQL),
-		u.String(), s.d.timeArg(sw.StartedAt), sw.Workload, string(sw.Status), string(doc)).Scan(&id)
+	err = s.db.QueryRowContext(ctx, s.d.rebind(`UPDATE sweeps SET started_at = ?, workload = ?, status = ?, document = ? WHERE uuid = ? RETURNING id`),
+		s.d.timeArg(sw.StartedAt), sw.Workload, string(sw.Status), string(doc), u.String()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = s.db.QueryRowContext(ctx, s.d.rebind(upsertSweepSQL),
+			u.String(), s.d.timeArg(sw.StartedAt), sw.Workload, string(sw.Status), string(doc)).Scan(&id)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: save sweep %s: %w", sw.ID, err)
 	}

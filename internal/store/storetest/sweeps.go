@@ -68,12 +68,18 @@ func testSweeps(t *testing.T, s store.Store) {
 			t.Errorf("resolve sweep %q: %v; want ErrSweepNotFound", ref, err)
 		}
 	}
-	if _, err := s.GetSweep(ctx, id+1); !errors.Is(err, store.ErrSweepNotFound) {
+	if _, err := s.GetSweep(ctx, id+100); !errors.Is(err, store.ErrSweepNotFound) {
 		t.Errorf("get missing sweep: %v", err)
 	}
 	// Sweeps and runs have IDs of their own: run 1 is not sweep 1.
 	if _, err := s.Resolve(ctx, "1"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("sweep 1 resolved as a run: %v", err)
+	}
+
+	// Saving again draws no id: the next sweep is the next number.
+	next, err := s.SaveSweep(ctx, NewSweep(newUUID("0e07"), baseTime()))
+	if err != nil || next != id+1 {
+		t.Errorf("next sweep: id %d, %v; want %d", next, err, id+1)
 	}
 
 	bad := NewSweep(newUUID("bad0"), baseTime())
