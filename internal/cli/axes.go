@@ -51,7 +51,7 @@ type axisSet struct {
 }
 
 // notAxes are options that say where, not what, or already take lists.
-var notAxes = map[string]bool{"target": true, "store": true, "json": true, "help": true, "zip": true}
+var notAxes = map[string]bool{"target": true, "store": true, "json": true, "help": true, "zip": true, "rows-by": true, "cols-by": true, "format": true}
 
 // sweepable makes every single-valued flag of fs accept a list or a range.
 func sweepable(fs *pflag.FlagSet) *axisSet {
@@ -84,6 +84,7 @@ func (s *axisSet) axes() []sweep.Axis {
 // and what each of its runs parses afresh.
 func canonicalArgs(fs *pflag.FlagSet) []string {
 	var out []string
+	var set *axisSet
 	// VisitAll and Changed, not Visit: cobra hands out copies of its flag
 	// sets that share the flags but not the record of which were set.
 	fs.VisitAll(func(fl *pflag.Flag) {
@@ -94,13 +95,19 @@ func canonicalArgs(fs *pflag.FlagSet) []string {
 		switch v := fl.Value.(type) {
 		case *axisValue:
 			if v.values != nil {
-				val = strings.Join(v.values, ",")
+				set = v.set // axes follow, in the order given: it sets the table's layout
+				return
 			}
 		case pflag.SliceValue:
 			val = strings.Join(v.GetSlice(), ",")
 		}
 		out = append(out, "--"+fl.Name+"="+val)
 	})
+	if set != nil {
+		for _, v := range set.order {
+			out = append(out, "--"+v.name+"="+strings.Join(v.values, ","))
+		}
+	}
 	return out
 }
 

@@ -35,8 +35,8 @@ func (s *sweepFlags) bind(fs *pflag.FlagSet) {
 	fs.Var(&s.untilCV, "until-cv", "repeat each cell until the coefficient of variation of its headline is at most this (e.g. 3%)")
 	fs.IntVar(&s.maxIterations, "max-iterations", 10, "with --until-cv, stop repeating a cell after this many runs")
 	fs.StringArrayVar(&s.zip, "zip", nil, "swept options that move together instead of being crossed, e.g. --zip threads,rate (as many values each)")
-	fs.StringVar(&s.rows, "rows", "", "the swept option laid out down the table (default: the one before the last)")
-	fs.StringVar(&s.cols, "cols", "", "the swept option laid out across the table (default: the last)")
+	fs.StringVar(&s.rows, "rows-by", "", "the swept option laid out down the table (default: the one before the last)")
+	fs.StringVar(&s.cols, "cols-by", "", "the swept option laid out across the table (default: the last)")
 	fs.StringVar(&s.format, "format", "text", "text or csv (one row per cell, every statistic)")
 }
 

@@ -50,17 +50,17 @@ func (s *Sweep) layout() (rows, cols int, others []int, err error) {
 	}
 	rows, cols = -1, -1
 	if s.Cols != "" {
-		if cols, err = idx(s.Cols, "cols"); err != nil {
+		if cols, err = idx(s.Cols, "cols-by"); err != nil {
 			return
 		}
 	}
 	if s.Rows != "" {
-		if rows, err = idx(s.Rows, "rows"); err != nil {
+		if rows, err = idx(s.Rows, "rows-by"); err != nil {
 			return
 		}
 	}
 	if rows >= 0 && rows == cols {
-		return 0, 0, nil, fmt.Errorf("--rows and --cols both name %s", s.Rows)
+		return 0, 0, nil, fmt.Errorf("--rows-by and --cols-by both name %s", s.Rows)
 	}
 	n := len(s.Axes)
 	if cols < 0 && n >= 2 {
