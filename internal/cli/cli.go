@@ -80,9 +80,16 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	return a
 }
 
+// Option changes the App before its commands are built (tests add
+// workloads of their own with it).
+type Option func(*App)
+
 // Main runs dbmark with args and returns the process exit code.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...Option) int {
 	a := NewApp(stdout, stderr, args)
+	for _, o := range opts {
+		o(a)
+	}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	defer a.stopProfile()
@@ -135,6 +142,8 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
+	root.AddCommand(a.sweepCmd())
+	root.AddCommand(a.compareCmd())
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.versionCmd())
 	return root

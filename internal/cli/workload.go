@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -134,6 +135,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 				case "cleanup":
 					return a.cleanup(cmd.Context(), w, f)
 				}
+				if hasAxes(cmd.Flags()) {
+					return a.runAsSweep(cmd.Context(), name, cmd.NonInheritedFlags())
+				}
 				return a.run(cmd.Context(), cmd, w, f)
 			},
 		}
@@ -144,6 +148,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			f.bindRun(fs)
 		}
 		w.Flags(fs)
+		if verb == "run" {
+			sweepable(fs) // a list or a range makes the run a sweep
+		}
 		sub.SetFlagErrorFunc(flagError)
 		cmd.AddCommand(sub)
 	}
@@ -242,9 +249,25 @@ func setupError(ctx context.Context, err error) error {
 }
 
 func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, f *runFlags) error {
+	_, err := a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout})
+	return err
+}
+
+// runOpts are what a caller adds to a run's options.
+type runOpts struct {
+	out   io.Writer        // the live lines, the summary and where the result went
+	st    store.Store      // where to keep the result; nil opens --store unless --no-store
+	sweep *result.SweepRef // the sweep cell the run belongs to
+	fresh bool             // clean up and prepare before the run (a new value of a prepare option)
+}
+
+// runOne does one run of w with the options parsed into fs and f, keeps
+// its result and returns it (nil if the run did not start) with an error
+// that carries the exit code.
+func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet, f *runFlags, o runOpts) (*result.Result, error) {
 	ps, err := metrics.ParsePercentiles(f.percentiles)
 	if err != nil {
-		return withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
+		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
 	}
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
@@ -252,29 +275,29 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps,
 	}
 	if err := cfg.Validate(); err != nil {
-		return withCode(ExitUsage, err)
+		return nil, withCode(ExitUsage, err)
 	}
 	loader, ok := w.(workload.Loader)
 	if !ok {
-		return withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
+		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
 	}
 	tg, embedded, err := a.openTarget(ctx, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tg.Close()
 	if err := a.validate(w, tg, f); err != nil {
-		return err
+		return nil, err
 	}
-	if di, ok := w.(workload.DefaultIgnorer); ok && !cmd.Flags().Changed("ignore-errors") {
+	if di, ok := w.(workload.DefaultIgnorer); ok && !fs.Changed("ignore-errors") {
 		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
 	}
 	// Open the store before the run: a run whose result cannot be kept is
 	// not worth starting.
-	var st store.Store
-	if !f.noStore {
+	st := o.st
+	if st == nil && !f.noStore {
 		if st, err = store.Open(ctx, a.storeDSN, a.Logger); err != nil {
-			return withCode(ExitUsage, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
+			return nil, withCode(ExitUsage, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
 		}
 		defer st.Close()
 	}
@@ -284,59 +307,73 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 
 	eng, err := tg.Inspect(ctx)
 	if err != nil {
-		return setupError(ctx, err)
+		return nil, setupError(ctx, err)
+	}
+	if o.fresh {
+		if err := a.reprepare(ctx, w, env); err != nil {
+			return nil, setupError(ctx, err)
+		}
 	}
 	if pc, ok := w.(workload.PreparedChecker); ok {
 		if err := pc.Prepared(ctx, env); err != nil {
-			prep, canPrepare := w.(workload.Preparer)
+			_, canPrepare := w.(workload.Preparer)
 			if !embedded || !canPrepare || ctx.Err() != nil {
-				return setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
+				return nil, setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
 			}
 			a.Logger.Info("preparing the embedded database", "workload", w.Meta().Name, "target", tg.Redacted(), "because", err)
 			// The embedded database is dbmark's own: tables left by a run
 			// with other options are dropped rather than refused.
-			if cl, ok := w.(workload.Cleaner); ok {
-				if err := cl.Cleanup(ctx, env); err != nil {
-					return setupError(ctx, err)
-				}
-			}
-			if err := prep.Prepare(ctx, env); err != nil {
-				return setupError(ctx, err)
+			if err := a.reprepare(ctx, w, env); err != nil {
+				return nil, setupError(ctx, err)
 			}
 		}
 	}
 	load, err := loader.Load(ctx, env)
 	if err != nil {
-		return setupError(ctx, err)
+		return nil, setupError(ctx, err)
 	}
 
-	res := a.newResult(w, tg, eng, cmd.Flags(), cfg)
+	res := a.newResult(w, tg, eng, fs, cfg)
+	res.Sweep = o.sweep
 	if cfg.ReportInterval > 0 {
-		fmt.Fprintf(a.Stdout, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
+		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
-		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads))
+		fmt.Fprintln(o.out, report.LiveLine(p, threads))
 	}, a.Logger)
 	fill(res, out)
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
-	if err := a.keep(saveCtx, res, st, f.jsonPath); err != nil {
-		return withCode(ExitRunFailed, err)
+	if err := a.keep(saveCtx, o.out, res, st, f.jsonPath); err != nil {
+		return res, withCode(ExitRunFailed, err)
 	}
-	report.Summary(a.Stdout, res)
+	report.Summary(o.out, res)
 	switch out.Status {
 	case result.StatusInterrupted:
-		return withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
+		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
 	case result.StatusFailed:
-		return withCode(ExitRunFailed, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+		return res, withCode(ExitRunFailed, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+	}
+	return res, nil
+}
+
+// reprepare drops what w prepared, if it can, and prepares it again.
+func (a *App) reprepare(ctx context.Context, w workload.Workload, env workload.Env) error {
+	if cl, ok := w.(workload.Cleaner); ok {
+		if err := cl.Cleanup(ctx, env); err != nil {
+			return err
+		}
+	}
+	if p, ok := w.(workload.Preparer); ok {
+		return p.Prepare(ctx, env)
 	}
 	return nil
 }
 
 // keep writes the result to --json and the store. If the store refuses it,
 // the document goes to a file in the data directory so nothing is lost.
-func (a *App) keep(ctx context.Context, res *result.Result, st store.Store, jsonPath string) error {
+func (a *App) keep(ctx context.Context, out io.Writer, res *result.Result, st store.Store, jsonPath string) error {
 	var errs []error
 	if jsonPath != "" {
 		if err := result.WriteFile(jsonPath, res); err != nil {
@@ -346,7 +383,7 @@ func (a *App) keep(ctx context.Context, res *result.Result, st store.Store, json
 	if st != nil {
 		id, err := st.Save(ctx, res)
 		if err == nil {
-			fmt.Fprintf(a.Stdout, "result %d saved (%s)\n", id, res.ID)
+			fmt.Fprintf(out, "result %d saved (%s)\n", id, res.ID)
 			return errors.Join(errs...)
 		}
 		errs = append(errs, err)

@@ -261,41 +261,50 @@ const maxShown = 5
 
 func (s *sqlStore) Resolve(ctx context.Context, ref string) (ID, error) {
 	ref = strings.ToLower(strings.TrimSpace(ref))
-	id, err := s.resolve(ctx, ref)
+	id, err := s.resolve(ctx, runsTable, ref)
 	if err != nil {
 		return 0, fmt.Errorf("store: resolve %q: %w", ref, err)
 	}
 	return id, nil
 }
 
-func (s *sqlStore) resolve(ctx context.Context, ref string) (ID, error) {
+// table is what resolve looks in: runs or sweeps, with the words its
+// messages use ("run 12", "not a result id").
+type table struct{ name, noun, ref string }
+
+var (
+	runsTable   = table{"runs", "run", "result"}
+	sweepsTable = table{"sweeps", "sweep", "sweep"}
+)
+
+func (s *sqlStore) resolve(ctx context.Context, tb table, ref string) (ID, error) {
 	if ref == "" {
-		return 0, errors.New("empty reference: give a result id or uuid")
+		return 0, fmt.Errorf("empty reference: give a %s id or uuid", tb.ref)
 	}
 	if u, err := uuid.Parse(ref); err == nil && len(ref) == len(u.String()) {
-		ms, err := s.query(ctx, `SELECT id, uuid FROM runs WHERE uuid = ?`, u.String())
+		ms, err := s.query(ctx, `SELECT id, uuid FROM `+tb.name+` WHERE uuid = ?`, u.String())
 		if err != nil {
 			return 0, err
 		}
-		return pick(ms)
+		return pick(tb, ms)
 	}
 	if !isUUIDPrefix(ref) {
-		return 0, fmt.Errorf("not a result id, uuid or uuid prefix")
+		return 0, fmt.Errorf("not a %s id, uuid or uuid prefix", tb.ref)
 	}
 	var byID []match
 	if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
-		if byID, err = s.query(ctx, `SELECT id, uuid FROM runs WHERE id = ?`, n); err != nil {
+		if byID, err = s.query(ctx, `SELECT id, uuid FROM `+tb.name+` WHERE id = ?`, n); err != nil {
 			return 0, err
 		}
 		if len(ref) < MinPrefix {
-			return pick(byID)
+			return pick(tb, byID)
 		}
 	} else if len(ref) < MinPrefix {
 		return 0, fmt.Errorf("a uuid prefix needs at least %d characters", MinPrefix)
 	}
 	// A run of digits can be both an ID and a UUID prefix. Each alone is
 	// fine; if they mean different runs, the user must say which.
-	byPrefix, err := s.query(ctx, `SELECT id, uuid FROM runs WHERE uuid LIKE ? ORDER BY id LIMIT `+strconv.Itoa(maxShown+1), ref+"%")
+	byPrefix, err := s.query(ctx, `SELECT id, uuid FROM `+tb.name+` WHERE uuid LIKE ? ORDER BY id LIMIT `+strconv.Itoa(maxShown+1), ref+"%")
 	if err != nil {
 		return 0, err
 	}
@@ -303,9 +312,9 @@ func (s *sqlStore) resolve(ctx context.Context, ref string) (ID, error) {
 		return byID[0].id, nil
 	}
 	if len(byID) == 1 {
-		return 0, fmt.Errorf("%w: it is the id of run %d and the start of the uuid of %s; use a full uuid", ErrAmbiguous, byID[0].id, describe(byPrefix))
+		return 0, fmt.Errorf("%w: it is the id of %s %d and the start of the uuid of %s; use a full uuid", ErrAmbiguous, tb.noun, byID[0].id, describe(tb, byPrefix))
 	}
-	return pick(byPrefix)
+	return pick(tb, byPrefix)
 }
 
 // isUUIDPrefix reports whether s could start a canonical (lower-case) UUID.
@@ -326,24 +335,24 @@ func isUUIDPrefix(s string) bool {
 	return true
 }
 
-func pick(ms []match) (ID, error) {
+func pick(tb table, ms []match) (ID, error) {
 	switch len(ms) {
 	case 0:
 		return 0, ErrNotFound
 	case 1:
 		return ms[0].id, nil
 	}
-	return 0, fmt.Errorf("%w: it matches %s; give more of the uuid", ErrAmbiguous, describe(ms))
+	return 0, fmt.Errorf("%w: it matches %s; give more of the uuid", ErrAmbiguous, describe(tb, ms))
 }
 
-func describe(ms []match) string {
+func describe(tb table, ms []match) string {
 	var parts []string
 	for i, m := range ms {
 		if i == maxShown {
 			parts = append(parts, "and more")
 			break
 		}
-		parts = append(parts, fmt.Sprintf("run %d (%s)", m.id, m.uuid))
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", tb.noun, m.id, m.uuid))
 	}
 	return strings.Join(parts, ", ")
 }

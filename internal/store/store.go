@@ -64,6 +64,18 @@ type Store interface {
 	List(ctx context.Context, f Filter) ([]Summary, error)
 	// Delete removes run id.
 	Delete(ctx context.Context, id ID) error
+
+	// SaveSweep stores a sweep's record; saving a UUID already stored
+	// replaces the record (its status changes as it runs) and keeps its ID.
+	// Sweeps have IDs of their own, apart from the runs'.
+	SaveSweep(ctx context.Context, sw *result.Sweep) (ID, error)
+	// GetSweep returns sweep id's record.
+	GetSweep(ctx context.Context, id ID) (*result.Sweep, error)
+	// ResolveSweep turns what a user typed into a sweep's ID, as Resolve.
+	ResolveSweep(ctx context.Context, ref string) (ID, error)
+	// SweepRuns returns the stored runs of the sweep with this UUID, in
+	// the order they were saved.
+	SweepRuns(ctx context.Context, sweepID string) ([]*result.Result, error)
 	Close() error
 }
 

@@ -157,6 +157,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("FailedAndInterrupted", func(t *testing.T) { testStatuses(t, opened(t)) })
 	t.Run("ConcurrentSaves", func(t *testing.T) { testConcurrentSaves(t, opened(t)) })
 	t.Run("FailedSaveLeavesNothing", func(t *testing.T) { testFailedSave(t, opened(t)) })
+	t.Run("Sweeps", func(t *testing.T) { testSweeps(t, opened(t)) })
 }
 
 // RunDSN runs Run on stores opened with store.Open, plus what needs a

@@ -1,0 +1,285 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/cli"
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// tiny is a workload of this test: one table of --rows rows (a prepare
+// option), events that count them, and a note along any numeric axis. It
+// runs on the real embedded SQLite, and logs its prepares.
+type tiny struct {
+	rows, clients int
+	log           *prepLog
+}
+
+type prepLog struct {
+	mu   sync.Mutex
+	rows []int
+}
+
+func (w *tiny) Meta() workload.Meta {
+	return workload.Meta{Name: "tiny", Description: "count a small table", Version: "1", Headline: "tps", Better: "higher"}
+}
+
+func (w *tiny) Flags(fs *pflag.FlagSet) {
+	fs.IntVar(&w.rows, "rows", 10, "rows in the table")
+	fs.IntVarP(&w.clients, "clients", "c", 1, "a pgbench-style short option that does nothing")
+}
+
+func (w *tiny) PrepareOptions() []string { return []string{"rows"} }
+
+func (w *tiny) AnnotateSweep(axis string, xs, ys []float64) []string {
+	return []string{fmt.Sprintf("note on %s: %d points from %g to %g", axis, len(xs), xs[0], xs[len(xs)-1])}
+}
+
+func (w *tiny) exec(ctx context.Context, env workload.Env, sqls ...string) error {
+	c, err := env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, s := range sqls {
+		if err := c.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *tiny) Prepare(ctx context.Context, env workload.Env) error {
+	w.log.mu.Lock()
+	w.log.rows = append(w.log.rows, w.rows)
+	w.log.mu.Unlock()
+	return w.exec(ctx, env, "CREATE TABLE tiny (n INTEGER)",
+		fmt.Sprintf("INSERT INTO tiny WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < %d) SELECT x FROM c", w.rows))
+}
+
+func (w *tiny) Cleanup(ctx context.Context, env workload.Env) error {
+	return w.exec(ctx, env, "DROP TABLE IF EXISTS tiny")
+}
+
+func (w *tiny) Prepared(ctx context.Context, env workload.Env) error {
+	c, err := env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	n, _, err := c.QueryRow(ctx, "SELECT count(*) FROM tiny")
+	if err != nil {
+		return err
+	}
+	if n != fmt.Sprint(w.rows) {
+		return fmt.Errorf("tiny has %s rows, not %d", n, w.rows)
+	}
+	return nil
+}
+
+type tinyWorker struct {
+	conn target.Conn
+	h    *metrics.Handle
+}
+
+func (t *tinyWorker) Event(ctx context.Context, _ bool) (metrics.Op, error) {
+	start := time.Now()
+	_, _, err := t.conn.QueryRow(ctx, "SELECT count(*) FROM tiny")
+	t.h.Record(0, time.Since(start))
+	return 0, err
+}
+
+func (t *tinyWorker) Close() error { return nil }
+
+func (w *tiny) Load(ctx context.Context, env workload.Env) (*workload.Load, error) {
+	return &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "count", Kind: metrics.Event}},
+		NewWorker: func(_ context.Context, _ int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return &tinyWorker{conn: conn, h: h}, nil
+		},
+	}, nil
+}
+
+// withTiny runs the CLI with the tiny workload registered.
+func withTiny(t *testing.T, ctx context.Context, log *prepLog, args ...string) outcome {
+	t.Helper()
+	var out, errb strings.Builder
+	code := cli.Main(ctx, args, &out, &errb, func(a *cli.App) {
+		a.Workloads.Register("tiny", func() workload.Workload { return &tiny{log: log} })
+	})
+	return outcome{code, out.String(), errb.String()}
+}
+
+func TestSweepTableAndStore(t *testing.T) {
+	home(t)
+	log := &prepLog{}
+	ctx := context.Background()
+	o := withTiny(t, ctx, log, "sweep", "tiny", "--threads", "1,2", "-c", "1:3:2", "--events", "50", "--time", "0", "--iterations", "2")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	// Rows are threads, columns the short option's axis (the last).
+	for _, want := range []string{"sweep 1 (", "tps: mean ± 95% confidence", "threads  clients=1", "clients=3", "± "} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	if n := strings.Count(o.stderr, " #"); n != 8 {
+		t.Errorf("%d runs reported, want 2 cells x 2 x 2 = 8:\n%s", n, o.stderr)
+	}
+	// Every run stored and linked to the sweep.
+	l := dbmark(t, ctx, "results", "list")
+	if n := strings.Count(l.stdout, "tiny"); n != 8 {
+		t.Errorf("%d runs stored, want 8:\n%s", n, l.stdout)
+	}
+
+	// CSV: one row per cell, every statistic; rows and columns swapped in text.
+	o = withTiny(t, ctx, log, "sweep", "tiny", "--threads", "1,2", "--events", "20", "--time", "0", "--iterations", "3", "--format", "csv")
+	if o.code != 0 {
+		t.Fatalf("csv: exit %d: %s", o.code, o.stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(o.stdout)).ReadAll()
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("csv %q: %v", o.stdout, err)
+	}
+	if got := strings.Join(recs[0], ","); got != "threads,metric,n,mean,median,stddev,cv,ci95_low,ci95_high,outliers,values" {
+		t.Errorf("csv header %s", got)
+	}
+	if recs[1][0] != "1" || recs[1][1] != "tps" || recs[1][2] != "3" || recs[2][0] != "2" {
+		t.Errorf("csv rows %q", recs[1:])
+	}
+}
+
+func TestSweepPrepareOptionsAndNotes(t *testing.T) {
+	dir := home(t)
+	log := &prepLog{}
+	tgt := "sqlite://" + filepath.Join(dir, "tiny.db")
+	o := withTiny(t, context.Background(), log, "sweep", "tiny", "--target", tgt, "--rows", "10,20", "--threads", "1,2",
+		"--events", "20", "--time", "0", "--iterations", "1", "--zip", "rows,threads")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	// Zipped: two cells, each a new value of the prepare option.
+	if fmt.Sprint(log.rows) != "[10 20]" {
+		t.Errorf("prepared with rows %v, want [10 20]", log.rows)
+	}
+	if !strings.Contains(o.stdout, "note on rows: 2 points from 10 to 20") || !strings.Contains(o.stdout, "note on threads") {
+		t.Errorf("no notes from the workload:\n%s", o.stdout)
+	}
+}
+
+func TestRunWithAListIsASweep(t *testing.T) {
+	home(t)
+	o := withTiny(t, context.Background(), &prepLog{}, "run", "tiny", "--threads", "1,2", "--events", "20", "--time", "0")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "threads  tps") || strings.Count(o.stderr, " #1:") != 2 {
+		t.Errorf("not a sweep of one run per cell:\nstdout %s\nstderr %s", o.stdout, o.stderr)
+	}
+}
+
+func TestSweepInterruptAndResume(t *testing.T) {
+	home(t)
+	log := &prepLog{}
+	ctx, cancel := context.WithCancel(context.Background())
+	// Each run lasts 400ms: the cancel lands in the second cell.
+	time.AfterFunc(1200*time.Millisecond, cancel)
+	o := withTiny(t, ctx, log, "sweep", "tiny", "--threads", "1,2,3", "--time", "0.4", "--iterations", "2")
+	if o.code != 130 {
+		t.Fatalf("exit %d, want 130: %s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "dbmark sweep --resume 1") {
+		t.Fatalf("no word on how to resume: %s", o.stderr)
+	}
+	before := strings.Count(dbmark(t, context.Background(), "results", "list", "--status", "ok").stdout, "tiny")
+	if before < 1 || before >= 6 {
+		t.Fatalf("%d finished runs kept, want some but not all", before)
+	}
+	o = withTiny(t, context.Background(), log, "sweep", "--resume", "1")
+	if o.code != 0 {
+		t.Fatalf("resume: exit %d: %s", o.code, o.stderr)
+	}
+	after := strings.Count(dbmark(t, context.Background(), "results", "list", "--status", "ok").stdout, "tiny")
+	if after != 6 {
+		t.Errorf("%d finished runs after the resume, want 6 (3 cells x 2)", after)
+	}
+	if ran := strings.Count(o.stderr, " #"); ran != 6-before {
+		t.Errorf("resume ran %d runs, want the %d missing:\n%s", ran, 6-before, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "done") || strings.Contains(o.stdout, " - ") {
+		t.Errorf("table after the resume:\n%s", o.stdout)
+	}
+}
+
+func TestSweepAndCompareBadInput(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	// Two runs of different workloads to compare.
+	for _, w := range []string{"oltp_point_select", "oltp_read_only"} {
+		if o := dbmark(t, ctx, "run", w, "--table-size", "100", "--events", "10", "--time", "0"); o.code != 0 {
+			t.Fatalf("run %s: %s", w, o.stderr)
+		}
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "tiny", "--threads", ","}, "has no values"},
+		{[]string{"sweep", "tiny", "--threads", "1,,2"}, "empty value"},
+		{[]string{"sweep", "tiny", "--threads", "8:1:1"}, "FROM is greater than TO"},
+		{[]string{"sweep", "tiny", "--threads", "1:8:0"}, "STEP must be positive"},
+		{[]string{"sweep", "tiny", "--threads", "1:8:-2"}, "STEP must be positive"},
+		{[]string{"sweep", "tiny", "--threads", "1,x"}, "invalid argument"},
+		{[]string{"sweep", "tiny", "--threads", "1,2", "-c", "1,2,3", "--zip", "threads,clients"}, "--threads has 2 values and --clients has 3"},
+		{[]string{"sweep", "tiny", "--threads", "1,2", "--zip", "threads,rows"}, "--rows is not swept"},
+		{[]string{"sweep", "tiny", "--iterations", "0"}, "--iterations 0"},
+		{[]string{"sweep", "tiny", "--until-cv", "3%", "--max-iterations", "1"}, "--max-iterations 1"},
+		{[]string{"sweep", "tiny", "--threads", "1,2", "--rows-by", "mode"}, "--rows-by mode: not a swept option"},
+		{[]string{"sweep", "tiny", "--format", "xml"}, "--format"},
+		{[]string{"sweep", "tiny", "--json", "x.json"}, "--json"},
+		{[]string{"sweep", "nosuch"}, `unknown workload "nosuch"`},
+		{[]string{"sweep"}, "needs a workload"},
+		{[]string{"sweep", "--resume", "42"}, `no sweep "42"`},
+		{[]string{"run", "tiny", "--threads", "4:2:1"}, "FROM is greater than TO"},
+		{[]string{"compare", "1"}, "needs two"},
+		{[]string{"compare", "1", "2"}, "compare runs of the same workload"},
+		{[]string{"compare", "1", "999"}, `no result "999"`},
+		{[]string{"compare", "1", "sweep:7"}, `no sweep "7"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			oneLineError(t, withTiny(t, ctx, &prepLog{}, c.args...), c.want)
+		})
+	}
+}
+
+func TestCompareRuns(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	for _, threads := range []string{"1", "2"} {
+		if o := dbmark(t, ctx, "run", "oltp_point_select", "--table-size", "100", "--time", "5", "--report-interval", "0.5", "--threads", threads); o.code != 0 {
+			t.Fatalf("run: %s", o.stderr)
+		}
+	}
+	o := dbmark(t, ctx, "compare", "1", "2")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{"batch means", "tps", "B/A", "what differed", "run.threads"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("compare lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}
