@@ -18,7 +18,6 @@ import (
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -70,6 +69,7 @@ type runFlags struct {
 	ignoreErrors []string
 	jsonPath     string
 	noStore      bool
+	ctxFlags     contextFlags
 }
 
 func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
@@ -93,6 +93,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
+	f.ctxFlags.bind(fs)
 }
 
 // workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
@@ -311,13 +312,20 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 	}
 
 	res := a.newResult(w, tg, eng, cmd.Flags(), cfg)
+	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
+		return err
+	}
+	smp := a.startSampler(ctx, tg, f.ctxFlags.interval(cmd.Flags(), cfg.ReportInterval))
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(a.Stdout, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
-		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads))
+		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads)+shown(smp, f.ctxFlags.show))
 	}, a.Logger)
 	fill(res, out)
+	if smp != nil {
+		res.Counters = smp.Stop(out.StartedAt)
+	}
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
@@ -380,7 +388,6 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		Workload:      result.Workload{Name: m.Name, Version: m.Version, Headline: m.Headline, Better: m.Better, Options: opts},
 		Target: result.Target{Kind: tg.Kind(), URL: tg.Redacted(), Engine: eng.Name, Version: eng.Version,
 			Driver: eng.Driver, DataDir: eng.DataDir, Settings: eng.Settings},
-		Environment: probe.Machine(),
 		Seed:        cfg.Seed,
 		Run: result.RunOptions{Threads: cfg.Threads, DurationS: cfg.Duration.Seconds(), Events: cfg.Events,
 			WarmupS: cfg.Warmup.Seconds(), ReportInterval: cfg.ReportInterval.Seconds(), Rate: cfg.Rate,
