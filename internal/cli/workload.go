@@ -388,7 +388,7 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		Workload:      result.Workload{Name: m.Name, Version: m.Version, Headline: m.Headline, Better: m.Better, Options: opts},
 		Target: result.Target{Kind: tg.Kind(), URL: tg.Redacted(), Engine: eng.Name, Version: eng.Version,
 			Driver: eng.Driver, DataDir: eng.DataDir, Settings: eng.Settings},
-		Seed:        cfg.Seed,
+		Seed: cfg.Seed,
 		Run: result.RunOptions{Threads: cfg.Threads, DurationS: cfg.Duration.Seconds(), Events: cfg.Events,
 			WarmupS: cfg.Warmup.Seconds(), ReportInterval: cfg.ReportInterval.Seconds(), Rate: cfg.Rate,
 			MaxTries: cfg.MaxTries, IgnoreErrors: cfg.IgnoreErrors, Percentiles: cfg.Percentiles},

@@ -34,7 +34,7 @@ type point struct {
 
 type series struct {
 	name, unit, kind, source string
-	points               []point
+	points                   []point
 }
 
 // Sampler collects the series. Latest is safe to call from any goroutine.
