@@ -137,6 +137,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.versionCmd())
+	root.AddCommand(a.sysinfoCmd())
 	return root
 }
 

@@ -27,12 +27,20 @@ type contextFlags struct {
 	strict         bool
 	sampleInterval seconds
 	show           []string
+	root           string
 }
 
 func (c *contextFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.strict, "strict", false, "refuse to run while a preflight warning stands (RAID check, swap in use, busy machine...)")
 	fs.Var(&c.sampleInterval, "sample-interval", "read OS and database counters this often (default: the report interval, or 1s; 0: off)")
 	fs.StringSliceVar(&c.show, "show", nil, "counters to add to the live line, e.g. iowait,util,dirty_pages (see docs/sysinfo.md)")
+	bindProbeRoot(fs, &c.root)
+}
+
+// bindProbeRoot binds --probe-root: a host's root mounted inside a
+// container, or a saved copy of /proc and /sys.
+func bindProbeRoot(fs *pflag.FlagSet, root *string) {
+	fs.StringVar(root, "probe-root", "/", "read /proc, /sys and /etc under this directory (a host's root mounted in a container)")
 }
 
 // interval is the sampling interval: the flag's when given, else the report
@@ -90,9 +98,9 @@ func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Targ
 	began := time.Now()
 	facts := engineFacts(ctx, tg, a)
 	res.Target.EngineFacts = facts
-	env := probe.Machine(ctx, probe.Options{Dirs: localDirs(tg, res.Target.DataDir), Logger: a.Logger})
+	env := probe.Machine(ctx, probe.Options{Root: c.root, Dirs: localDirs(tg, res.Target.DataDir), Logger: a.Logger})
 	res.Environment = env
-	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, EngineKind: tg.Kind(), Engine: facts, Sample: activitySample})...)
+	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, EngineKind: tg.Kind(), Engine: facts, Root: c.root, Sample: activitySample})...)
 	env.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
@@ -119,11 +127,11 @@ func engineFacts(ctx context.Context, tg target.Target, a *App) *result.EngineFa
 }
 
 // startSampler starts the counter samplers, or returns nil when off.
-func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration) *sampler.Sampler {
+func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration, root string) *sampler.Sampler {
 	if every <= 0 {
 		return nil
 	}
-	cfg := sampler.Config{Interval: every, Logger: a.Logger}
+	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger}
 	if cs, ok := tg.(target.CounterSource); ok {
 		cfg.DB = cs
 	} else {

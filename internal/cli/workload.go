@@ -315,7 +315,7 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
 		return err
 	}
-	smp := a.startSampler(ctx, tg, f.ctxFlags.interval(cmd.Flags(), cfg.ReportInterval))
+	smp := a.startSampler(ctx, tg, f.ctxFlags.interval(cmd.Flags(), cfg.ReportInterval), f.ctxFlags.root)
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(a.Stdout, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}

@@ -96,8 +96,15 @@ func (t *Target) Facts(ctx context.Context) (*result.EngineFacts, error) {
 }
 
 // statusCounters maps SHOW GLOBAL STATUS names to the sampler's names.
+// MariaDB 10.6 dropped the Innodb_rows_* counters; its Rows_read and the
+// handler counters say the same at the server's level.
 var statusCounters = map[string]target.Counter{
 	"Innodb_rows_read":                 {Name: "rows_read"},
+	"Rows_read":                        {Name: "rows_read"},
+	"Rows_sent":                        {Name: "rows_sent"},
+	"Handler_write":                    {Name: "handler_write"},
+	"Handler_update":                   {Name: "handler_update"},
+	"Handler_delete":                   {Name: "handler_delete"},
 	"Innodb_rows_inserted":             {Name: "rows_inserted"},
 	"Innodb_rows_updated":              {Name: "rows_updated"},
 	"Innodb_rows_deleted":              {Name: "rows_deleted"},
