@@ -162,6 +162,21 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	if err != nil {
 		s.fail("os", err) // partial: keep sampling what can be read
 	}
+	s.every(ctx, func() bool {
+		cur, err := r.Snapshot()
+		if err != nil {
+			s.fail("os", err)
+		}
+		s.add(cur.At, "os", probe.OSRates(prev, cur))
+		prev = cur
+		return true
+	})
+}
+
+// every calls read at each interval until ctx ends or read returns false.
+// A read that takes longer than the interval skips ticks rather than
+// queueing them.
+func (s *Sampler) every(ctx context.Context, read func() bool) {
 	tick := time.NewTicker(s.cfg.Interval)
 	defer tick.Stop()
 	for {
@@ -170,12 +185,9 @@ func (s *Sampler) osLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		cur, err := r.Snapshot()
-		if err != nil {
-			s.fail("os", err)
+		if !read() {
+			return
 		}
-		s.add(cur.At, "os", probe.OSRates(prev, cur))
-		prev = cur
 	}
 }
 
@@ -193,25 +205,19 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 		return
 	}
 	prevAt := time.Now()
-	tick := time.NewTicker(s.cfg.Interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	s.every(ctx, func() bool {
 		cur, err := rd.ReadCounters(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.fail("db", err)
 			}
-			return
+			return false
 		}
 		at := time.Now()
 		s.add(at, "db", DBRates(prev, cur, at.Sub(prevAt).Seconds()))
 		prev, prevAt = cur, at
-	}
+		return true
+	})
 }
 
 // DBRates turns two reads of the engine's counters into readings: rates per
