@@ -146,6 +146,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.compareCmd())
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.versionCmd())
+	root.AddCommand(a.sysinfoCmd())
 	return root
 }
 

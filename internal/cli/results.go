@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/store"
@@ -54,6 +55,7 @@ func (a *App) resultsCmd() *cobra.Command {
 	}
 
 	var format, out string
+	var noRedact bool
 	export := &cobra.Command{
 		Use:   "export ID",
 		Short: "Export a stored result as JSON (the whole document) or CSV (the interval series)",
@@ -63,6 +65,12 @@ func (a *App) resultsCmd() *cobra.Command {
 				return withCode(ExitUsage, fmt.Errorf("--format %q: must be json or csv", format))
 			}
 			return a.withResult(cmd.Context(), args[0], func(_ store.Store, _ store.ID, r *result.Result) error {
+				if !noRedact {
+					var err error
+					if r, err = redact.Result(r); err != nil {
+						return err
+					}
+				}
 				w := a.Stdout
 				if out != "" && out != "-" {
 					if format == "json" {
@@ -89,6 +97,7 @@ func (a *App) resultsCmd() *cobra.Command {
 	}
 	export.Flags().StringVar(&format, "format", "json", "json or csv")
 	export.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
+	export.Flags().BoolVar(&noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")
 
 	del := &cobra.Command{
 		Use:   "delete ID",

@@ -19,7 +19,6 @@ import (
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -71,6 +70,7 @@ type runFlags struct {
 	ignoreErrors []string
 	jsonPath     string
 	noStore      bool
+	ctxFlags     contextFlags
 }
 
 func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
@@ -94,6 +94,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
+	f.ctxFlags.bind(fs)
 }
 
 // workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
@@ -335,13 +336,20 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 
 	res := a.newResult(w, tg, eng, fs, cfg)
 	res.Sweep = o.sweep
+	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
+		return nil, err
+	}
+	smp := a.startSampler(ctx, tg, f.ctxFlags.interval(fs, cfg.ReportInterval), f.ctxFlags.root)
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
-		fmt.Fprintln(o.out, report.LiveLine(p, threads))
+		fmt.Fprintln(o.out, report.LiveLine(p, threads)+shown(smp, f.ctxFlags.show))
 	}, a.Logger)
 	fill(res, out)
+	if smp != nil {
+		res.Counters = smp.Stop(out.StartedAt)
+	}
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
@@ -417,8 +425,7 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		Workload:      result.Workload{Name: m.Name, Version: m.Version, Headline: m.Headline, Better: m.Better, Options: opts},
 		Target: result.Target{Kind: tg.Kind(), URL: tg.Redacted(), Engine: eng.Name, Version: eng.Version,
 			Driver: eng.Driver, DataDir: eng.DataDir, Settings: eng.Settings},
-		Environment: probe.Machine(),
-		Seed:        cfg.Seed,
+		Seed: cfg.Seed,
 		Run: result.RunOptions{Threads: cfg.Threads, DurationS: cfg.Duration.Seconds(), Events: cfg.Events,
 			WarmupS: cfg.Warmup.Seconds(), ReportInterval: cfg.ReportInterval.Seconds(), Rate: cfg.Rate,
 			MaxTries: cfg.MaxTries, IgnoreErrors: cfg.IgnoreErrors, Percentiles: cfg.Percentiles},

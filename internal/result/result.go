@@ -48,6 +48,9 @@ type Result struct {
 	Histograms    []Histogram  `json:"histograms,omitempty"`
 	Series        []Interval   `json:"series,omitempty"`
 	Sweep         *SweepRef    `json:"sweep,omitempty"`
+	// Counters are the OS and database counters sampled during the run, on
+	// the series' time axis (see counters.go).
+	Counters *Counters `json:"counters,omitempty"`
 }
 
 // Tool is the dbmark build that produced the result.
@@ -76,6 +79,9 @@ type Target struct {
 	Driver   string            `json:"driver,omitempty"`
 	DataDir  string            `json:"data_dir,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// EngineFacts (facts.go): settings that differ from their defaults,
+	// the sizes that matter, the size of the data.
+	*EngineFacts
 }
 
 // Environment is the machine the run happened on.
@@ -90,6 +96,9 @@ type Environment struct {
 	ClockSrc   string  `json:"clocksource,omitempty"`
 	ClockNowNS float64 `json:"clock_read_ns,omitempty"` // measured cost of reading the clock
 	GoMaxProcs int     `json:"gomaxprocs"`
+	// MachineFacts (facts.go): CPU, memory, disks, RAID, mounts and the
+	// facts that could not be read, with why.
+	*MachineFacts
 }
 
 // RunOptions are the runner's settings.

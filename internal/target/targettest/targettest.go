@@ -209,6 +209,70 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
+	t.Run("Facts", func(t *testing.T) {
+		fc, ok := tg.(target.Facter)
+		if !ok {
+			t.Skip("the target reports no engine facts")
+		}
+		f, err := fc.Facts(ctx)
+		if err != nil {
+			t.Fatalf("facts: %v", err)
+		}
+		// The suite's table holds rows, so the data has a size; every
+		// engine has a main cache and states its sizes.
+		if f.CacheBytes == 0 || f.DataBytes == 0 || len(f.Sizes) < 3 {
+			t.Fatalf("facts: cache %d, data %d, sizes %v", f.CacheBytes, f.DataBytes, f.Sizes)
+		}
+		for name, nd := range f.NonDefault {
+			if nd.Value == nd.Default {
+				t.Errorf("%s listed as changed but equals its default %q", name, nd.Default)
+			}
+		}
+	})
+
+	t.Run("Counters", func(t *testing.T) {
+		cs, ok := tg.(target.CounterSource)
+		if !ok {
+			t.Skip("the target exposes no counters")
+		}
+		r, err := cs.OpenCounters(ctx)
+		if err != nil {
+			t.Fatalf("open counters: %v", err)
+		}
+		defer r.Close()
+		first, err := r.ReadCounters(ctx)
+		if err != nil || len(first) < 5 {
+			t.Fatalf("counters: %d, %v", len(first), err)
+		}
+		// Work between two reads must move a cumulative counter.
+		for range 20 {
+			if _, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+table); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := map[string]float64{}
+		for _, x := range first {
+			before[x.Name] = x.Value
+		}
+		// Servers publish their statistics with a delay (PostgreSQL
+		// flushes a backend's at most once a second).
+		moved := false
+		for deadline := time.Now().Add(5 * time.Second); !moved && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			second, err := r.ReadCounters(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range second {
+				if !x.Gauge && x.Value > before[x.Name] {
+					moved = true
+				}
+			}
+		}
+		if !moved {
+			t.Fatalf("no cumulative counter moved after 20 queries: %v", first)
+		}
+	})
+
 	t.Run("CancelInterruptsWithinASecond", func(t *testing.T) {
 		cc, err := tg.Connect(ctx)
 		if err != nil {

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/probe"
+	"github.com/dbmark/dbmark/internal/report"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/sampler"
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// activitySample is how long the preflight watches the machine for other
+// work: long enough to see a busy disk, short enough for a quick start.
+const activitySample = 200 * time.Millisecond
+
+// contextFlags are the run options about the context of the numbers.
+type contextFlags struct {
+	strict         bool
+	sampleInterval seconds
+	show           []string
+	root           string
+}
+
+func (c *contextFlags) bind(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.strict, "strict", false, "refuse to run while a preflight warning stands (RAID check, swap in use, busy machine...)")
+	fs.Var(&c.sampleInterval, "sample-interval", "read OS and database counters this often (default: the report interval, or 1s; 0: off)")
+	fs.StringSliceVar(&c.show, "show", nil, "counters to add to the live line, e.g. iowait,util,dirty_pages (see docs/sysinfo.md)")
+	bindProbeRoot(fs, &c.root)
+}
+
+// bindProbeRoot binds --probe-root: a host's root mounted inside a
+// container, or a saved copy of /proc and /sys.
+func bindProbeRoot(fs *pflag.FlagSet, root *string) {
+	fs.StringVar(root, "probe-root", "/", "read /proc, /sys and /etc under this directory (a host's root mounted in a container)")
+}
+
+// interval is the sampling interval: the flag's when given, else the report
+// interval, else a second. Zero means off.
+func (c *contextFlags) interval(fs *pflag.FlagSet, report time.Duration) time.Duration {
+	if fs.Changed("sample-interval") {
+		return time.Duration(c.sampleInterval)
+	}
+	if report > 0 {
+		return report
+	}
+	return time.Second
+}
+
+// localDirs are the directories whose mounts matter: the working directory
+// and, when the database runs on this machine, its data directory.
+func localDirs(tg target.Target, dataDir string) []probe.Dir {
+	var dirs []probe.Dir
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, probe.Dir{Role: "working_dir", Path: wd})
+	}
+	if dataDir != "" && isLocal(tg) {
+		if _, err := os.Stat(dataDir); err == nil {
+			dirs = append(dirs, probe.Dir{Role: "data_dir", Path: dataDir})
+		}
+	}
+	return dirs
+}
+
+// isLocal says whether the target's server runs on this machine: an
+// embedded file, a unix socket or a loopback address.
+func isLocal(tg target.Target) bool {
+	if tg.Kind() == "sqlite" {
+		return true
+	}
+	u, err := url.Parse(tg.Redacted())
+	if err != nil {
+		return false
+	}
+	q := u.Query()
+	if strings.HasPrefix(q.Get("host"), "/") || q.Get("socket") != "" {
+		return true
+	}
+	h := u.Hostname()
+	if h == "" || h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// addContext fills the result's machine and engine facts and runs the
+// preflight. With --strict a standing warning refuses the run.
+func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Target, c *contextFlags) error {
+	began := time.Now()
+	facts := engineFacts(ctx, tg, a)
+	res.Target.EngineFacts = facts
+	env := probe.Machine(ctx, probe.Options{Root: c.root, Dirs: localDirs(tg, res.Target.DataDir), Logger: a.Logger})
+	res.Environment = env
+	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, EngineKind: tg.Kind(), Engine: facts, Root: c.root, Sample: activitySample})...)
+	env.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
+	}
+	if c.strict && len(res.Warnings) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("--strict: %d preflight warning(s) stand, the first: %s (fix them, or run without --strict)", len(res.Warnings), res.Warnings[0]))
+	}
+	return nil
+}
+
+// engineFacts asks the target for its facts; an engine that cannot say is
+// logged, not fatal.
+func engineFacts(ctx context.Context, tg target.Target, a *App) *result.EngineFacts {
+	fc, ok := tg.(target.Facter)
+	if !ok {
+		return nil
+	}
+	f, err := fc.Facts(ctx)
+	if err != nil {
+		a.Logger.Warn("could not read the engine's facts", "err", err)
+		return nil
+	}
+	return f
+}
+
+// startSampler starts the counter samplers, or returns nil when off.
+func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration, root string) *sampler.Sampler {
+	if every <= 0 {
+		return nil
+	}
+	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger}
+	if cs, ok := tg.(target.CounterSource); ok {
+		cfg.DB = cs
+	} else {
+		cfg.NoDB = tg.Kind() + ": the driver exposes no server counters"
+	}
+	return sampler.Start(ctx, cfg)
+}
+
+// shown is the --show part of a live line.
+func shown(s *sampler.Sampler, names []string) string {
+	if s == nil || len(names) == 0 {
+		return ""
+	}
+	return report.Shown(names, s.Latest(), s.Units())
+}

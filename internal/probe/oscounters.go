@@ -1,0 +1,168 @@
+package probe
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// OSReader reads the OS counters the samplers and the preflight need:
+// /proc/stat, /proc/diskstats and /proc/meminfo.
+type OSReader struct {
+	proc procfs.FS
+	blk  blockdevice.FS
+	live bool
+}
+
+// NewOSReader reads the counters under root ("/" when empty).
+func NewOSReader(root string) (*OSReader, error) {
+	o := Options{Root: root}
+	pfs, err := procfs.NewFS(o.root() + "/proc")
+	if err != nil {
+		return nil, fmt.Errorf("read OS counters: %w", err)
+	}
+	bfs, err := blockdevice.NewFS(o.root()+"/proc", o.root()+"/sys")
+	if err != nil {
+		// diskstats needs only /proc; the sys path is checked but unused.
+		bfs, err = blockdevice.NewFS(o.root()+"/proc", o.root()+"/proc")
+		if err != nil {
+			return nil, fmt.Errorf("read OS counters: %w", err)
+		}
+	}
+	return &OSReader{proc: pfs, blk: bfs, live: o.live()}, nil
+}
+
+// OSSnapshot is the OS counters at one moment.
+type OSSnapshot struct {
+	At      time.Time
+	CPU     procfs.CPUStat // seconds, summed over CPUs
+	NCPU    int
+	Ctxt    uint64
+	SelfCPU float64 // this process's user+system seconds (live machine only)
+	Disks   map[string]blockdevice.IOStats
+	Mem     procfs.Meminfo
+}
+
+// Snapshot reads the counters now. Parts that cannot be read are left out
+// and reported in the error; the snapshot is still usable.
+func (o *OSReader) Snapshot() (OSSnapshot, error) {
+	s := OSSnapshot{At: time.Now()}
+	var firstErr error
+	keep := func(err error) {
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if st, err := o.proc.Stat(); err == nil {
+		s.CPU, s.NCPU, s.Ctxt = st.CPUTotal, len(st.CPU), st.ContextSwitches
+	} else {
+		keep(err)
+	}
+	if ds, err := o.blk.ProcDiskstats(); err == nil {
+		s.Disks = make(map[string]blockdevice.IOStats, len(ds))
+		for _, d := range ds {
+			if !virtualDisk(d.DeviceName) || isArray(d.DeviceName) {
+				s.Disks[d.DeviceName] = d.IOStats
+			}
+		}
+	} else {
+		keep(err)
+	}
+	if mi, err := o.proc.Meminfo(); err == nil {
+		s.Mem = mi
+	} else {
+		keep(err)
+	}
+	if o.live {
+		if p, err := o.proc.Proc(os.Getpid()); err == nil {
+			if st, err := p.Stat(); err == nil {
+				s.SelfCPU = st.CPUTime()
+			}
+		}
+	}
+	return s, firstErr
+}
+
+// isArray says a device is an md or dm device: their counters are what a
+// database sees, so the samplers keep them.
+func isArray(name string) bool {
+	return len(name) > 2 && (name[:2] == "md" || name[:3] == "dm-")
+}
+
+// Reading is one counter's value over an interval.
+type Reading struct {
+	Name  string
+	Unit  string
+	Kind  string // result.CounterRate or result.CounterGauge
+	Value float64
+}
+
+func busy(c procfs.CPUStat) float64 {
+	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
+}
+
+func total(c procfs.CPUStat) float64 { return busy(c) + c.Idle + c.Iowait }
+
+// OSRates turns two snapshots into readings: CPU shares in percent of all
+// CPUs, per-device I/O as iostat -x computes it, memory as gauges.
+func OSRates(a, b OSSnapshot) []Reading {
+	secs := b.At.Sub(a.At).Seconds()
+	if secs <= 0 {
+		return nil
+	}
+	var out []Reading
+	rate := func(name, unit string, v float64) {
+		out = append(out, Reading{Name: name, Unit: unit, Kind: result.CounterRate, Value: v})
+	}
+	gauge := func(name, unit string, v float64) {
+		out = append(out, Reading{Name: name, Unit: unit, Kind: result.CounterGauge, Value: v})
+	}
+	if dt := total(b.CPU) - total(a.CPU); dt > 0 && b.NCPU > 0 {
+		pct := func(x, y float64) float64 { return 100 * (y - x) / dt }
+		rate("os.cpu.user", "%", pct(a.CPU.User+a.CPU.Nice, b.CPU.User+b.CPU.Nice))
+		rate("os.cpu.system", "%", pct(a.CPU.System+a.CPU.IRQ+a.CPU.SoftIRQ, b.CPU.System+b.CPU.IRQ+b.CPU.SoftIRQ))
+		rate("os.cpu.iowait", "%", pct(a.CPU.Iowait, b.CPU.Iowait))
+		rate("os.cpu.steal", "%", pct(a.CPU.Steal, b.CPU.Steal))
+		rate("os.cpu.idle", "%", pct(a.CPU.Idle, b.CPU.Idle))
+	}
+	if b.Ctxt >= a.Ctxt && b.Ctxt > 0 {
+		rate("os.context_switches", "/s", float64(b.Ctxt-a.Ctxt)/secs)
+	}
+	for name, y := range b.Disks {
+		x, ok := a.Disks[name]
+		if !ok {
+			continue
+		}
+		ios := float64(y.ReadIOs+y.WriteIOs) - float64(x.ReadIOs+x.WriteIOs)
+		rate("os.disk."+name+".reads", "/s", float64(y.ReadIOs-x.ReadIOs)/secs)
+		rate("os.disk."+name+".writes", "/s", float64(y.WriteIOs-x.WriteIOs)/secs)
+		rate("os.disk."+name+".read_mib", "MiB/s", float64(y.ReadSectors-x.ReadSectors)*512/(1<<20)/secs)
+		rate("os.disk."+name+".write_mib", "MiB/s", float64(y.WriteSectors-x.WriteSectors)*512/(1<<20)/secs)
+		await := 0.0
+		if ios > 0 {
+			await = float64(y.ReadTicks+y.WriteTicks-x.ReadTicks-x.WriteTicks) / ios
+		}
+		rate("os.disk."+name+".await", "ms", await)
+		rate("os.disk."+name+".util", "%", min(100, float64(y.IOsTotalTicks-x.IOsTotalTicks)/(secs*10)))
+		rate("os.disk."+name+".queue", "requests", float64(y.WeightedIOTicks-x.WeightedIOTicks)/(secs*1000))
+	}
+	m := b.Mem
+	if m.MemTotalBytes != nil && m.MemAvailableBytes != nil {
+		gauge("os.mem.used", "bytes", float64(*m.MemTotalBytes-*m.MemAvailableBytes))
+	}
+	if m.CachedBytes != nil {
+		gauge("os.mem.page_cache", "bytes", float64(*m.CachedBytes))
+	}
+	if m.DirtyBytes != nil {
+		gauge("os.mem.dirty", "bytes", float64(*m.DirtyBytes))
+	}
+	if m.SwapTotalBytes != nil && m.SwapFreeBytes != nil {
+		gauge("os.mem.swap_used", "bytes", float64(*m.SwapTotalBytes-*m.SwapFreeBytes))
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+// Package redact removes what is personal from a result before it leaves
+// the machine: host names, IP and MAC addresses, serial numbers and UUIDs of
+// hardware, user names, home directories and credentials. It works on the
+// document as JSON, so fields added later are scrubbed too.
+package redact
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// Mask replaces what was removed.
+const Mask = "(redacted)"
+
+// personalKeys are fields and settings whose whole value is personal,
+// matched by their lowercased name.
+var personalKeys = map[string]bool{
+	"hostname": true, "host": true, "report_host": true, "wsrep_node_name": true, "wsrep_node_address": true,
+	"cluster_name": true, "server_uuid": true, "server_id": true, "bind_address": true, "listen_addresses": true,
+	"product_serial": true, "board_serial": true, "chassis_serial": true, "product_uuid": true, "serial": true,
+	"uuid": true, "user": true, "current_user": true, "session_user": true, "session_authorization": true,
+	"krb_server_keyfile": true, "ssl_key": true, "ssl_cert": true, "ssl_ca": true, "ssl_key_file": true,
+	"ssl_cert_file": true, "ssl_ca_file": true, "password": true, "secret": true, "token": true,
+}
+
+var (
+	ipv4  = regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`)
+	ipv6  = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4})?\b|::1\b`)
+	mac   = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b`)
+	uuid  = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	home  = regexp.MustCompile(`(/home/|/Users/|/var/home/)[^/\s"':,;]+`)
+	root  = regexp.MustCompile(`/root\b`)
+	email = regexp.MustCompile(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
+	cred  = regexp.MustCompile(`(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)[^\s&,;"']+`)
+	urlRE = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s"']+`)
+)
+
+// Result returns a redacted copy of r; r is unchanged.
+func Result(r *result.Result) (*result.Result, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	s := &scrubber{literals: literals(r)}
+	doc = s.value("", doc)
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var out result.Result
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	return &out, nil
+}
+
+// literals are the personal words the document itself reveals, removed
+// wherever else they appear: the host name (and its short form) and the
+// user names in the target's URL.
+func literals(r *result.Result) []string {
+	var out []string
+	if r.Environment != nil && r.Environment.Hostname != "" {
+		h := r.Environment.Hostname
+		out = append(out, h)
+		if short, _, ok := strings.Cut(h, "."); ok && len(short) > 2 {
+			out = append(out, short)
+		}
+	}
+	if u, err := url.Parse(r.Target.URL); err == nil {
+		if u.User != nil && len(u.User.Username()) > 2 {
+			out = append(out, u.User.Username())
+		}
+		if h := u.Hostname(); h != "" && h != "localhost" {
+			out = append(out, h)
+		}
+	}
+	// Longest first, so a short form does not break a long one.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+type scrubber struct{ literals []string }
+
+func (s *scrubber) value(key string, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = s.value(k, e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = s.value(key, e)
+		}
+		return x
+	case string:
+		if key == "id" {
+			return x // the run's own random identity, needed to refer to it
+		}
+		if x != "" && personalKeys[strings.ToLower(key)] {
+			return Mask
+		}
+		return s.String(x)
+	}
+	return v
+}
+
+// String removes personal data from free text.
+func (s *scrubber) String(v string) string {
+	v = urlRE.ReplaceAllStringFunc(v, redactURL)
+	v = cred.ReplaceAllString(v, "${1}${2}"+Mask)
+	v = email.ReplaceAllString(v, Mask)
+	v = uuid.ReplaceAllString(v, Mask)
+	v = mac.ReplaceAllString(v, Mask)
+	v = ipv4.ReplaceAllString(v, Mask)
+	v = ipv6.ReplaceAllStringFunc(v, func(m string) string {
+		if strings.Count(m, ":") < 2 {
+			return m // a time or a ratio
+		}
+		return Mask
+	})
+	v = home.ReplaceAllString(v, "${1}USER")
+	v = root.ReplaceAllString(v, "/ROOT")
+	for _, l := range s.literals {
+		v = replaceWord(v, l)
+	}
+	return v
+}
+
+// replaceWord replaces w where it stands as a word of its own, so a user
+// called "sb" does not turn "sbtest" into nonsense.
+func replaceWord(v, w string) string {
+	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(w) + `($|[^A-Za-z0-9_])`)
+	for {
+		n := re.ReplaceAllString(v, "${1}"+Mask+"${2}")
+		if n == v {
+			return n
+		}
+		v = n
+	}
+}
+
+// redactURL keeps a URL's scheme, path and harmless parameters and drops
+// its user, password and host when they are not loopback.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Mask
+	}
+	u.User = nil
+	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" {
+		port := u.Port()
+		u.Host = "host"
+		if port != "" {
+			u.Host += ":" + port
+		}
+	}
+	q := u.Query()
+	for k := range q {
+		lk := strings.ToLower(k)
+		if lk == "password" || lk == "user" || lk == "sslkey" || lk == "sslcert" || lk == "host" && !strings.HasPrefix(q.Get(k), "/") {
+			q.Set(k, "x")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -1,0 +1,75 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// realistic is a result as a run on a colleague's server would record it,
+// with everything personal that can end up in one.
+func realistic() *result.Result {
+	return &result.Result{
+		SchemaVersion: 1,
+		ID:            "0b7e3f2a-5c1d-4e8f-9a6b-2c3d4e5f6a7b",
+		Command: []string{"dbmark", "run", "oltp_read_write", "--target", "mysql://alice:xxxxx@db1.corp.example.com:3306/sbtest",
+			"--json", "/home/alice/results/run1.json"},
+		Workload: result.Workload{Name: "oltp_read_write", Options: map[string]string{"tables": "4", "table-size": "100000"}},
+		Target: result.Target{
+			Kind: "mysql", URL: "mysql://alice:xxxxx@db1.corp.example.com:3306/sbtest", Engine: "MariaDB", Version: "10.11.6-MariaDB",
+			DataDir: "/home/alice/mariadb/data/",
+			Settings: map[string]string{
+				"hostname": "db1", "report_host": "db1.corp.example.com", "bind_address": "10.20.30.40",
+				"server_uuid": "6f1c9a8e-1234-11ef-9c3b-0242ac120002", "log_bin_basename": "/home/alice/mariadb/data/db1-bin",
+				"wsrep_cluster_address": "gcomm://10.20.30.41,10.20.30.42", "innodb_buffer_pool_size": "134217728",
+				"init_connect": "SET @token=abc123secret", "general_log_file": "/root/db1.log",
+			},
+			EngineFacts: &result.EngineFacts{NonDefault: map[string]result.NonDefault{
+				"report_host": {Value: "db1.corp.example.com", Default: ""},
+			}},
+		},
+		Environment: &result.Environment{
+			Hostname: "db1.corp.example.com", OS: "linux", Kernel: "6.1.0-18-amd64", CPUModel: "Intel(R) Xeon(R) Gold 6240R CPU @ 2.40GHz",
+			MachineFacts: &result.MachineFacts{
+				ProductName: "SYS-1029P-WTR", SystemVendor: "Supermicro",
+				Mounts: []result.Mount{{Role: "working_dir", Path: "/home/alice/bench", MountPoint: "/home", Device: "/dev/sdc1", FSType: "ext4"},
+					{Role: "data_dir", Path: "/srv/nfs", MountPoint: "/srv/nfs", Device: "10.20.30.50:/export/db1", FSType: "nfs4",
+						Options: []string{"addr=10.20.30.50", "clientaddr=fe80::1c2b:3aff:fe4d:5e6f"}}},
+				Unknown: map[string]string{"dmi": "no permission: open /sys/class/dmi/id/product_serial", "nic": "eth0 at 52:54:00:12:34:56"},
+			},
+		},
+		Warnings: []string{"little free disk for the data dir /home/alice/mariadb/data: 2.0 GiB free on /home"},
+		Error:    "connect to MySQL at db1.corp.example.com:3306: access denied for user \"alice\" (password=hunter2)",
+	}
+}
+
+func TestNothingPersonalSurvives(t *testing.T) {
+	in := realistic()
+	out, err := Result(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(out)
+	doc := string(b)
+	for _, personal := range []string{
+		"db1", "corp.example.com", "alice", "10.20.30.", "fe80::", "52:54:00", "6f1c9a8e", "hunter2", "abc123secret", "/root/",
+	} {
+		if strings.Contains(doc, personal) {
+			t.Errorf("%q survived redaction:\n%s", personal, doc)
+		}
+	}
+	// What is not personal stays: the numbers' context is the point.
+	for _, kept := range []string{
+		"0b7e3f2a-5c1d-4e8f-9a6b-2c3d4e5f6a7b", "sbtest", "MariaDB", "10.11.6-MariaDB", "6.1.0-18-amd64", "Xeon(R) Gold 6240R",
+		"SYS-1029P-WTR", `"innodb_buffer_pool_size":"134217728"`, "/home/USER/bench", "nfs4", "ext4", "oltp_read_write",
+	} {
+		if !strings.Contains(doc, kept) {
+			t.Errorf("%q was lost:\n%s", kept, doc)
+		}
+	}
+	if in.Environment.Hostname != "db1.corp.example.com" || in.Target.Settings["bind_address"] != "10.20.30.40" {
+		t.Error("Result changed its input")
+	}
+}

@@ -1,0 +1,27 @@
+package result
+
+// Counters are the OS and database counters sampled during a run.
+type Counters struct {
+	IntervalS float64         `json:"interval_s"`
+	Series    []CounterSeries `json:"series"`
+	// Unknown maps a source ("os", "db") to why it could not be sampled.
+	Unknown map[string]string `json:"unknown,omitempty"`
+}
+
+// CounterSeries is one counter over time. A cumulative counter is stored as
+// its rate over each sampling interval; a gauge as its value.
+type CounterSeries struct {
+	Name   string `json:"name"` // "os.cpu.iowait", "os.disk.nvme0n1.util", "db.buffer_pool_reads"
+	Unit   string `json:"unit"` // "%", "/s", "MiB/s", "ms", "bytes", "pages"...
+	Kind   string `json:"kind"` // "rate" or "gauge"
+	Source string `json:"source"`
+	// Points are [t, value]: t in seconds since the run's start, like the
+	// series' t, at the end of the sampling interval.
+	Points [][2]float64 `json:"points"`
+}
+
+// Counter kinds.
+const (
+	CounterRate  = "rate"
+	CounterGauge = "gauge"
+)

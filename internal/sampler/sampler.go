@@ -1,0 +1,265 @@
+// Package sampler reads OS and database counters while a run goes on, each
+// source on its own goroutine (and the database on its own connection), so
+// a slow read delays only the next sample, never a worker.
+package sampler
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/probe"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Config is what to sample and how often.
+type Config struct {
+	Interval time.Duration
+	// Root is the filesystem root of /proc ("/" when empty).
+	Root string
+	// DB is the engine's counters; nil when the target has none, and then
+	// NoDB says why.
+	DB     target.CounterSource
+	NoDB   string
+	Logger *slog.Logger
+}
+
+type point struct {
+	at time.Time
+	v  float64
+}
+
+type series struct {
+	name, unit, kind, source string
+	points                   []point
+}
+
+// Sampler collects the series. Latest is safe to call from any goroutine.
+type Sampler struct {
+	cfg     Config
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	series  map[string]*series
+	latest  map[string]float64
+	unknown map[string]string
+}
+
+// Start begins sampling; Stop ends it.
+func Start(ctx context.Context, cfg Config) *Sampler {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Sampler{cfg: cfg, cancel: cancel, series: map[string]*series{}, latest: map[string]float64{}, unknown: map[string]string{}}
+	s.wg.Add(1)
+	go s.osLoop(ctx)
+	if cfg.DB != nil {
+		s.wg.Add(1)
+		go s.dbLoop(ctx)
+	} else if cfg.NoDB != "" {
+		s.unknown["db"] = cfg.NoDB
+	}
+	return s
+}
+
+func (s *Sampler) add(at time.Time, source string, rs []probe.Reading) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rs {
+		sr := s.series[r.Name]
+		if sr == nil {
+			sr = &series{name: r.Name, unit: r.Unit, kind: r.Kind, source: source}
+			s.series[r.Name] = sr
+		}
+		sr.points = append(sr.points, point{at, r.Value})
+		s.latest[r.Name] = r.Value
+	}
+}
+
+func (s *Sampler) fail(source string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.unknown[source]; !ok {
+		s.unknown[source] = err.Error()
+		s.cfg.Logger.Debug("sampling stopped", "source", source, "err", err)
+	}
+}
+
+// Latest returns the last value of every series, for the live line.
+func (s *Sampler) Latest() map[string]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]float64, len(s.latest))
+	for k, v := range s.latest {
+		out[k] = v
+	}
+	return out
+}
+
+// Units returns each series' unit.
+func (s *Sampler) Units() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.series))
+	for k, v := range s.series {
+		out[k] = v.unit
+	}
+	return out
+}
+
+// Stop ends sampling and returns the series on the run's time axis:
+// seconds since start. Samples from before start are dropped.
+func (s *Sampler) Stop(start time.Time) *result.Counters {
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second): // a hung database read must not hold the result
+		s.cfg.Logger.Warn("a counter sampler did not stop in time; its last sample is lost")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &result.Counters{IntervalS: s.cfg.Interval.Seconds()}
+	names := make([]string, 0, len(s.series))
+	for n := range s.series {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sr := s.series[n]
+		cs := result.CounterSeries{Name: sr.name, Unit: sr.unit, Kind: sr.kind, Source: sr.source}
+		for _, p := range sr.points {
+			if t := p.at.Sub(start).Seconds(); t >= 0 {
+				cs.Points = append(cs.Points, [2]float64{t, p.v})
+			}
+		}
+		if len(cs.Points) > 0 {
+			c.Series = append(c.Series, cs)
+		}
+	}
+	if len(s.unknown) > 0 {
+		c.Unknown = make(map[string]string, len(s.unknown))
+		for k, v := range s.unknown {
+			c.Unknown[k] = v
+		}
+	}
+	return c
+}
+
+func (s *Sampler) osLoop(ctx context.Context) {
+	defer s.wg.Done()
+	r, err := probe.NewOSReader(s.cfg.Root)
+	if err != nil {
+		s.fail("os", err)
+		return
+	}
+	prev, err := r.Snapshot()
+	if err != nil {
+		s.fail("os", err) // partial: keep sampling what can be read
+	}
+	s.every(ctx, func() bool {
+		cur, err := r.Snapshot()
+		if err != nil {
+			s.fail("os", err)
+		}
+		s.add(cur.At, "os", probe.OSRates(prev, cur))
+		prev = cur
+		return true
+	})
+}
+
+// every calls read at each interval until ctx ends or read returns false.
+// A read that takes longer than the interval skips ticks rather than
+// queueing them.
+func (s *Sampler) every(ctx context.Context, read func() bool) {
+	tick := time.NewTicker(s.cfg.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if !read() {
+			return
+		}
+	}
+}
+
+func (s *Sampler) dbLoop(ctx context.Context) {
+	defer s.wg.Done()
+	rd, err := s.cfg.DB.OpenCounters(ctx)
+	if err != nil {
+		s.fail("db", err)
+		return
+	}
+	defer rd.Close()
+	prev, err := rd.ReadCounters(ctx)
+	if err != nil {
+		s.fail("db", err)
+		return
+	}
+	prevAt := time.Now()
+	s.every(ctx, func() bool {
+		cur, err := rd.ReadCounters(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.fail("db", err)
+			}
+			return false
+		}
+		at := time.Now()
+		s.add(at, "db", DBRates(prev, cur, at.Sub(prevAt).Seconds()))
+		prev, prevAt = cur, at
+		return true
+	})
+}
+
+// DBRates turns two reads of the engine's counters into readings: rates per
+// second for cumulative counters, values for gauges, and the cache hit
+// ratio where the engine's counters give it.
+func DBRates(a, b []target.Counter, secs float64) []probe.Reading {
+	if secs <= 0 {
+		return nil
+	}
+	before := make(map[string]float64, len(a))
+	for _, c := range a {
+		before[c.Name] = c.Value
+	}
+	delta := map[string]float64{}
+	var out []probe.Reading
+	for _, c := range b {
+		if c.Gauge {
+			out = append(out, probe.Reading{Name: "db." + c.Name, Unit: c.Unit, Kind: result.CounterGauge, Value: c.Value})
+			continue
+		}
+		old, ok := before[c.Name]
+		if !ok || c.Value < old { // new, or reset by the server
+			continue
+		}
+		d := c.Value - old
+		delta[c.Name] = d
+		unit := "/s"
+		if c.Unit != "" {
+			unit = c.Unit + "/s"
+		}
+		out = append(out, probe.Reading{Name: "db." + c.Name, Unit: unit, Kind: result.CounterRate, Value: d / secs})
+	}
+	// InnoDB counts logical reads and the ones that went to disk;
+	// PostgreSQL counts hits and misses.
+	hit := -1.0
+	if req := delta["buffer_pool_read_requests"]; req > 0 {
+		hit = 100 * (1 - delta["buffer_pool_reads"]/req)
+	} else if all := delta["blocks_hit"] + delta["blocks_read"]; all > 0 {
+		hit = 100 * delta["blocks_hit"] / all
+	}
+	if hit >= 0 {
+		out = append(out, probe.Reading{Name: "db.cache_hit", Unit: "%", Kind: result.CounterGauge, Value: hit})
+	}
+	return out
+}

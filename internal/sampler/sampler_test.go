@@ -1,0 +1,82 @@
+package sampler
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+func TestDBRates(t *testing.T) {
+	a := []target.Counter{
+		{Name: "buffer_pool_read_requests", Unit: "pages", Value: 1000},
+		{Name: "buffer_pool_reads", Unit: "pages", Value: 10},
+		{Name: "log_bytes", Unit: "bytes", Value: 5000},
+		{Name: "questions", Value: 900}, // the server restarted: reset below
+		{Name: "dirty_pages", Unit: "pages", Value: 7, Gauge: true},
+	}
+	b := []target.Counter{
+		{Name: "buffer_pool_read_requests", Unit: "pages", Value: 3000},
+		{Name: "buffer_pool_reads", Unit: "pages", Value: 30},
+		{Name: "log_bytes", Unit: "bytes", Value: 9000},
+		{Name: "questions", Value: 5},
+		{Name: "dirty_pages", Unit: "pages", Value: 42, Gauge: true},
+		{Name: "new_counter", Value: 1},
+	}
+	got := map[string]struct {
+		v          float64
+		unit, kind string
+	}{}
+	for _, r := range DBRates(a, b, 2) {
+		got[r.Name] = struct {
+			v          float64
+			unit, kind string
+		}{r.Value, r.Unit, r.Kind}
+	}
+	check := func(name string, v float64, unit, kind string) {
+		t.Helper()
+		g, ok := got[name]
+		if !ok || g.v != v || g.unit != unit || g.kind != kind {
+			t.Errorf("%s = %+v (present %v), want %v %s %s", name, g, ok, v, unit, kind)
+		}
+	}
+	check("db.buffer_pool_read_requests", 1000, "pages/s", result.CounterRate)
+	check("db.log_bytes", 2000, "bytes/s", result.CounterRate)
+	check("db.dirty_pages", 42, "pages", result.CounterGauge)
+	check("db.cache_hit", 99, "%", result.CounterGauge) // 20 of 2000 reads went to disk
+	for _, absent := range []string{"db.questions", "db.new_counter"} {
+		if _, ok := got[absent]; ok {
+			t.Errorf("%s: a reset or new counter has no rate yet", absent)
+		}
+	}
+}
+
+// TestSamplerKeepsTheRunsAxis samples this machine's /proc briefly and
+// checks the points fall on the run's time axis.
+func TestSamplerKeepsTheRunsAxis(t *testing.T) {
+	s := Start(context.Background(), Config{Interval: 50 * time.Millisecond, NoDB: "none here"})
+	start := time.Now()
+	time.Sleep(300 * time.Millisecond)
+	c := s.Stop(start)
+	if c.Unknown["db"] != "none here" || c.IntervalS != 0.05 {
+		t.Errorf("counters: %+v", c)
+	}
+	var user *result.CounterSeries
+	for i := range c.Series {
+		if c.Series[i].Name == "os.cpu.user" {
+			user = &c.Series[i]
+		}
+	}
+	if user == nil || len(user.Points) < 3 {
+		t.Fatalf("os.cpu.user: %+v", user)
+	}
+	last := 0.0
+	for _, p := range user.Points {
+		if p[0] < last || p[0] > 1 || p[1] < 0 || p[1] > 100 {
+			t.Fatalf("point %v after %v is off the axis or out of range", p, last)
+		}
+		last = p[0]
+	}
+}
