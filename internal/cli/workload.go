@@ -298,7 +298,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	st := o.st
 	if st == nil && !f.noStore {
 		if st, err = store.Open(ctx, a.storeDSN, a.Logger); err != nil {
-			return nil, withCode(ExitUsage, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
+			return nil, setupError(ctx, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
 		}
 		defer st.Close()
 	}
