@@ -136,6 +136,8 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
 	root.AddCommand(a.resultsCmd())
+	root.AddCommand(a.reportCmd())
+	root.AddCommand(a.quickCmd())
 	root.AddCommand(a.versionCmd())
 	return root
 }
