@@ -487,6 +487,11 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 			shade = append(shade, band{From: 0, To: w, Label: "warm-up"})
 		}
 	}
+	// Warm-ups all start at 0: name only the longest, so labels do not overlap.
+	slices.SortFunc(shade, func(a, b band) int { return cmp.Compare(b.To, a.To) })
+	for i := 1; i < len(shade); i++ {
+		shade[i].Label = ""
+	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit
@@ -686,7 +691,9 @@ func percentilePoints(enc result.Histogram) ([][2]float64, error) {
 			break
 		}
 		q := 1 - 1/x
-		pts = append(pts, [2]float64{x, float64(h.ValueAtQuantile(q*100)) / 1e6})
+		if v := float64(h.ValueAtQuantile(q*100)) / 1e6; v > 0 { // the y axis is logarithmic
+			pts = append(pts, [2]float64{x, v})
+		}
 	}
 	return append(pts, [2]float64{max(float64(n), 1), float64(h.Max()) / 1e6}), nil
 }

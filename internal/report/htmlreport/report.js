@@ -75,6 +75,8 @@
         o.series = c.series.map(function (s) { return { type: 'boxplot', name: s.name, data: s.boxes }; });
         return o;
       case 'percentile':
+        // Latencies span microseconds to seconds: a log scale shows both ends.
+        o.yAxis.type = 'log';
         o.xAxis = Object.assign({
           type: 'log', logBase: 10, min: 1,
           axisLabel: { formatter: percentileLabel }
