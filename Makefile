@@ -13,16 +13,28 @@ LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
 
 # GOFLAGS from the environment (e.g. -buildvcs=false) is left alone on purpose.
 
-.PHONY: test build testenv-start testenv-stop bench
+.PHONY: test build testenv-start testenv-stop bench assets quick screenshots
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
-test: testenv-start
+test: testenv-start assets
 	eval "$$($(TESTENV) env)"; \
 	$(GO) vet -p 2 ./...; \
 	$(GO) test -p 2 -count=1 -timeout 12m ./...
 
-build:
+build: assets
 	$(GO) build -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark
+
+# The chart library that HTML reports embed (web/package-lock.json), by npm ci.
+assets:
+	bash scripts/report-assets.sh
+
+# The main job: a short suite on the embedded defaults that writes report.html.
+quick: build
+	bin/dbmark quick $(QUICK_ARGS)
+
+# Regenerates the report screenshots in docs/ from fresh runs (needs chromium).
+screenshots: assets
+	$(GO) test ./internal/report/htmlreport -run TestReportInChromium -count=1 -timeout 10m -args -screenshots $(CURDIR)/docs
 
 testenv-start:
 	$(TESTENV) start

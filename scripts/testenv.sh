@@ -93,6 +93,7 @@ install_packages() {
 	have mariadb || pkgs+=(mariadb-client)
 	have sysbench || pkgs+=(sysbench)
 	have fio || pkgs+=(fio)
+	have chromium || pkgs+=(chromium) # the HTML report's browser tests
 	have runuser && have flock && have setsid || pkgs+=(util-linux)
 	((${#pkgs[@]} == 0)) && return 0
 

@@ -145,6 +145,8 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.sweepCmd())
 	root.AddCommand(a.compareCmd())
 	root.AddCommand(a.resultsCmd())
+	root.AddCommand(a.reportCmd())
+	root.AddCommand(a.quickCmd())
 	root.AddCommand(a.versionCmd())
 	root.AddCommand(a.sysinfoCmd())
 	return root

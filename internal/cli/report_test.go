@@ -1,0 +1,119 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbmark/dbmark/internal/report/htmlreport"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+func TestReportBadInput(t *testing.T) {
+	dir := home(t)
+	ctx := context.Background()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "usage: dbmark report ID..."},
+		{[]string{"report", "4242", "-o", filepath.Join(dir, "r.html")}, `no result or sweep "4242"`},
+		{[]string{"report", "no-such-sweep", "-o", filepath.Join(dir, "r.html")}, `no result or sweep "no-such-sweep"`},
+		{[]string{"quick", "extra"}, "unknown command"},
+		{[]string{"quick", "--time", "soon"}, "not a duration"},
+	}
+	if _, err := htmlreport.ChartLibrary(); err == nil {
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"quick", "-o", filepath.Join(dir, "no", "such", "r.html")}, "no such directory"})
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			oneLineError(t, dbmark(t, ctx, c.args...), c.want)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.html")); !os.IsNotExist(err) {
+		t.Errorf("a failed report left a file behind: %v", err)
+	}
+}
+
+// TestQuickThenReport runs the suite briefly on the embedded SQLite, then
+// reports its runs again by run IDs and by the suite's ID.
+func TestQuickThenReport(t *testing.T) {
+	dir := home(t)
+	ctx := context.Background()
+	out := filepath.Join(dir, "quick.html")
+	if _, err := htmlreport.ChartLibrary(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		// A build before `make assets` must say so before running anything.
+		oneLineError(t, dbmark(t, ctx, "quick", "-o", out), "make build")
+		oneLineError(t, dbmark(t, ctx, "report", "1"), "make build")
+		t.Skip(err)
+	}
+
+	o := dbmark(t, ctx, "quick", "--time", "1", "--warmup", "0.5", "-o", out)
+	if o.code != 0 {
+		t.Fatalf("quick: exit %d\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+	}
+	for _, w := range []string{"oltp_read_write", "oltp_point_select", "tpcb", "fileio", "iibench"} {
+		if !strings.Contains(o.stdout, "] "+w+": ") && !strings.Contains(o.stdout, "skipped "+w+": ") {
+			t.Errorf("quick neither ran nor skipped %s:\n%s", w, o.stdout)
+		}
+	}
+	m := regexp.MustCompile(`report written to (\S+) \(runs stored as suite (\S+):`).FindStringSubmatch(o.stdout)
+	if m == nil || m[1] != out {
+		t.Fatalf("quick did not say where the report is:\n%s", o.stdout)
+	}
+	suite := m[2]
+	page := readPage(t, out)
+	if !strings.Contains(page, "oltp_read_write") || !strings.Contains(page, "oltp_point_select") {
+		t.Error("the report lacks the suite's workloads")
+	}
+
+	// Each stored run is linked to the suite.
+	e := dbmark(t, ctx, "results", "export", "1", "--format", "json")
+	var r result.Result
+	if err := json.Unmarshal([]byte(e.stdout), &r); err != nil {
+		t.Fatalf("export: %v: %s", err, e.stderr)
+	}
+	if r.Sweep == nil || r.Sweep.ID != suite || r.Sweep.Cell["step"] != "oltp_read_write" || r.Status != result.StatusOK {
+		t.Fatalf("stored run 1: sweep %+v status %s", r.Sweep, r.Status)
+	}
+
+	for _, args := range [][]string{{"1", "2"}, {suite}} {
+		path := filepath.Join(dir, "again.html")
+		o := dbmark(t, ctx, append([]string{"report", "-o", path}, args...)...)
+		if o.code != 0 || !strings.Contains(o.stdout, "report of 2 run(s) written to "+path) {
+			t.Fatalf("report %v: exit %d: %s %s", args, o.code, o.stdout, o.stderr)
+		}
+		readPage(t, path)
+	}
+}
+
+// readPage checks a written report is a whole, self-contained page.
+func readPage(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(page), "</html>") {
+		t.Fatalf("%s is not a whole HTML page", path)
+	}
+	if strings.Count(page, `class="chart"`) < 4 {
+		t.Errorf("%s has %d charts", path, strings.Count(page, `class="chart"`))
+	}
+	markup := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>`).ReplaceAllString(page, "")
+	if regexp.MustCompile(`(?i)<(script|link|img|iframe)[^>]+(src|href)=`).MatchString(markup) {
+		t.Errorf("%s loads something from outside itself", path)
+	}
+	return page
+}

@@ -1,0 +1,699 @@
+package htmlreport
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// Run is one result as the report shows it.
+type Run struct {
+	ID     int64 // the store's short ID; 0 when the run is not stored
+	Result *result.Result
+}
+
+func (r Run) ref() string {
+	if r.ID > 0 {
+		return "#" + strconv.FormatInt(r.ID, 10)
+	}
+	id := r.Result.ID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	return id
+}
+
+// chart is what the page's script turns into one chart. Kinds: "line" (x,y
+// points on a value axis, or values per category), "bar" (values per
+// category), "box" (five numbers per category) and "percentile" (x is
+// 1/(1-q), drawn on a log axis labelled with percentiles).
+type chart struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Kind        string   `json:"kind"`
+	XName       string   `json:"xName"`
+	YName       string   `json:"yName"`
+	XCategories []string `json:"xCategories,omitempty"`
+	XMax        float64  `json:"xMax,omitempty"`
+	// Group links charts on one time axis: their tooltips move together.
+	Group  string   `json:"group,omitempty"`
+	Shade  []band   `json:"shade,omitempty"`
+	Series []series `json:"series"`
+}
+
+type series struct {
+	Name   string       `json:"name"`
+	Points [][2]float64 `json:"points,omitempty"`
+	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
+	Boxes  [][5]float64 `json:"boxes,omitempty"`
+}
+
+// band is an x range to shade, such as a warm-up.
+type band struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
+}
+
+// timeSeries is one named value per interval, on the run's time axis.
+type timeSeries struct {
+	Name string
+	T, V []float64
+}
+
+// xySeries is a value against something other than time.
+type xySeries struct {
+	Name   string
+	X, Y   []float64
+	XLabel string
+	YLabel string
+}
+
+// counterSources lists where a result keeps counters sampled on its time
+// axis; each source is one line here. Workload-specific per-interval values
+// (Interval.Extra) are drawn as counters unless a rows chart takes them.
+func counterSources() []func(*result.Result) []timeSeries {
+	return []func(*result.Result) []timeSeries{
+		intervalExtras,
+	}
+}
+
+// rowsSources lists the series keyed by a row count (the insert benchmark's
+// insert rate against the table's size).
+func rowsSources() []func(*result.Result) []xySeries {
+	return []func(*result.Result) []xySeries{
+		intervalRows,
+	}
+}
+
+// Interval.Extra keys that make a rows chart: "rows" is the table's row
+// count at the end of the interval and "rows_per_s" the insert rate (events
+// per second when absent).
+const (
+	extraRows     = "rows"
+	extraRowsPerS = "rows_per_s"
+)
+
+func intervalExtras(r *result.Result) []timeSeries {
+	by := map[string]*timeSeries{}
+	for _, iv := range r.Series {
+		for k, v := range iv.Extra {
+			if k == extraRows || k == extraRowsPerS || !finite(v) {
+				continue
+			}
+			ts := by[k]
+			if ts == nil {
+				ts = &timeSeries{Name: k}
+				by[k] = ts
+			}
+			ts.T = append(ts.T, iv.T)
+			ts.V = append(ts.V, v)
+		}
+	}
+	out := make([]timeSeries, 0, len(by))
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, *by[k])
+	}
+	return out
+}
+
+func intervalRows(r *result.Result) []xySeries {
+	s := xySeries{Name: "insert rate", XLabel: "rows", YLabel: "rows/s"}
+	for _, iv := range r.Series {
+		rows, ok := iv.Extra[extraRows]
+		if !ok || !finite(rows) {
+			continue
+		}
+		rate, ok := iv.Extra[extraRowsPerS]
+		if !ok {
+			rate = iv.EventsPerS
+		}
+		if finite(rate) {
+			s.X = append(s.X, rows)
+			s.Y = append(s.Y, rate)
+		}
+	}
+	if len(s.X) == 0 {
+		return nil
+	}
+	return []xySeries{s}
+}
+
+// group is the runs of one workload: they share a headline and can be drawn
+// on the same axes.
+type group struct {
+	Workload string
+	Anchor   string
+	Runs     []Run
+	Sections []section
+}
+
+type section struct {
+	ID     string
+	Title  string
+	Note   string
+	Charts []chart
+	Small  bool // small multiples: two charts a row
+}
+
+// maxOverlay caps the runs drawn on one time axis; more is unreadable.
+const maxOverlay = 12
+
+// groups splits runs by workload, in the order given, and lays out each
+// group's charts.
+func groups(runs []Run) []group {
+	var out []group
+	idx := map[string]int{}
+	for _, r := range runs {
+		name := r.Result.Workload.Name
+		i, ok := idx[name]
+		if !ok {
+			i = len(out)
+			idx[name] = i
+			out = append(out, group{Workload: name, Anchor: fmt.Sprintf("g%d", i+1)})
+		}
+		out[i].Runs = append(out[i].Runs, r)
+	}
+	for i := range out {
+		g := &out[i]
+		lb := newLabeler(g.Runs)
+		for _, sw := range sweeps(g.Runs) {
+			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
+		}
+		g.Sections = append(g.Sections, runSections(g.Anchor, g.Runs, lb)...)
+	}
+	return out
+}
+
+// labeler names a run in a legend: its reference, plus what tells it apart
+// from the others of its group (sweep cell, engine).
+type labeler struct {
+	axes        []string
+	options     []string // options that differ between the runs outside sweeps
+	showEngines bool
+}
+
+// maxLabelOptions caps the differing options a legend names.
+const maxLabelOptions = 2
+
+func newLabeler(runs []Run) labeler {
+	engines := map[string]bool{}
+	for _, r := range runs {
+		engines[r.Result.Target.Engine+" "+r.Result.Target.Version] = true
+	}
+	return labeler{axes: varyingAxes(runs), options: differingOptions(runs), showEngines: len(engines) > 1}
+}
+
+// differingOptions names the options whose values differ between the runs
+// that are not part of a sweep (a sweep's cell already tells its runs
+// apart), threads first.
+func differingOptions(runs []Run) []string {
+	var free []map[string]string
+	keys := map[string]bool{}
+	for _, r := range runs {
+		if r.Result.Sweep == nil {
+			free = append(free, r.Result.Workload.Options)
+			for k := range r.Result.Workload.Options {
+				keys[k] = true
+			}
+		}
+	}
+	delete(keys, "seed") // differs from run to run unless chosen: says nothing
+	var out []string
+	for k := range keys {
+		for _, o := range free[1:] {
+			if o[k] != free[0][k] {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, threadsFirst)
+	if len(out) > maxLabelOptions {
+		out = out[:maxLabelOptions]
+	}
+	return out
+}
+
+func threadsFirst(a, b string) int {
+	if (a == "threads") != (b == "threads") {
+		if a == "threads" {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func (l labeler) label(r Run) string {
+	parts := []string{r.ref()}
+	if c := cellLabel(r.Result.Sweep, l.axes); c != "" {
+		parts = append(parts, c)
+	}
+	if r.Result.Sweep == nil {
+		for _, k := range l.options {
+			parts = append(parts, k+"="+r.Result.Workload.Options[k])
+		}
+	}
+	if l.showEngines {
+		parts = append(parts, r.Result.Target.Engine+" "+r.Result.Target.Version)
+	}
+	return strings.Join(parts, " ")
+}
+
+// sweepRuns is the runs of one sweep within a group.
+type sweepRuns struct {
+	ID   string
+	Runs []Run
+}
+
+func sweeps(runs []Run) []sweepRuns {
+	var out []sweepRuns
+	idx := map[string]int{}
+	for _, r := range runs {
+		if r.Result.Sweep == nil || r.Result.Sweep.ID == "" {
+			continue
+		}
+		id := r.Result.Sweep.ID
+		i, ok := idx[id]
+		if !ok {
+			i = len(out)
+			idx[id] = i
+			out = append(out, sweepRuns{ID: id})
+		}
+		out[i].Runs = append(out[i].Runs, r)
+	}
+	return out
+}
+
+// varyingAxes are the cell keys whose values differ between runs: the
+// sweep's axes as far as these runs show them. Threads come first, as the
+// x axis people expect; the rest in name order.
+func varyingAxes(runs []Run) []string {
+	vals := map[string]map[string]bool{}
+	for _, r := range runs {
+		if r.Result.Sweep == nil {
+			continue
+		}
+		for k, v := range r.Result.Sweep.Cell {
+			if vals[k] == nil {
+				vals[k] = map[string]bool{}
+			}
+			vals[k][v] = true
+		}
+	}
+	var axes []string
+	for k, vs := range vals {
+		if len(vs) > 1 {
+			axes = append(axes, k)
+		}
+	}
+	slices.SortFunc(axes, threadsFirst)
+	return axes
+}
+
+func cellLabel(s *result.SweepRef, axes []string) string {
+	if s == nil {
+		return ""
+	}
+	parts := make([]string, 0, len(axes))
+	for _, k := range axes {
+		if v, ok := s.Cell[k]; ok {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// sortValues orders axis values numerically when they all are numbers.
+func sortValues(vs []string) {
+	nums := map[string]float64{}
+	for _, v := range vs {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			slices.Sort(vs)
+			return
+		}
+		nums[v] = f
+	}
+	slices.SortFunc(vs, func(a, b string) int { return cmp.Compare(nums[a], nums[b]) })
+}
+
+// sweepSections draws a sweep: the headline against its first axis (a line
+// per value of the others), the same as grouped bars, and box plots of the
+// iterations of each cell.
+func sweepSections(anchor string, sw sweepRuns) []section {
+	axes := varyingAxes(sw.Runs)
+	first := sw.Runs[0].Result
+	unit := first.Summary.HeadlineUnit
+	if unit == "" {
+		unit = first.Workload.Headline
+	}
+	// headline values by cell, cells in order of their axis values
+	type cell struct {
+		x, rest, label string
+		ys             []float64
+	}
+	cells := map[string]*cell{}
+	var xs, rests, labels []string
+	for _, r := range sw.Runs {
+		if r.Result.Status != result.StatusOK || !finite(r.Result.Summary.Headline) {
+			continue // a failed or interrupted run's rate is not a sample of the cell
+		}
+		label := cellLabel(r.Result.Sweep, axes)
+		c := cells[label]
+		if c == nil {
+			c = &cell{label: label}
+			if len(axes) > 0 {
+				c.x = r.Result.Sweep.Cell[axes[0]]
+				c.rest = cellLabel(r.Result.Sweep, axes[1:])
+			}
+			cells[label] = c
+			xs, rests, labels = appendNew(xs, c.x), appendNew(rests, c.rest), append(labels, label)
+		}
+		c.ys = append(c.ys, r.Result.Summary.Headline)
+	}
+	if len(cells) == 0 {
+		return nil
+	}
+	sortValues(xs)
+	slices.Sort(rests)
+	slices.SortFunc(labels, func(a, b string) int {
+		ca, cb := cells[a], cells[b]
+		if c := cmp.Compare(slices.Index(xs, ca.x), slices.Index(xs, cb.x)); c != 0 {
+			return c
+		}
+		return cmp.Compare(slices.Index(rests, ca.rest), slices.Index(rests, cb.rest))
+	})
+	maxIter := 0
+	for _, c := range cells {
+		maxIter = max(maxIter, len(c.ys))
+	}
+
+	id := anchor + "-sweep-" + shortID(sw.ID)
+	sec := section{ID: id, Title: "Sweep " + shortID(sw.ID), Note: fmt.Sprintf("%d runs in %d cells; the mean of each cell's iterations", len(sw.Runs), len(cells))}
+	if len(axes) > 0 {
+		var ser []series
+		for _, rest := range rests {
+			s := series{Name: cmp.Or(rest, unit), Values: make([]*float64, len(xs))}
+			for _, c := range cells {
+				if c.rest == rest {
+					m := mean(c.ys)
+					s.Values[slices.Index(xs, c.x)] = &m
+				}
+			}
+			ser = append(ser, s)
+		}
+		sec.Charts = append(sec.Charts, chart{ID: id + "-line", Title: unit + " by " + axes[0], Kind: "line",
+			XName: axes[0], YName: unit, XCategories: xs, Series: ser})
+		if len(axes) > 1 {
+			sec.Charts = append(sec.Charts, chart{ID: id + "-bars", Title: unit + " by " + strings.Join(axes, " and "), Kind: "bar",
+				XName: axes[0], YName: unit, XCategories: xs, Series: ser})
+		}
+	}
+	if maxIter > 1 {
+		s := series{Name: unit}
+		cats := make([]string, 0, len(labels))
+		for _, l := range labels {
+			b, _ := quartiles(cells[l].ys)
+			s.Boxes = append(s.Boxes, [5]float64{b.Min, b.Q1, b.Median, b.Q3, b.Max})
+			cats = append(cats, cmp.Or(l, "all"))
+		}
+		sec.Charts = append(sec.Charts, chart{ID: id + "-box", Title: unit + " across iterations", Kind: "box",
+			XName: strings.Join(axes, " "), YName: unit, XCategories: cats, Series: []series{s}})
+	}
+	if len(sec.Charts) == 0 {
+		return nil
+	}
+	return []section{sec}
+}
+
+func appendNew(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// overlaid picks the runs drawn on shared axes: each sweep cell's first
+// iteration (a line per cell) and every run outside a sweep, at most
+// maxOverlay.
+func overlaid(runs []Run) (shown []Run, note string) {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if s := r.Result.Sweep; s != nil && s.ID != "" {
+			key := s.ID + "\x00" + cellLabel(s, slices.Sorted(maps.Keys(s.Cell)))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+		}
+		shown = append(shown, r)
+	}
+	if len(shown) < len(runs) {
+		note = fmt.Sprintf("the first iteration of each sweep cell: %d of %d runs", len(shown), len(runs))
+	}
+	if len(shown) > maxOverlay {
+		note = fmt.Sprintf("the first %d of %d runs", maxOverlay, len(runs))
+		shown = shown[:maxOverlay]
+	}
+	return shown, note
+}
+
+// runSections draws the runs over time, their latency distributions,
+// counters and rows series.
+func runSections(anchor string, runs []Run, lb labeler) []section {
+	shown, note := overlaid(runs)
+	var maxT float64
+	var shade []band
+	for _, r := range shown {
+		if n := len(r.Result.Series); n > 0 {
+			maxT = max(maxT, r.Result.Series[n-1].T)
+		}
+		if w := warmupEnd(r.Result); w > 0 && !slices.ContainsFunc(shade, func(b band) bool { return b.To == w }) {
+			shade = append(shade, band{From: 0, To: w, Label: "warm-up"})
+		}
+	}
+	// Warm-ups all start at 0: name only the longest, so labels do not overlap.
+	slices.SortFunc(shade, func(a, b band) int { return cmp.Compare(b.To, a.To) })
+	for i := 1; i < len(shade); i++ {
+		shade[i].Label = ""
+	}
+	maxT = math.Ceil(maxT) // a round end for the shared time axis
+	timeGroup := anchor + "-time"
+	unit := runs[0].Result.Summary.HeadlineUnit
+	if unit == "" {
+		unit = "events/s"
+	}
+
+	var thr, lat []series
+	for _, r := range shown {
+		s := series{Name: lb.label(r)}
+		for _, iv := range r.Result.Series {
+			if finite(iv.EventsPerS) {
+				s.Points = append(s.Points, [2]float64{iv.T, iv.EventsPerS})
+			}
+		}
+		if len(s.Points) > 0 {
+			thr = append(thr, s)
+		}
+		for _, p := range tailPercentiles(r.Result) {
+			s := series{Name: lb.label(r) + " p" + strconv.FormatFloat(p, 'f', -1, 64)}
+			for _, iv := range r.Result.Series {
+				for _, q := range iv.Latency {
+					if q.P == p && finite(q.MS) {
+						s.Points = append(s.Points, [2]float64{iv.T, q.MS})
+					}
+				}
+			}
+			if len(s.Points) > 0 {
+				lat = append(lat, s)
+			}
+		}
+	}
+	var out []section
+	over := section{ID: anchor + "-time", Title: "Over time", Note: note}
+	if len(thr) > 0 {
+		over.Charts = append(over.Charts, chart{ID: anchor + "-tput", Title: "Throughput", Kind: "line",
+			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr})
+	}
+	if len(lat) > 0 {
+		over.Charts = append(over.Charts, chart{ID: anchor + "-lat", Title: "Latency percentiles per interval", Kind: "line",
+			XName: "seconds", YName: "ms", XMax: maxT, Group: timeGroup, Shade: shade, Series: lat})
+	}
+	if len(over.Charts) > 0 {
+		out = append(out, over)
+	}
+
+	if c := counterCharts(anchor, shown, lb, maxT, timeGroup, shade); len(c) > 0 {
+		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: "on the throughput's time axis", Charts: c, Small: true})
+	}
+	if c := rowsCharts(anchor, shown, lb); len(c) > 0 {
+		out = append(out, section{ID: anchor + "-rows", Title: "Against rows", Charts: c})
+	}
+	if c := latencyCharts(anchor, shown, lb); len(c) > 0 {
+		out = append(out, section{ID: anchor + "-latency", Title: "Latency distribution",
+			Note: "from the HDR histograms of the measured part; the x axis is 1/(1-percentile)", Charts: c})
+	}
+	return out
+}
+
+// warmupEnd is the time the last warm-up interval ended, 0 without one.
+func warmupEnd(r *result.Result) float64 {
+	var end float64
+	for _, iv := range r.Series {
+		if iv.Warmup {
+			end = iv.T
+		}
+	}
+	return end
+}
+
+// tailPercentiles picks p95 and p99 from the interval percentiles, or all
+// of them when the run recorded neither.
+func tailPercentiles(r *result.Result) []float64 {
+	have := map[float64]bool{}
+	for _, iv := range r.Series {
+		for _, q := range iv.Latency {
+			have[q.P] = true
+		}
+	}
+	var out []float64
+	for _, p := range []float64{95, 99} {
+		if have[p] {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		out = slices.Sorted(maps.Keys(have))
+	}
+	return out
+}
+
+func counterCharts(anchor string, runs []Run, lb labeler, maxT float64, timeGroup string, shade []band) []chart {
+	by := map[string][]series{}
+	var names []string
+	for _, r := range runs {
+		for _, src := range counterSources() {
+			for _, ts := range src(r.Result) {
+				s := series{Name: lb.label(r)}
+				for i := range ts.T {
+					s.Points = append(s.Points, [2]float64{ts.T[i], ts.V[i]})
+				}
+				if len(s.Points) == 0 {
+					continue
+				}
+				if _, ok := by[ts.Name]; !ok {
+					names = append(names, ts.Name)
+				}
+				by[ts.Name] = append(by[ts.Name], s)
+			}
+		}
+	}
+	var out []chart
+	for i, name := range names {
+		out = append(out, chart{ID: fmt.Sprintf("%s-ctr%d", anchor, i+1), Title: name, Kind: "line",
+			XName: "seconds", YName: name, XMax: maxT, Group: timeGroup, Shade: shade, Series: by[name]})
+	}
+	return out
+}
+
+func rowsCharts(anchor string, runs []Run, lb labeler) []chart {
+	type key struct{ name, x, y string }
+	by := map[key][]series{}
+	var keys []key
+	for _, r := range runs {
+		for _, src := range rowsSources() {
+			for _, xy := range src(r.Result) {
+				k := key{xy.Name, xy.XLabel, xy.YLabel}
+				if _, ok := by[k]; !ok {
+					keys = append(keys, k)
+				}
+				s := series{Name: lb.label(r)}
+				for i := range xy.X {
+					s.Points = append(s.Points, [2]float64{xy.X[i], xy.Y[i]})
+				}
+				by[k] = append(by[k], s)
+			}
+		}
+	}
+	var out []chart
+	for i, k := range keys {
+		out = append(out, chart{ID: fmt.Sprintf("%s-rows%d", anchor, i+1), Title: k.name + " against " + k.x, Kind: "line",
+			XName: k.x, YName: k.y, Series: by[k]})
+	}
+	return out
+}
+
+// latencyCharts draws percentile plots from the decoded histograms: every
+// operation of a lone run, the events of several.
+func latencyCharts(anchor string, runs []Run, lb labeler) []chart {
+	var ser []series
+	for _, r := range runs {
+		events := map[string]bool{}
+		for _, op := range r.Result.Summary.Ops {
+			if op.Kind == "event" {
+				events[op.Name] = true
+			}
+		}
+		for _, h := range r.Result.Histograms {
+			if h.Kind == "lag" || (len(runs) > 1 && (!events[h.Op] || h.Kind != "latency")) {
+				continue
+			}
+			pts, err := percentilePoints(h)
+			if err != nil || len(pts) == 0 {
+				continue
+			}
+			name := lb.label(r)
+			if len(runs) == 1 {
+				name = h.Op
+			}
+			if h.Kind != "latency" {
+				name += " (" + h.Kind + ")"
+			}
+			ser = append(ser, series{Name: name, Points: pts})
+		}
+	}
+	if len(ser) == 0 {
+		return nil
+	}
+	return []chart{{ID: anchor + "-pct", Title: "Latency by percentile", Kind: "percentile", XName: "percentile", YName: "ms", Series: ser}}
+}
+
+// percentilePoints samples a histogram at 20 points a decade of 1/(1-q),
+// as HdrHistogram's percentile plots do, up to its maximum.
+func percentilePoints(enc result.Histogram) ([][2]float64, error) {
+	h, err := enc.Decode()
+	if err != nil {
+		return nil, err
+	}
+	n := h.TotalCount()
+	if n == 0 {
+		return nil, nil
+	}
+	var pts [][2]float64
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/20)
+		if x >= float64(n) {
+			break
+		}
+		q := 1 - 1/x
+		if v := float64(h.ValueAtQuantile(q*100)) / 1e6; v > 0 { // the y axis is logarithmic
+			pts = append(pts, [2]float64{x, v})
+		}
+	}
+	return append(pts, [2]float64{max(float64(n), 1), float64(h.Max()) / 1e6}), nil
+}

@@ -1,0 +1,43 @@
+package htmlreport
+
+import (
+	"math"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+func TestPercentilePoints(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	for i := int64(1); i <= 10_000; i++ {
+		if err := h.RecordValue(i * 1000); err != nil { // 1 µs to 10 ms
+			t.Fatal(err)
+		}
+	}
+	enc, err := result.EncodeHistogram("event", "latency", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := percentilePoints(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 20 points a decade of 1/(1-q) up to the count (4 decades), then the maximum.
+	if len(pts) != 81 {
+		t.Fatalf("%d points, want 81", len(pts))
+	}
+	for i := 1; i < len(pts); i++ {
+		if pts[i][0] <= pts[i-1][0] || pts[i][1] < pts[i-1][1] {
+			t.Fatalf("not increasing at %d: %v then %v", i, pts[i-1], pts[i])
+		}
+	}
+	// x = 10 is the 90th percentile: 9 ms of a uniform 0-10 ms.
+	if x, y := pts[20][0], pts[20][1]; math.Abs(x-10) > 1e-9 || math.Abs(y-9) > 0.01 {
+		t.Fatalf("point 20 = (%g, %g), want (10, 9)", x, y)
+	}
+	if last := pts[len(pts)-1]; last[0] != 10_000 || math.Abs(last[1]-10) > 0.01 {
+		t.Fatalf("last point %v, want the maximum at x = count", last)
+	}
+}

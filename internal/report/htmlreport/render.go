@@ -1,0 +1,285 @@
+// Package htmlreport renders results as one self-contained HTML file: a
+// summary table, the configuration and environment, and charts drawn by an
+// embedded chart library (Apache ECharts) from whatever series the results
+// hold. The file needs no network to open or print.
+package htmlreport
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options are what a report shows besides the runs.
+type Options struct {
+	Title string
+	// Notes are lines shown under the title (steps a suite skipped).
+	Notes []string
+	// Generated is when the report was made; Tool the dbmark that made it.
+	Generated time.Time
+	Tool      string
+	// Library is the chart library's script (ChartLibrary).
+	Library []byte
+}
+
+var (
+	//go:embed page.html.tmpl
+	pageTemplate string
+	//go:embed report.js
+	pageScript string
+	//go:embed report.css
+	pageStyle string
+
+	page = template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).Parse(pageTemplate))
+)
+
+// Render writes the report of runs to w.
+func Render(w io.Writer, runs []Run, opt Options) error {
+	if len(runs) == 0 {
+		return errors.New("render report: no runs")
+	}
+	if len(opt.Library) == 0 {
+		return ErrNoChartLibrary
+	}
+	gs := groups(runs)
+	var charts []chart
+	for _, g := range gs {
+		for _, s := range g.Sections {
+			charts = append(charts, s.Charts...)
+		}
+	}
+	data, err := json.Marshal(struct {
+		Charts []chart `json:"charts"`
+	}{charts})
+	if err != nil {
+		return fmt.Errorf("render report: encode charts: %w", err)
+	}
+	v := view{
+		Title:     opt.Title,
+		Notes:     opt.Notes,
+		Generated: opt.Generated.Local().Format("2006-01-02 15:04:05 MST"),
+		Tool:      opt.Tool,
+		Summary:   summaryRows(runs),
+		Groups:    gs,
+		Config:    configOf(runs),
+		Style:     template.CSS(pageStyle),
+		Library:   template.JS(scriptSafe(opt.Library)),
+		Script:    template.JS(pageScript),
+		Data:      template.JS(data), // json.Marshal escapes <, > and &
+	}
+	if v.Title == "" {
+		v.Title = "dbmark report"
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, v); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// scriptSafe keeps a script from closing its own <script> element early.
+func scriptSafe(js []byte) string {
+	return closeScript.ReplaceAllStringFunc(string(js), func(s string) string { return `<\/` + s[2:] })
+}
+
+var closeScript = regexp.MustCompile(`(?i)</script`)
+
+type view struct {
+	Title, Generated, Tool string
+	Notes                  []string
+	Summary                []summaryRow
+	Groups                 []group
+	Config                 config
+	Style                  template.CSS
+	Library, Script, Data  template.JS
+}
+
+type summaryRow struct {
+	Ref, Anchor, Started, Workload, Target, Cell, Status, Error string
+	Threads                                                     int
+	Duration, Headline, P95, P99, Errors                        string
+}
+
+func summaryRows(runs []Run) []summaryRow {
+	lb := newLabeler(runs)
+	anchors := map[string]string{}
+	for _, g := range groups(runs) {
+		anchors[g.Workload] = g.Anchor
+	}
+	out := make([]summaryRow, 0, len(runs))
+	for _, r := range runs {
+		res := r.Result
+		s := res.Summary
+		row := summaryRow{
+			Ref:      r.ref(),
+			Anchor:   anchors[res.Workload.Name],
+			Started:  res.StartedAt.Local().Format("2006-01-02 15:04:05"),
+			Workload: res.Workload.Name,
+			Target:   strings.TrimSpace(res.Target.Engine + " " + res.Target.Version),
+			Cell:     cellLabel(res.Sweep, lb.axes),
+			Status:   string(res.Status),
+			Error:    res.Error,
+			Threads:  res.Run.Threads,
+			Duration: fmt.Sprintf("%.1f s", s.DurationS),
+			Headline: fmt.Sprintf("%s %s", num(s.Headline), s.HeadlineUnit),
+			Errors:   strconv.FormatInt(s.ErrorsTotal, 10),
+		}
+		if v, ok := s.Latency.Get(95); ok {
+			row.P95 = num(v)
+		}
+		if v, ok := s.Latency.Get(99); ok {
+			row.P99 = num(v)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// num prints a measurement with three significant digits or more.
+func num(f float64) string {
+	switch {
+	case !finite(f):
+		return "-"
+	case f >= 100 || f == 0:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	case f >= 1:
+		return strconv.FormatFloat(f, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(f, 'g', 3, 64)
+	}
+}
+
+type kv struct{ K, V string }
+
+// config is the configuration and environment, each distinct one once with
+// the runs it applies to, and the options split into those every run shared
+// and those that differed.
+type config struct {
+	Environments []block
+	Targets      []block
+	Common       []kv
+	Refs         []string
+	Differing    []diffRow
+}
+
+type block struct {
+	Runs     string
+	Rows     []kv
+	Settings []kv
+}
+
+type diffRow struct {
+	Name   string
+	Values []string
+}
+
+func configOf(runs []Run) config {
+	var c config
+	envs := newBlocks()
+	tgts := newBlocks()
+	for _, r := range runs {
+		res := r.Result
+		if e := res.Environment; e != nil {
+			rows := []kv{{"host", e.Hostname}, {"OS", e.OS + "/" + e.Arch}, {"kernel", e.Kernel},
+				{"CPU", fmt.Sprintf("%d × %s", e.CPUs, e.CPUModel)}, {"memory", bytesText(e.MemoryB)},
+				{"clock source", e.ClockSrc}, {"clock read", fmt.Sprintf("%.1f ns", e.ClockNowNS)},
+				{"GOMAXPROCS", strconv.Itoa(e.GoMaxProcs)}}
+			envs.add(r.ref(), rows, nil)
+		}
+		t := res.Target
+		rows := []kv{{"kind", t.Kind}, {"URL", t.URL}, {"engine", t.Engine + " " + t.Version}, {"driver", t.Driver},
+			{"data directory", t.DataDir}}
+		var settings []kv
+		for _, k := range slices.Sorted(maps.Keys(t.Settings)) {
+			settings = append(settings, kv{k, t.Settings[k]})
+		}
+		tgts.add(r.ref(), rows, settings)
+	}
+	c.Environments, c.Targets = envs.list(), tgts.list()
+
+	opts := make([]map[string]string, len(runs))
+	names := map[string]bool{}
+	for i, r := range runs {
+		res := r.Result
+		o := maps.Clone(res.Workload.Options)
+		if o == nil {
+			o = map[string]string{}
+		}
+		o["seed"] = strconv.FormatUint(res.Seed, 10)
+		o["command"] = strings.Join(res.Command, " ")
+		o["workload version"] = res.Workload.Version
+		o["dbmark"] = strings.TrimSpace(res.Tool.Version + " " + res.Tool.Revision)
+		opts[i] = o
+		for k := range o {
+			names[k] = true
+		}
+		c.Refs = append(c.Refs, r.ref())
+	}
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		vals := make([]string, len(runs))
+		same := true
+		for i := range runs {
+			vals[i] = opts[i][k]
+			same = same && vals[i] == vals[0]
+		}
+		if same {
+			c.Common = append(c.Common, kv{k, vals[0]})
+		} else {
+			c.Differing = append(c.Differing, diffRow{k, vals})
+		}
+	}
+	return c
+}
+
+// blocks collects distinct key/value tables with the runs sharing each.
+type blocks struct {
+	order []string
+	by    map[string]*block
+	refs  map[string][]string
+}
+
+func newBlocks() *blocks { return &blocks{by: map[string]*block{}, refs: map[string][]string{}} }
+
+func (b *blocks) add(ref string, rows, settings []kv) {
+	var kept []kv
+	for _, r := range rows {
+		if strings.TrimSpace(r.V) != "" {
+			kept = append(kept, r)
+		}
+	}
+	key, _ := json.Marshal([]any{kept, settings})
+	k := string(key)
+	if _, ok := b.by[k]; !ok {
+		b.order = append(b.order, k)
+		b.by[k] = &block{Rows: kept, Settings: settings}
+	}
+	b.refs[k] = append(b.refs[k], ref)
+}
+
+func (b *blocks) list() []block {
+	out := make([]block, 0, len(b.order))
+	for _, k := range b.order {
+		bl := *b.by[k]
+		bl.Runs = strings.Join(b.refs[k], " ")
+		out = append(out, bl)
+	}
+	return out
+}
+
+func bytesText(n uint64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}

@@ -1,0 +1,141 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dbmark/dbmark/internal/report/htmlreport"
+)
+
+type chartSpec struct {
+	ID          string
+	Kind        string
+	XCategories []string
+	XMax        float64
+	Shade       []struct{ From, To float64 }
+	Series      []struct {
+		Name   string
+		Points [][2]float64
+		Values []*float64
+		Boxes  [][5]float64
+	}
+}
+
+// renderSpecs renders runs and reads back the chart specs the page's
+// script draws.
+func renderSpecs(t *testing.T, runs []htmlreport.Run) (string, map[string]chartSpec) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := htmlreport.Render(&b, runs, htmlreport.Options{Library: []byte("/* chart library */")}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="dbmark-data">(.*?)</script>`).FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatal("no chart data in the page")
+	}
+	var data struct{ Charts []chartSpec }
+	if err := json.Unmarshal([]byte(m[1]), &data); err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]chartSpec{}
+	for _, c := range data.Charts {
+		specs[c.ID] = c
+	}
+	return b.String(), specs
+}
+
+func TestChartsFromRealRuns(t *testing.T) {
+	runs := sharedSample(t)
+	page, specs := renderSpecs(t, runs)
+
+	// The sweep's line: one line per rand-type, the mean tps of each cell's
+	// two iterations at each thread count.
+	line, ok := specs["g1-sweep-5f0c2d9e-line"]
+	if !ok || !slices.Equal(line.XCategories, []string{"1", "2"}) || len(line.Series) != 2 {
+		t.Fatalf("sweep line chart: %+v", line)
+	}
+	cellRuns := func(threads, randType string) []float64 {
+		var ys []float64
+		for _, r := range runs {
+			if s := r.Result.Sweep; s != nil && s.Cell["threads"] == threads && s.Cell["rand-type"] == randType {
+				ys = append(ys, r.Result.Summary.Headline)
+			}
+		}
+		return ys
+	}
+	for _, s := range line.Series {
+		rt := strings.TrimPrefix(s.Name, "rand-type=")
+		for i, th := range line.XCategories {
+			ys := cellRuns(th, rt)
+			if len(ys) != 2 || s.Values[i] == nil || math.Abs(*s.Values[i]-(ys[0]+ys[1])/2) > 1e-6 {
+				t.Errorf("%s threads=%s: %v, want the mean of %v", s.Name, th, s.Values[i], ys)
+			}
+		}
+	}
+	// Box plots: the five numbers of each cell's iterations.
+	box := specs["g1-sweep-5f0c2d9e-box"]
+	if len(box.XCategories) != 4 || box.XCategories[0] != "threads=1 rand-type=special" {
+		t.Fatalf("box categories %v", box.XCategories)
+	}
+	ys := cellRuns("1", "special")
+	if b := box.Series[0].Boxes[0]; b[0] != min(ys[0], ys[1]) || b[4] != max(ys[0], ys[1]) || math.Abs(b[2]-(ys[0]+ys[1])/2) > 1e-6 {
+		t.Errorf("box %v for iterations %v", b, ys)
+	}
+	if _, ok := specs["g1-sweep-5f0c2d9e-bars"]; !ok {
+		t.Error("no grouped bars for a two-axis sweep")
+	}
+
+	// Over time: a line per sweep cell (its first iteration), the warm-up
+	// shaded, on a time axis shared with the counters.
+	tput := specs["g1-tput"]
+	if len(tput.Series) != 4 || len(tput.Shade) == 0 || tput.Shade[0].To <= 0 {
+		t.Fatalf("throughput over time: %d lines, shade %v", len(tput.Series), tput.Shade)
+	}
+	for _, s := range tput.Series {
+		if !strings.Contains(s.Name, "threads=") || len(s.Points) < 4 {
+			t.Errorf("line %q with %d points", s.Name, len(s.Points))
+		}
+	}
+	// Runs outside a sweep are told apart by the options that differ.
+	names := []string{specs["g2-tput"].Series[0].Name, specs["g2-tput"].Series[1].Name}
+	if !strings.HasSuffix(names[0], "threads=1") || !strings.HasSuffix(names[1], "threads=2") {
+		t.Errorf("overlaid runs named %v", names)
+	}
+	if ctr := specs["g2-ctr1"]; ctr.XMax != specs["g2-tput"].XMax || len(ctr.Series) != 2 {
+		t.Errorf("counter chart not on the throughput's time axis: %+v", ctr)
+	}
+	if rows := specs["g2-rows1"]; len(rows.Series) != 2 || len(rows.Series[0].Points) == 0 {
+		t.Errorf("rows chart: %+v", rows)
+	}
+	// Several runs: the event latency of each, from its histogram.
+	if pct := specs["g1-pct"]; len(pct.Series) != 4 || pct.Kind != "percentile" {
+		t.Errorf("latency by percentile: %d lines", len(pct.Series))
+	}
+	for _, want := range []string{"oltp_point_select", "oltp_read_write", "Options that differ", "journal_mode"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestLoneRunShowsEveryOperation(t *testing.T) {
+	runs := sharedSample(t)
+	_, specs := renderSpecs(t, runs[len(runs)-1:])
+	pct := specs["g1-pct"]
+	var names []string
+	for _, s := range pct.Series {
+		names = append(names, s.Name)
+	}
+	// oltp_read_write records its transactions and each kind of statement.
+	if len(names) < 3 || !slices.Contains(names, "oltp_read_write") || !slices.Contains(names, "point_select") {
+		t.Fatalf("latency lines of a lone run: %v", names)
+	}
+	if _, ok := specs["g1-sweep-5f0c2d9e-line"]; ok {
+		t.Error("sweep charts for a run outside a sweep")
+	}
+}

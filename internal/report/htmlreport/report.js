@@ -1,0 +1,131 @@
+// Draws the report's charts with Apache ECharts from the chart specs dbmark
+// wrote into #dbmark-data. Each chart element gets data-points: the number
+// of points ECharts holds for it, which the browser tests check.
+(function () {
+  'use strict';
+  var spec = JSON.parse(document.getElementById('dbmark-data').textContent);
+  var palette = ['#2456a6', '#d1603d', '#3f8f4f', '#8a4fb0', '#c49a1a', '#2a9d9a', '#b03a6f', '#6b7280',
+    '#1f3b73', '#e08e45', '#5fa35f', '#a07cc5'];
+
+  function fmt(v) {
+    var a = Math.abs(v);
+    if (a >= 1e9) return +(v / 1e9).toPrecision(3) + 'G';
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + 'M';
+    if (a >= 1e4) return +(v / 1e3).toPrecision(3) + 'k';
+    return +v.toPrecision(4) + '';
+  }
+
+  // 1/(1-q) back to a percentile label: 10 -> 90%, 1000 -> 99.9%.
+  function percentileLabel(x) {
+    if (x <= 1) return '0%';
+    return +((1 - 1 / x) * 100).toPrecision(6) + '%';
+  }
+
+  function axisName(name, gap) {
+    return { name: name, nameLocation: 'middle', nameGap: gap };
+  }
+
+  function base(c) {
+    return {
+      animation: false,
+      color: palette,
+      textStyle: { fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif' },
+      grid: { left: 72, right: 28, top: 40, bottom: 48 },
+      legend: { type: 'scroll', top: 0 },
+      tooltip: { trigger: c.kind === 'box' ? 'item' : 'axis', confine: true },
+      yAxis: Object.assign({ type: 'value', axisLabel: { formatter: fmt } }, axisName(c.yName, 56))
+    };
+  }
+
+  function shade(c) {
+    if (!c.shade || !c.shade.length) return undefined;
+    return {
+      silent: true,
+      itemStyle: { color: '#9aa3b2', opacity: 0.2 },
+      label: { color: '#5b6475', position: 'insideTop' },
+      data: c.shade.map(function (b) { return [{ xAxis: b.from, name: b.label }, { xAxis: b.to }]; })
+    };
+  }
+
+  function option(c) {
+    var o = base(c);
+    switch (c.kind) {
+      case 'line':
+        if (c.xCategories) {
+          o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
+          o.series = c.series.map(function (s) {
+            return { type: 'line', name: s.name, data: s.values, connectNulls: true, symbolSize: 7 };
+          });
+        } else {
+          o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null }, axisName(c.xName, 28));
+          o.series = c.series.map(function (s) {
+            return { type: 'line', name: s.name, data: s.points, showSymbol: s.points.length < 40, symbolSize: 4 };
+          });
+          var m = shade(c);
+          if (m && o.series.length) o.series[0].markArea = m;
+        }
+        return o;
+      case 'bar':
+        o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
+        o.series = c.series.map(function (s) { return { type: 'bar', name: s.name, data: s.values }; });
+        return o;
+      case 'box':
+        o.legend = undefined;
+        o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
+        o.series = c.series.map(function (s) { return { type: 'boxplot', name: s.name, data: s.boxes }; });
+        return o;
+      case 'percentile':
+        // Latencies span microseconds to seconds: a log scale shows both ends.
+        o.yAxis.type = 'log';
+        o.xAxis = Object.assign({
+          type: 'log', logBase: 10, min: 1,
+          axisLabel: { formatter: percentileLabel }
+        }, axisName(c.xName, 28));
+        o.tooltip.formatter = function (ps) {
+          return ps.map(function (p) {
+            return p.marker + p.seriesName + ': ' + percentileLabel(p.value[0]) + ' ' + fmt(p.value[1]) + ' ' + c.yName;
+          }).join('<br>');
+        };
+        o.series = c.series.map(function (s) {
+          return { type: 'line', name: s.name, data: s.points, showSymbol: false };
+        });
+        return o;
+    }
+    throw new Error('unknown chart kind ' + c.kind);
+  }
+
+  function drawnPoints(chart) {
+    var n = 0;
+    (chart.getOption().series || []).forEach(function (s) {
+      (s.data || []).forEach(function (d) { if (d !== null && d !== undefined && d !== '-') n++; });
+    });
+    return n;
+  }
+
+  var charts = [];
+  spec.charts.forEach(function (c) {
+    var el = document.getElementById(c.id);
+    try {
+      var chart = echarts.init(el, null, { renderer: 'svg' });
+      chart.setOption(option(c));
+      if (c.group) chart.group = c.group;
+      el.setAttribute('data-points', String(drawnPoints(chart)));
+      charts.push(chart);
+    } catch (e) {
+      el.setAttribute('data-error', String(e));
+      console.error('chart ' + c.id + ': ' + e);
+    }
+  });
+  var groups = {};
+  spec.charts.forEach(function (c) { if (c.group) groups[c.group] = true; });
+  Object.keys(groups).forEach(function (g) { echarts.connect(g); });
+
+  // Charts are sized by their boxes: redraw them when the page's layout
+  // changes, printing included.
+  function resize() { charts.forEach(function (c) { c.resize(); }); }
+  window.addEventListener('resize', resize);
+  window.addEventListener('beforeprint', resize);
+  window.addEventListener('afterprint', resize);
+  if (window.matchMedia) window.matchMedia('print').addEventListener('change', resize);
+  document.body.setAttribute('data-charts', String(charts.length));
+})();

@@ -1,0 +1,115 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/cli"
+	"github.com/dbmark/dbmark/internal/report/htmlreport"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// sample makes real results on the embedded SQLite: a sweep of
+// oltp_point_select (threads 1,2 x rand-type uniform,special, two iterations
+// each, linked by one SweepRef as a sweep links its runs) and two
+// oltp_read_write runs to overlay. measure is each run's measured time.
+func sample(t *testing.T, measure time.Duration) []htmlreport.Run {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("DBMARK_HOME", dir)
+	t.Setenv("DBMARK_TARGET", "")
+	t.Setenv("DBMARK_STORE", "")
+	warm := measure / 3
+	var runs []htmlreport.Run
+	run := func(workload string, args ...string) *result.Result {
+		t.Helper()
+		doc := filepath.Join(dir, fmt.Sprintf("run%d.json", len(runs)+1))
+		args = append([]string{"run", workload, "--time", measure.String(), "--warmup", warm.String(),
+			"--report-interval", (measure / 16).String(), "--no-store", "--json", doc}, args...)
+		var out, errb bytes.Buffer
+		if code := cli.Main(context.Background(), args, &out, &errb); code != 0 {
+			t.Fatalf("dbmark %v: exit %d: %s", args, code, errb.String())
+		}
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := result.Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, htmlreport.Run{ID: int64(len(runs) + 1), Result: r})
+		return r
+	}
+	sweep := "5f0c2d9e-sweep-test"
+	for _, threads := range []int{1, 2} {
+		for _, rt := range []string{"uniform", "special"} {
+			for it := 1; it <= 2; it++ {
+				r := run("oltp_point_select", "--threads", strconv.Itoa(threads), "--rand-type", rt)
+				r.Sweep = &result.SweepRef{ID: sweep, Cell: map[string]string{"threads": strconv.Itoa(threads), "rand-type": rt}, Iteration: it}
+			}
+		}
+	}
+	for _, threads := range []string{"1", "2"} {
+		run("oltp_read_write", "--threads", threads)
+	}
+	return runs
+}
+
+var shared struct {
+	sync.Mutex
+	runs []htmlreport.Run
+}
+
+// sharedSample is sample with a short measured time, made once for the
+// tests of this package that only read it.
+func sharedSample(t *testing.T) []htmlreport.Run {
+	t.Helper()
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.runs == nil {
+		shared.runs = sample(t, 1600*time.Millisecond)
+		withSeriesStandIns(shared.runs)
+	}
+	return shared.runs
+}
+
+// withSeriesStandIns adds, to the oltp_read_write runs, the two kinds of
+// named series other workloads and samplers record, built from each run's
+// own measured numbers: a counter on the time axis, and a rows series (the
+// rows written so far, and the write rate).
+func withSeriesStandIns(runs []htmlreport.Run) {
+	for _, r := range runs {
+		if r.Result.Workload.Name != "oltp_read_write" {
+			continue
+		}
+		var rows float64
+		for i := range r.Result.Series {
+			iv := &r.Result.Series[i]
+			rows += iv.WritesPerS * iv.DurationS
+			iv.Extra = map[string]float64{"queries_per_s": iv.ReadsPerS + iv.WritesPerS + iv.OtherPerS,
+				"rows": rows, "rows_per_s": iv.WritesPerS}
+		}
+	}
+}
+
+// library is the embedded chart library. Without it (a build before `make
+// assets`) the rendering tests cannot run; CI always has it.
+func library(t *testing.T) []byte {
+	t.Helper()
+	lib, err := htmlreport.ChartLibrary()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return lib
+}
