@@ -81,7 +81,29 @@ type xySeries struct {
 func counterSources() []func(*result.Result) []timeSeries {
 	return []func(*result.Result) []timeSeries{
 		intervalExtras,
+		sampledCounters,
 	}
+}
+
+// sampledCounters are the OS and database counters sampled during the run
+// (result.Counters), named with their unit.
+func sampledCounters(r *result.Result) []timeSeries {
+	if r.Counters == nil {
+		return nil
+	}
+	out := make([]timeSeries, 0, len(r.Counters.Series))
+	for _, c := range r.Counters.Series {
+		ts := timeSeries{Name: c.Name}
+		if c.Unit != "" {
+			ts.Name += " (" + c.Unit + ")"
+		}
+		for _, p := range c.Points {
+			ts.T = append(ts.T, p[0])
+			ts.V = append(ts.V, p[1])
+		}
+		out = append(out, ts)
+	}
+	return out
 }
 
 // rowsSources lists the series keyed by a row count (the insert benchmark's
