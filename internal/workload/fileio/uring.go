@@ -279,11 +279,13 @@ func (w *uringWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	c, ok := w.r.peek()
 	switch {
 	case !ok:
-		if err := w.r.enter(1); err != nil {
-			return 0, err
-		}
-		if c, ok = w.r.peek(); !ok {
-			return 0, errors.New("io_uring: woke without a completion")
+		// The kernel may return before a completion is posted (a signal,
+		// pending task work): wait again.
+		for !ok {
+			if err := w.r.enter(1); err != nil {
+				return 0, err
+			}
+			c, ok = w.r.peek()
 		}
 	case w.r.pending > 0:
 		if err := w.r.enter(0); err != nil {
