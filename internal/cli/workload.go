@@ -158,8 +158,16 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 	return cmd
 }
 
-// openTarget opens --target, or the embedded default. It does not connect.
-func (a *App) openTarget(ctx context.Context, f *runFlags) (target.Target, bool, error) {
+// openTarget opens the workload's own target, --target, or the embedded
+// default. It does not connect.
+func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) (target.Target, bool, error) {
+	if tp, ok := w.(workload.TargetProvider); ok {
+		tg, err := tp.OwnTarget(ctx)
+		if err != nil {
+			return nil, false, withCode(ExitUsage, err)
+		}
+		return tg, false, nil
+	}
 	raw := f.target
 	embedded := raw == ""
 	if embedded {
@@ -211,7 +219,7 @@ func pickSeed(s uint64) uint64 {
 }
 
 func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, f)
+	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
@@ -229,7 +237,7 @@ func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) err
 }
 
 func (a *App) cleanup(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, f)
+	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
@@ -282,7 +290,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if !ok {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
 	}
-	tg, embedded, err := a.openTarget(ctx, f)
+	tg, embedded, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,11 @@ type OpSpec struct {
 // the hot path does no map lookups.
 type Op int
 
+// SelfRecorded is what a worker's Event returns when it has recorded the
+// event itself (queued I/O completes events in another order than it
+// starts them, so only the worker knows their latencies).
+const SelfRecorded Op = -1
+
 // NewHistogram returns an empty dense histogram with the registry's bounds.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowestNS, highestNS, sigFigs) }
 

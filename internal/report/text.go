@@ -22,6 +22,9 @@ func LiveLine(iv result.Interval, threads int) string {
 	}
 	fmt.Fprintf(&b, "[ %ss%s ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)",
 		trimFloat(math.Round(iv.T*100)/100), tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
+	if iv.ReadMiBPerS > 0 || iv.WriteMiBPerS > 0 {
+		fmt.Fprintf(&b, " MiB/s (r/w): %.2f/%.2f", iv.ReadMiBPerS, iv.WriteMiBPerS)
+	}
 	if len(iv.Latency) > 0 {
 		names := make([]string, len(iv.Latency))
 		vals := make([]string, len(iv.Latency))
@@ -72,6 +75,10 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", s.ErrorsTotal, perSec(s.ErrorsTotal, s.DurationS))
 	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", s.Retries, perSec(s.Retries, s.DurationS))
 	fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", s.Reconnects, perSec(s.Reconnects, s.DurationS))
+	if s.ReadMiBPerS > 0 || s.WriteMiBPerS > 0 {
+		fmt.Fprintf(w, "    read, MiB/s:                         %.2f\n", s.ReadMiBPerS)
+		fmt.Fprintf(w, "    written, MiB/s:                      %.2f\n", s.WriteMiBPerS)
+	}
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "        %-9s %-20s %d\n", e.Class, e.Code, e.Count)
 	}

@@ -121,6 +121,8 @@ type Summary struct {
 	EventsPerS   float64           `json:"events_per_s"`
 	Queries      QueryCounts       `json:"queries"`
 	QueriesPerS  float64           `json:"queries_per_s"`
+	ReadMiBPerS  float64           `json:"read_mib_per_s,omitempty"`  // operations that move bytes (file I/O)
+	WriteMiBPerS float64           `json:"write_mib_per_s,omitempty"` // likewise
 	Errors       []ErrorCount      `json:"errors,omitempty"`
 	ErrorsTotal  int64             `json:"errors_total"`
 	Retries      int64             `json:"retries"`
@@ -156,6 +158,7 @@ type OpSummary struct {
 	Kind    string   `json:"kind"`
 	Count   int64    `json:"count"`
 	PerS    float64  `json:"per_s"`
+	MiBPerS float64  `json:"mib_per_s,omitempty"`
 	Latency *Latency `json:"latency,omitempty"`
 	Service *Latency `json:"service,omitempty"`
 }
@@ -199,19 +202,21 @@ type Histogram struct {
 
 // Interval is one point of the series.
 type Interval struct {
-	T           float64            `json:"t"` // seconds since start, at the end of the interval
-	DurationS   float64            `json:"duration_s"`
-	Warmup      bool               `json:"warmup,omitempty"`
-	EventsPerS  float64            `json:"events_per_s"`
-	ReadsPerS   float64            `json:"reads_per_s"`
-	WritesPerS  float64            `json:"writes_per_s"`
-	OtherPerS   float64            `json:"other_per_s"`
-	ErrorsPerS  float64            `json:"errors_per_s"`
-	ReconnPerS  float64            `json:"reconnects_per_s"`
-	RetriesPerS float64            `json:"retries_per_s,omitempty"`
-	Latency     []Percentile       `json:"latency,omitempty"`
-	LagMeanMS   float64            `json:"lag_mean_ms,omitempty"`
-	Extra       map[string]float64 `json:"extra,omitempty"`
+	T            float64            `json:"t"` // seconds since start, at the end of the interval
+	DurationS    float64            `json:"duration_s"`
+	Warmup       bool               `json:"warmup,omitempty"`
+	EventsPerS   float64            `json:"events_per_s"`
+	ReadsPerS    float64            `json:"reads_per_s"`
+	WritesPerS   float64            `json:"writes_per_s"`
+	OtherPerS    float64            `json:"other_per_s"`
+	ReadMiBPerS  float64            `json:"read_mib_per_s,omitempty"`
+	WriteMiBPerS float64            `json:"write_mib_per_s,omitempty"`
+	ErrorsPerS   float64            `json:"errors_per_s"`
+	ReconnPerS   float64            `json:"reconnects_per_s"`
+	RetriesPerS  float64            `json:"retries_per_s,omitempty"`
+	Latency      []Percentile       `json:"latency,omitempty"`
+	LagMeanMS    float64            `json:"lag_mean_ms,omitempty"`
+	Extra        map[string]float64 `json:"extra,omitempty"`
 }
 
 // SweepRef links a run to the sweep it belongs to.

@@ -174,6 +174,19 @@ loop:
 
 var errTimeUp = errors.New("time limit reached")
 
+const mib = 1 << 20
+
+// bytes adds up what the operations of one kind moved (Load.OpBytes).
+func (r *run) bytes(t *metrics.Totals, k metrics.Kind) int64 {
+	var n int64
+	for i, b := range r.load.OpBytes {
+		if i < len(t.Ops) && t.Ops[i].Spec.Kind == k {
+			n += t.Ops[i].Count * b
+		}
+	}
+	return n
+}
+
 func splitEvents(total int64, threads int) []int64 {
 	out := make([]int64, threads)
 	if total == 0 {
@@ -280,6 +293,10 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			continue // failed after its tries, ignored, or interrupted: not committed
 		}
 		end := time.Now()
+		if op == metrics.SelfRecorded {
+			done++
+			continue
+		}
 		if sched != nil {
 			h.RecordScheduled(op, end.Sub(intended), end.Sub(began), began.Sub(intended))
 		} else {
@@ -409,6 +426,8 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 		ErrorsPerS: float64(iv.ErrorCount("")) / secs,
 		ReconnPerS: float64(iv.Reconnects) / secs,
 	}
+	p.ReadMiBPerS = float64(r.bytes(iv.Totals, metrics.Read)) / mib / secs
+	p.WriteMiBPerS = float64(r.bytes(iv.Totals, metrics.Write)) / mib / secs
 	if iv.Retries > 0 {
 		p.RetriesPerS = float64(iv.Retries) / secs
 	}
@@ -440,6 +459,8 @@ func (r *run) summarize(out *Outcome) {
 	s.Queries = result.QueryCounts{Read: tot.KindCount(metrics.Read), Write: tot.KindCount(metrics.Write), Other: tot.KindCount(metrics.Other)}
 	s.Queries.Total = s.Queries.Read + s.Queries.Write + s.Queries.Other
 	s.QueriesPerS = per(s.Queries.Total)
+	s.ReadMiBPerS = per(r.bytes(tot, metrics.Read)) / mib
+	s.WriteMiBPerS = per(r.bytes(tot, metrics.Write)) / mib
 	for _, k := range tot.ErrorKeys() {
 		s.Errors = append(s.Errors, result.ErrorCount{Class: k.Class, Code: k.Code, Count: tot.Errors[k]})
 		s.ErrorsTotal += tot.Errors[k]
@@ -458,8 +479,11 @@ func (r *run) summarize(out *Outcome) {
 		}
 		s.ScheduleLag = result.LatencyOf(tot.Lag, r.cfg.Percentiles)
 	}
-	for _, o := range tot.Ops {
+	for i, o := range tot.Ops {
 		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: o.Count, PerS: per(o.Count)}
+		if i < len(r.load.OpBytes) {
+			os.MiBPerS = per(o.Count*r.load.OpBytes[i]) / mib
+		}
 		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
 		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
 		s.Ops = append(s.Ops, os)

@@ -111,11 +111,21 @@ type SweepAnnotator interface {
 	AnnotateSweep(axis string, xs, ys []float64) []string
 }
 
+// TargetProvider is a workload whose load does not go to a database URL
+// but to a target of its own (file I/O's directory). The CLI uses it in
+// place of --target; its Conns are whatever the workload's workers expect.
+type TargetProvider interface {
+	OwnTarget(ctx context.Context) (target.Target, error)
+}
+
 // Load is what the workers run.
 type Load struct {
 	// Ops are the operations recorded: events (what tps counts) and
 	// statements (what qps counts).
 	Ops []metrics.OpSpec
+	// OpBytes, when set, is what one operation of each of Ops moves (file
+	// I/O's block size), so reads and writes are also reported in MiB/s.
+	OpBytes []int64
 	// NewWorker sets up one worker on its own connection. It is called again
 	// with a new connection after a reconnect.
 	NewWorker func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (Worker, error)
@@ -129,6 +139,8 @@ type Worker interface {
 	// operation it was. On error the runner rolls back, classifies the error
 	// and decides whether to retry the same event: Event must then repeat
 	// the same statements with the same arguments when retry is true.
+	// A worker with several requests in flight (queued I/O) records its
+	// events itself, timed from submission, and returns metrics.SelfRecorded.
 	Event(ctx context.Context, retry bool) (metrics.Op, error)
 	// Close releases the worker's statements; the runner closes the connection.
 	Close() error

@@ -1,0 +1,266 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// The operations, in this order: the event (one request) and what it did.
+const (
+	opEvent metrics.Op = iota
+	opReadM
+	opWriteM
+	opFsyncM
+)
+
+var kindOp = [...]metrics.Op{opRead: opReadM, opWrite: opWriteM, opFsync: opFsyncM}
+
+// shared is the state of one run that every worker sees.
+type shared struct {
+	opt    Options
+	plan   *plan
+	gen    uint64       // generation stamped by this run's writes
+	stripe []sync.Mutex // --verify: one request at a time per block
+	align  int64        // memory alignment of the buffers
+}
+
+// Load checks what was prepared and builds the workers.
+func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, error) {
+	d, err := w.dir(env)
+	if err != nil {
+		return nil, err
+	}
+	o := w.opt
+	if o.Mode == "" {
+		return nil, fmt.Errorf("--mode: give the test mode, one of %s (sysbench's --file-test-mode)", strings.Join(Modes, ", "))
+	}
+	m, err := readManifest(d.path)
+	if err != nil {
+		return nil, fmt.Errorf("no prepared files in %s: run dbmark prepare fileio first (%w)", d.path, err)
+	}
+	s := &shared{opt: o, plan: newPlan(&o), gen: m.Generation, align: 4096}
+	if o.Engine == EngineIOUring {
+		if err := uringAvailable(); err != nil {
+			return nil, err
+		}
+	}
+	if o.Verify {
+		switch {
+		case m.Unverified:
+			return nil, errors.New("--verify: a run without --verify has written into these files since prepare, so their blocks carry no checksums; run cleanup and prepare again")
+		case m.BlockSize != int64(o.BlockSize):
+			return nil, fmt.Errorf("--verify: the files were prepared in blocks of %s, not %s; use --block-size %s or prepare again",
+				FormatSize(m.BlockSize), FormatSize(int64(o.BlockSize)), FormatSize(m.BlockSize))
+		}
+		s.stripe = make([]sync.Mutex, 4096)
+	}
+	if writes(o.Mode) {
+		if o.Verify {
+			m.Generation++
+			s.gen = m.Generation
+		} else {
+			m.Unverified = true
+		}
+		if o.Mode == "seqwr" {
+			// sysbench's seqwr is a creation test: the files start empty.
+			if err := truncateAll(d.path, o.FileNum); err != nil {
+				return nil, err
+			}
+		}
+		if err := m.write(d.path); err != nil {
+			return nil, err
+		}
+	}
+	return &workload.Load{
+		Ops: []metrics.OpSpec{
+			{Name: "event", Kind: metrics.Event},
+			{Name: "read", Kind: metrics.Read},
+			{Name: "write", Kind: metrics.Write},
+			{Name: "fsync", Kind: metrics.Other},
+		},
+		OpBytes: []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			f, ok := conn.(*Files)
+			if !ok {
+				return nil, errors.New("fileio: the connection is not a set of files")
+			}
+			rng := rand.New(rand.NewPCG(env.Seed, uint64(id)))
+			if o.Engine == EngineIOUring {
+				return newUringWorker(s, f, h, rng)
+			}
+			return newSyncWorker(s, f, h, rng)
+		},
+	}, nil
+}
+
+func truncateAll(dir string, n int) error {
+	for i := 0; i < n; i++ {
+		p := dir + "/" + FileName(i)
+		if err := unix.Truncate(p, 0); err != nil {
+			return fmt.Errorf("seqwr: empty %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// alignedBuf returns n bytes aligned for O_DIRECT, from mmap (page aligned,
+// and outside the Go heap so the collector never scans it).
+func alignedBuf(n int) ([]byte, error) {
+	b, err := unix.Mmap(-1, 0, max(n, 1), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return nil, fmt.Errorf("allocate an I/O buffer of %d bytes: %w", n, err)
+	}
+	return b[:n], nil
+}
+
+// base has what both engines share.
+type base struct {
+	s   *shared
+	f   *Files
+	h   *metrics.Handle
+	rng *rand.Rand
+}
+
+// prepareWrite fills buf for a write of req; under --verify it carries a
+// fresh payload word and its trailer.
+func (b *base) prepareWrite(buf []byte, req request) {
+	if b.s.stripe == nil || len(buf) < int(b.s.opt.BlockSize) {
+		return
+	}
+	buf[0] ^= byte(b.rng.Uint32()) | 1 // a different payload every write
+	stamp(buf, req.file, req.off, b.s.gen)
+}
+
+// lock takes the block's stripe under --verify, so a read never sees a
+// write half done by another thread.
+func (b *base) lock(req request) func() {
+	if b.s.stripe == nil || req.kind == opFsync {
+		return func() {}
+	}
+	m := &b.s.stripe[(uint64(req.file)*0x9e3779b97f4a7c15+uint64(req.off/int64(b.s.opt.BlockSize)))%uint64(len(b.s.stripe))]
+	m.Lock()
+	return m.Unlock
+}
+
+func (b *base) checkRead(buf []byte, req request) error {
+	if b.s.stripe == nil || len(buf) < int(b.s.opt.BlockSize) {
+		return nil
+	}
+	return check(buf, req.file, req.off, b.s.gen)
+}
+
+func (b *base) fsync(file int) error {
+	fd := b.f.fds[file]
+	if b.s.opt.FsyncMode == "fdatasync" {
+		return unix.Fdatasync(fd)
+	}
+	return unix.Fsync(fd)
+}
+
+// fsyncEnd is sysbench's --file-fsync-end: each thread fsyncs every file
+// when it ends, in the writing modes. The fsyncs are counted, as sysbench
+// counts them.
+func (b *base) fsyncEnd() error {
+	if !b.s.opt.FsyncEnd || b.s.opt.FsyncAll || !writes(b.s.opt.Mode) {
+		return nil
+	}
+	for i := range b.f.fds {
+		t := time.Now()
+		if err := b.fsync(i); err != nil {
+			return fmt.Errorf("fsync %s at the end: %w", FileName(i), err)
+		}
+		b.h.Record(opFsyncM, time.Since(t))
+	}
+	return nil
+}
+
+// syncWorker issues one request at a time with pread, pwrite and fsync.
+type syncWorker struct {
+	base
+	buf []byte
+}
+
+func newSyncWorker(s *shared, f *Files, h *metrics.Handle, rng *rand.Rand) (*syncWorker, error) {
+	buf, err := alignedBuf(int(s.opt.BlockSize))
+	if err != nil {
+		return nil, err
+	}
+	fillRandom(buf, rng)
+	return &syncWorker{base: base{s: s, f: f, h: h, rng: rng}, buf: buf}, nil
+}
+
+// Event runs one request.
+func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
+	req := w.s.plan.next(w.rng)
+	t := time.Now()
+	switch req.kind {
+	case opFsync:
+		if err := w.fsync(req.file); err != nil {
+			return 0, fmt.Errorf("fsync %s: %w", FileName(req.file), err)
+		}
+		w.h.Record(opFsyncM, time.Since(t))
+	case opRead:
+		buf := w.buf[:req.size]
+		unlock := w.lock(req)
+		n, err := unix.Pread(w.f.fds[req.file], buf, req.off)
+		unlock()
+		if err := ioResult("read", req, n, err); err != nil {
+			return 0, err
+		}
+		w.h.Record(opReadM, time.Since(t))
+		if err := w.checkRead(buf, req); err != nil {
+			return 0, err
+		}
+	case opWrite:
+		buf := w.buf[:req.size]
+		unlock := w.lock(req)
+		w.prepareWrite(buf, req)
+		n, err := unix.Pwrite(w.f.fds[req.file], buf, req.off)
+		unlock()
+		if err := ioResult("write", req, n, err); err != nil {
+			return 0, err
+		}
+		now := time.Now()
+		w.h.Record(opWriteM, now.Sub(t))
+		if w.s.opt.FsyncAll {
+			if err := w.fsync(req.file); err != nil {
+				return 0, fmt.Errorf("fsync %s: %w", FileName(req.file), err)
+			}
+			w.h.Record(opFsyncM, time.Since(now))
+		}
+	}
+	return opEvent, nil
+}
+
+// ioResult turns a short or failed transfer into an error naming it.
+func ioResult(what string, req request, n int, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s %s at offset %d: %w", what, FileName(req.file), req.off, err)
+	}
+	if n != req.size {
+		return fmt.Errorf("%s %s at offset %d: %d of %d bytes (%w)", what, FileName(req.file), req.off, n, req.size, io.ErrUnexpectedEOF)
+	}
+	return nil
+}
+
+// Close runs the end-of-thread fsyncs and frees the buffer.
+func (w *syncWorker) Close() error {
+	err := w.fsyncEnd()
+	if w.buf != nil {
+		_ = unix.Munmap(w.buf[:cap(w.buf)])
+		w.buf = nil
+	}
+	return err
+}
