@@ -24,6 +24,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
+	"github.com/dbmark/dbmark/internal/workload/tpcb"
 )
 
 // Exit codes, as pgbench uses them, plus the shell's code for SIGINT.
@@ -74,6 +75,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	mysql.Register(a.Targets)
 	sqlite.Register(a.Targets)
 	oltp.Register(a.Workloads)
+	tpcb.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}
@@ -135,6 +137,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
+	root.AddCommand(a.checkCmd())
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.versionCmd())
 	return root

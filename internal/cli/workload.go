@@ -246,10 +246,16 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
 	}
+	var hints workload.RunHints
+	if ra, ok := w.(workload.RunAdjuster); ok {
+		if hints, err = ra.AdjustRun(cmd.Flags()); err != nil {
+			return withCode(ExitUsage, err)
+		}
+	}
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
 	}
 	if err := cfg.Validate(); err != nil {
 		return withCode(ExitUsage, err)
@@ -318,6 +324,10 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads))
 	}, a.Logger)
 	fill(res, out)
+	rep, _ := w.(workload.Reporter)
+	if rep != nil {
+		rep.Annotate(res)
+	}
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
@@ -325,6 +335,9 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 		return withCode(ExitRunFailed, err)
 	}
 	report.Summary(a.Stdout, res)
+	if rep != nil {
+		rep.Report(a.Stdout, res)
+	}
 	switch out.Status {
 	case result.StatusInterrupted:
 		return withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
