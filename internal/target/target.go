@@ -246,3 +246,20 @@ func Redact(raw string) string {
 	}
 	return u.String()
 }
+
+// Row is what RowStmt.RunRow returns: how many rows the statement returned
+// or affected and, when it returned rows, the last row's column names and
+// values as text (nil for NULL). The slices are reused by the next call.
+type Row struct {
+	Rows    int64
+	Columns []string
+	Values  [][]byte
+}
+
+// RowStmt is a Stmt that also hands back its last row, for scripts that
+// store results in variables (pgbench's \gset and \aset). Every engine's
+// statements implement it.
+type RowStmt interface {
+	Stmt
+	RunRow(ctx context.Context, args []Value) (Row, error)
+}

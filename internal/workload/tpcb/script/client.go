@@ -1,0 +1,515 @@
+package script
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Shared is what all clients of a run share. It is read-only once the
+// first client exists.
+type Shared struct {
+	Scale      int64             // :scale, unless Vars sets it
+	RandomSeed uint64            // --random-seed; :random_seed, and every client's random state
+	Clients    int               // the number of clients (pgbench draws :default_seed after them)
+	Vars       map[string]string // -D name=value, for every client
+	Logger     *slog.Logger
+	// Debug receives debug()'s lines, as pgbench writes them to stderr;
+	// nil logs them at debug level instead.
+	Debug io.Writer
+	// Stdout receives \shell's standard output (pgbench's own stdout);
+	// nil discards it.
+	Stdout io.Writer
+}
+
+// DefaultSeed is :default_seed, the seed hash() and permute() use when not
+// given one: pgbench's next draw from the base sequence after it has
+// seeded every client.
+func (sh *Shared) DefaultSeed() int64 {
+	base := NewRand(sh.RandomSeed)
+	for range sh.Clients {
+		base.Uint64()
+	}
+	return int64(base.Uint64())
+}
+
+// ThreadRandom returns pgbench's three random states of thread (job) t:
+// the one that chooses scripts by weight, the one that schedules --rate
+// and the one that samples the log, seeded as pgbench seeds them.
+func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
+	base := NewRand(sh.RandomSeed)
+	for range sh.Clients + 1 + 3*t {
+		base.Uint64()
+	}
+	return NewRand(base.Uint64()), NewRand(base.Uint64()), NewRand(base.Uint64())
+}
+
+// Recorder receives the time each executed command took, by its index in
+// the script, for per-command reports (-r).
+type Recorder interface {
+	Command(i int, d time.Duration)
+}
+
+// variable is one client variable. Its value is known by its text (from
+// -D, \gset), by its typed value (from \set), or both once converted.
+type variable struct {
+	name   string
+	set    bool
+	str    []byte // the text, when hasStr
+	hasStr bool
+	val    value // kNone until the text is parsed
+	txt    []byte
+	fmtOK  bool // txt holds val's text
+}
+
+// Client is one pgbench client: its variables, its random state, its
+// connection and its prepared statements. It is used by one goroutine.
+type Client struct {
+	sh     *Shared
+	id     int
+	conn   target.Conn
+	d      target.Dialect
+	pg     bool // PostgreSQL: builtin BEGIN/END stay as written
+	vars   []variable
+	index  map[string]int
+	rnd    Rand
+	saved  savedState
+	byScr  map[*Script]*clientScript
+	args   []target.Value
+	logger *slog.Logger
+	cmdIdx int // the command being run, for debug()
+}
+
+type savedState struct {
+	vars []variable
+	rnd  Rand
+}
+
+// clientScript is a script as one client runs it.
+type clientScript struct {
+	s     *Script
+	slots []int         // script variable slot -> client variable
+	stmts []target.Stmt // by command; nil until first run
+}
+
+// NewClient builds client id (0-based) with pgbench's variables: -D's,
+// then :scale, :client_id, :default_seed and :random_seed where -D did not
+// set them, and the random state pgbench gives client id.
+func NewClient(sh *Shared, id int, conn target.Conn, d target.Dialect) (*Client, error) {
+	c := &Client{sh: sh, id: id, conn: conn, d: d, index: map[string]int{}, byScr: map[*Script]*clientScript{}, logger: sh.Logger}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	c.pg = d != nil && d.Placeholder(1) == "$1"
+	for name, v := range sh.Vars {
+		if !validName(name) {
+			return nil, fmt.Errorf("-D %s=%s: invalid variable name %q", name, v, name)
+		}
+		c.setStr(c.lookup(name), []byte(v))
+	}
+	for _, iv := range []struct {
+		name string
+		v    int64
+	}{{"scale", sh.Scale}, {"client_id", int64(id)}, {"default_seed", sh.DefaultSeed()}, {"random_seed", int64(sh.RandomSeed)}} {
+		if _, ok := sh.Vars[iv.name]; !ok {
+			c.setVal(c.lookup(iv.name), value{k: kInt, i: iv.v})
+		}
+	}
+	base := NewRand(sh.RandomSeed)
+	for range id {
+		base.Uint64()
+	}
+	c.rnd = NewRand(base.Uint64())
+	return c, nil
+}
+
+// validName says whether name can be a variable: a letter, underscore or
+// non-ASCII byte, then those or digits.
+func validName(name string) bool {
+	if name == "" || !isAlpha(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if !isAlnum(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup returns the index of variable name, adding it unset if new.
+func (c *Client) lookup(name string) int {
+	if i, ok := c.index[name]; ok {
+		return i
+	}
+	c.vars = append(c.vars, variable{name: name})
+	c.index[name] = len(c.vars) - 1
+	return len(c.vars) - 1
+}
+
+func (c *Client) setVal(i int, v value) {
+	x := &c.vars[i]
+	x.set, x.val, x.hasStr, x.str, x.fmtOK = true, v, false, nil, false
+}
+
+func (c *Client) setStr(i int, b []byte) {
+	x := &c.vars[i]
+	x.set, x.val, x.hasStr, x.str, x.fmtOK = true, value{}, true, b, false
+}
+
+// text is a set variable's text form.
+func (x *variable) text() []byte {
+	if x.hasStr {
+		return x.str
+	}
+	if !x.fmtOK {
+		x.txt = appendValue(x.txt[:0], x.val)
+		x.fmtOK = true
+	}
+	return x.txt
+}
+
+// Var returns a variable's text and whether it is set.
+func (c *Client) Var(name string) (string, bool) {
+	i, ok := c.index[name]
+	if !ok || !c.vars[i].set {
+		return "", false
+	}
+	return string(c.vars[i].text()), true
+}
+
+// Restore puts back the variables and the random state saved when the
+// last Run started, so that a retried transaction draws the same values.
+func (c *Client) Restore() {
+	n := len(c.saved.vars)
+	for i := n; i < len(c.vars); i++ {
+		delete(c.index, c.vars[i].name)
+	}
+	c.vars = append(c.vars[:0], c.saved.vars...)
+	for i := range c.vars {
+		c.vars[i].fmtOK = false
+		c.vars[i].txt = nil
+	}
+	c.rnd = c.saved.rnd
+}
+
+func (c *Client) save() {
+	c.saved.vars = append(c.saved.vars[:0], c.vars...)
+	c.saved.rnd = c.rnd
+}
+
+// Close releases the client's prepared statements (not its connection).
+func (c *Client) Close() error {
+	var errs []error
+	for _, cs := range c.byScr {
+		for _, st := range cs.stmts {
+			if st != nil {
+				errs = append(errs, st.Close())
+			}
+		}
+	}
+	c.byScr = map[*Script]*clientScript{}
+	return errors.Join(errs...)
+}
+
+// script returns the client's state for s, binding its variables.
+func (c *Client) script(s *Script) *clientScript {
+	if cs, ok := c.byScr[s]; ok {
+		return cs
+	}
+	cs := &clientScript{s: s, slots: make([]int, len(s.vars)), stmts: make([]target.Stmt, len(s.Commands))}
+	for i, name := range s.vars {
+		cs.slots[i] = c.lookup(name)
+	}
+	c.byScr[s] = cs
+	return cs
+}
+
+// fail builds the RuntimeError of command i.
+func (c *Client) fail(s *Script, i int, format string, args ...any) error {
+	return &RuntimeError{Script: s.Name, Line: s.Commands[i].Line, Client: c.id, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Run runs the script once: one pgbench transaction.
+func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
+	cs := c.script(s)
+	c.save()
+	last := time.Now()
+	for pc := 0; pc < len(s.Commands); {
+		cmd := s.Commands[pc]
+		c.cmdIdx = pc
+		next, err := c.exec(ctx, cs, pc, cmd)
+		if err != nil {
+			return err
+		}
+		if rec != nil {
+			now := time.Now()
+			rec.Command(pc, now.Sub(last))
+			last = now
+		}
+		pc = next
+	}
+	return nil
+}
+
+// exec runs command pc and returns the index of the next one.
+func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Command) (int, error) {
+	s := cs.s
+	if cmd.Kind == SQL {
+		return pc + 1, c.execSQL(ctx, cs, pc, cmd)
+	}
+	switch cmd.Meta {
+	case MetaSet:
+		v, err := c.eval(cs, cmd.expr)
+		if err != nil {
+			return 0, c.fail(s, pc, "%s: %v", cmd.Args[0], err)
+		}
+		c.setVal(cs.slots[cmd.setSlot], v)
+	case MetaIf, MetaElif:
+		if cmd.Meta == MetaElif { // reached from a branch that ran
+			return cmd.endif + 1, nil
+		}
+		return c.branch(cs, pc)
+	case MetaElse:
+		return cmd.endif + 1, nil
+	case MetaSleep:
+		return pc + 1, c.sleep(ctx, cs, pc, cmd)
+	case MetaShell, MetaSetShell:
+		return pc + 1, c.shell(ctx, cs, pc, cmd)
+	case MetaStartPipeline, MetaSyncPipeline, MetaEndPipeline:
+		// Statements run in order; see the package documentation.
+	}
+	return pc + 1, nil
+}
+
+// branch evaluates the \if at pc and, while conditions are false, the
+// \elif branches after it; it returns where execution continues.
+func (c *Client) branch(cs *clientScript, pc int) (int, error) {
+	s := cs.s
+	for {
+		cmd := s.Commands[pc]
+		switch cmd.Meta {
+		case MetaElse, MetaEndif:
+			return pc + 1, nil
+		}
+		v, err := c.eval(cs, cmd.expr)
+		if err != nil {
+			return 0, c.fail(s, pc, "%s: %v", cmd.Args[0], err)
+		}
+		if v.truth() {
+			return pc + 1, nil
+		}
+		pc = cmd.next
+	}
+}
+
+func (c *Client) sleep(ctx context.Context, cs *clientScript, pc int, cmd *Command) error {
+	n := cmd.sleep.n
+	if cmd.sleep.slot >= 0 {
+		x := &c.vars[cs.slots[cmd.sleep.slot]]
+		if !x.set {
+			return c.fail(cs.s, pc, "%s: undefined variable %q", cmd.Args[0], cmd.Args[1][1:])
+		}
+		t := x.text()
+		n = atoi(string(t))
+		if n == 0 && (len(t) == 0 || !isDigit(t[0])) {
+			return c.fail(cs.s, pc, "%s: invalid sleep time %q for variable %q", cmd.Args[0], t, cmd.Args[1][1:])
+		}
+	}
+	d := time.Duration(n*cmd.sleep.usecMul) * time.Microsecond
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// shell runs \shell or \setshell through /bin/sh, as pgbench's system()
+// and popen() do. An argument ":name" is the variable's value, "::x" is
+// the text ":x".
+func (c *Client) shell(ctx context.Context, cs *clientScript, pc int, cmd *Command) error {
+	args := cmd.Args[1:]
+	if cmd.Meta == MetaSetShell {
+		args = cmd.Args[2:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch {
+		case strings.HasPrefix(a, "::"):
+			b.WriteString(a[1:])
+		case strings.HasPrefix(a, ":"):
+			v, ok := c.Var(a[1:])
+			if !ok {
+				return c.fail(cs.s, pc, "%s: undefined variable %q", cmd.Args[0], a)
+			}
+			b.WriteString(v)
+		default:
+			b.WriteString(a)
+		}
+	}
+	sh := exec.CommandContext(ctx, "/bin/sh", "-c", b.String())
+	if cmd.Meta == MetaShell {
+		if c.sh.Stdout != nil {
+			sh.Stdout = c.sh.Stdout
+		}
+		if err := sh.Run(); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return c.fail(cs.s, pc, "%s: could not launch shell command: %v", cmd.Args[0], err)
+		}
+		return nil
+	}
+	out, err := sh.Output()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	line, _ := bufio.NewReader(strings.NewReader(string(out))).ReadString('\n')
+	if len(line) > 63 {
+		line = line[:63]
+	}
+	if line == "" {
+		return c.fail(cs.s, pc, "%s: could not read result of shell command (%v)", cmd.Args[0], err)
+	}
+	num := strings.TrimRight(line, " \t\n\r\f\v")
+	n, perr := strconv.ParseInt(strings.TrimLeft(num, " \t\n\r\f\v"), 10, 32)
+	if perr != nil {
+		return c.fail(cs.s, pc, "%s: shell command must return an integer (not %q)", cmd.Args[0], line)
+	}
+	c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: n})
+	return nil
+}
+
+// debug writes debug()'s line as pgbench does.
+func (c *Client) debug(cs *clientScript, v value) {
+	var b []byte
+	b = fmt.Appendf(b, "debug(script=%d,command=%d): ", cs.s.Index, c.cmdIdx+1)
+	switch v.k {
+	case kNull:
+		b = append(b, "null"...)
+	case kBool:
+		b = append(b, "boolean "...)
+		b = strconv.AppendBool(b, v.b)
+	case kInt:
+		b = append(b, "int "...)
+		b = strconv.AppendInt(b, v.i, 10)
+	case kDouble:
+		b = append(b, "double "...)
+		b = appendDouble(b, v.d)
+	}
+	if c.sh.Debug == nil {
+		c.logger.Debug(string(b), "client", c.id)
+		return
+	}
+	b = append(b, '\n')
+	_, _ = c.sh.Debug.Write(b)
+}
+
+// txnKind marks a builtin script's BEGIN and END, which other engines
+// spell their own way.
+type txnKind uint8
+
+const (
+	txnNone txnKind = iota
+	txnBegin
+	txnEnd
+)
+
+// statementText is cmd's SQL with the dialect's placeholders.
+func (c *Client) statementText(cmd *Command) string {
+	switch {
+	case cmd.txn == txnBegin && !c.pg:
+		return c.d.Begin(true)
+	case cmd.txn == txnEnd && !c.pg:
+		return "COMMIT"
+	}
+	var b strings.Builder
+	for i, p := range cmd.parts {
+		if i > 0 {
+			b.WriteString(c.d.Placeholder(i))
+		}
+		b.WriteString(p)
+	}
+	text := strings.TrimRight(b.String(), " \t\r\n")
+	if !c.pg { // a trailing semicolon is not part of a prepared statement elsewhere
+		text = strings.TrimRight(strings.TrimSuffix(text, ";"), " \t\r\n")
+	}
+	return text
+}
+
+// execSQL runs SQL command pc with its variables as parameters.
+func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Command) error {
+	st := cs.stmts[pc]
+	if st == nil {
+		var err error
+		st, err = c.conn.Prepare(ctx, c.statementText(cmd))
+		if err != nil {
+			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
+		}
+		cs.stmts[pc] = st
+	}
+	if cap(c.args) < len(cmd.params) {
+		c.args = make([]target.Value, len(cmd.params))
+	}
+	args := c.args[:len(cmd.params)]
+	for i, slot := range cmd.params {
+		x := &c.vars[cs.slots[slot]]
+		switch {
+		case !x.set:
+			return c.fail(cs.s, pc, "undefined variable %q", cs.s.vars[slot])
+		case !x.hasStr && x.val.k == kInt:
+			args[i].SetInt(x.val.i)
+		default:
+			args[i].SetStr(x.text())
+		}
+	}
+	if cmd.Result == Discard {
+		if _, err := st.Run(ctx, args); err != nil {
+			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
+		}
+		return nil
+	}
+	rs, ok := st.(target.RowStmt)
+	if !ok {
+		return c.fail(cs.s, pc, "this target cannot return rows to \\gset or \\aset")
+	}
+	row, err := rs.RunRow(ctx, args)
+	if err != nil {
+		return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
+	}
+	if len(row.Columns) == 0 {
+		row.Rows = 0
+	}
+	if cmd.Result == GSet && row.Rows != 1 {
+		return c.fail(cs.s, pc, "expected one row, got %d", row.Rows)
+	}
+	if row.Rows == 0 {
+		return nil
+	}
+	for i, col := range row.Columns {
+		name := cmd.Prefix + col
+		if _, ok := c.index[name]; !ok && !validName(name) {
+			return c.fail(cs.s, pc, "invalid variable name: %q", name)
+		}
+		c.setStr(c.lookup(name), append([]byte(nil), row.Values[i]...))
+	}
+	return nil
+}
