@@ -193,7 +193,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	if err := rs.setup(ctx); err != nil {
 		return nil, err
 	}
-	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Vars: vars, Logger: env.Logger}
+	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger, Stdout: env.Progress}
 	var ops []metrics.OpSpec
 	for _, e := range scripts {
 		e.op = metrics.Op(len(ops))
@@ -318,7 +318,7 @@ type worker struct {
 	rs     *runState
 	id     int
 	conn   target.Conn
-	own    target.Conn // -C: this transaction's own connection
+	swap   *swapConn // -C: the connection the client sees, changed per transaction
 	h      *metrics.Handle
 	client *script.Client
 	choose script.Rand // picks the script, as pgbench's chooseScript
@@ -329,12 +329,18 @@ type worker struct {
 }
 
 func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
-	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id],
-		choose: script.NewRand(rs.env.Seed ^ uint64(id)<<32 ^ 0xc4005e),
-		sample: script.NewRand(rs.env.Seed ^ uint64(id)<<32 ^ 0x5a4b1e)}
+	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id]}
+	// Each client draws its script choices and log samples from streams
+	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
+	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
 	wk.rec.h = h
+	var c target.Conn = conn
+	if rs.w.opt.Connect {
+		wk.swap = &swapConn{Conn: conn}
+		c = wk.swap
+	}
 	var err error
-	if wk.client, err = script.NewClient(rs.shared, id, conn, rs.dialect); err != nil {
+	if wk.client, err = script.NewClient(rs.shared, id, c, rs.dialect); err != nil {
 		return nil, err
 	}
 	return wk, nil
@@ -374,6 +380,10 @@ func (wk *worker) pick() int {
 // started with.
 func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if retry {
+		if wk.swap != nil && wk.swap.own {
+			// The runner rolled back its own connection, not this one.
+			_ = wk.swap.Exec(ctx, "ROLLBACK")
+		}
 		wk.client.Restore()
 	} else {
 		wk.cur = wk.pick()
@@ -392,16 +402,12 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 // reconnect is -C: a new connection for each transaction, its time part
 // of the transaction's latency as in pgbench.
 func (wk *worker) reconnect(ctx context.Context) error {
-	if wk.own != nil {
-		wk.own.Close()
-		wk.own = nil
-	}
 	c, err := wk.rs.env.Target.Connect(ctx)
 	if err != nil {
 		return err
 	}
-	wk.own = c
-	return wk.client.SetConn(c)
+	wk.swap.set(c)
+	return nil
 }
 
 // Observe counts late, skipped, failed and retried transactions per
@@ -455,11 +461,11 @@ func failureKind(code string) string {
 	return "failed"
 }
 
-// Close releases the client's connection of -C.
+// Close releases the client's statements and the connection of -C.
 func (wk *worker) Close() error {
-	if wk.own != nil {
-		wk.own.Close()
-		wk.own = nil
+	err := wk.client.Close()
+	if wk.swap != nil {
+		wk.swap.release()
 	}
-	return nil
+	return err
 }
