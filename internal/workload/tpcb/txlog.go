@@ -36,14 +36,14 @@ type logFile struct {
 
 // aggregate is one --aggregate-interval line being gathered.
 type aggregate struct {
-	start                    time.Time
-	cnt                      int64
-	latSum, latSum2          float64
-	latMin, latMax           float64
-	lagSum, lagSum2          float64
-	lagMin, lagMax           float64
-	skipped, retried, tries  int64
-	serialization, deadlock  int64
+	start                   time.Time
+	cnt                     int64
+	latSum, latSum2         float64
+	latMin, latMax          float64
+	lagSum, lagSum2         float64
+	lagMin, lagMax          float64
+	skipped, retried, tries int64
+	serialization, deadlock int64
 }
 
 func newTxLog(o *Options, clients int, rate bool, maxTries int) (*txLog, error) {
