@@ -94,6 +94,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
+	// An error that can show where it is (a script's line with a caret
+	// under the spot) shows it before its one line.
+	var d interface{ Detail() string }
+	if errors.As(err, &d) && d.Detail() != "" {
+		fmt.Fprintln(stderr, d.Detail())
+	}
 	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -181,7 +181,12 @@ func (s *schema) dropTables() []string {
 			"drop table if exists pgbench_tellers", "drop table if exists pgbench_branches",
 		}
 	}
-	return []string{"drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}
+	drop := "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"
+	if s.kind == "mysql" {
+		// InnoDB checks foreign keys table by table even within one DROP.
+		return []string{"set foreign_key_checks = 0", drop, "set foreign_key_checks = 1"}
+	}
+	return []string{drop}
 }
 
 // truncateTables empties the tables before data generation.
