@@ -86,7 +86,7 @@ func (s *schema) createTables() []string {
 		accounts := t.name == "pgbench_accounts"
 		var b strings.Builder
 		b.WriteString("create")
-		if s.unlogged && (s.partitions == 0 || s.kind != "postgres") {
+		if s.unlogged {
 			b.WriteString(" unlogged")
 		}
 		fmt.Fprintf(&b, " table %s(%s)", t.name, s.columns(t))

@@ -251,8 +251,8 @@ func TestLogFormats(t *testing.T) {
 			}
 		}
 		total += len(lines)
-		// pgbench gives thread 0 client 0 and thread 1 clients 1 and 2.
-		if strings.Count(f, ".") == 1 && len(seen) != 1 || strings.Count(f, ".") == 2 && len(seen) != 2 {
+		// pgbench gives thread 0 clients 0 and 1, thread 1 client 2.
+		if strings.Count(f, ".") == 1 && len(seen) != 2 || strings.Count(f, ".") == 2 && len(seen) != 1 {
 			t.Fatalf("%s: clients %v", f, seen)
 		}
 	}

@@ -50,13 +50,17 @@ func newTxLog(o *Options, clients int, rate bool, maxTries int) (*txLog, error) 
 	jobs := min(o.Jobs, clients)
 	l := &txLog{thread: make([]int, clients), rate: rate, retries: maxTries != 1,
 		interval: time.Duration(o.AggregateInterval) * time.Second}
-	shown := 0
+	// The first clients%jobs threads take one client more.
+	c := 0
 	for t := 0; t < jobs; t++ {
-		n := (clients - shown) / (jobs - t)
-		for c := shown; c < shown+n; c++ {
-			l.thread[c] = t
+		n := clients / jobs
+		if t < clients%jobs {
+			n++
 		}
-		shown += n
+		for ; n > 0; n-- {
+			l.thread[c] = t
+			c++
+		}
 	}
 	pid := os.Getpid()
 	now := time.Now()
