@@ -270,17 +270,24 @@ func (r *rows) Next(dst []target.Value) bool {
 	return true
 }
 
-// Cleanup drops pgbench's tables.
-func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
-	c, err := env.Target.Connect(ctx)
+// withConn runs fn on a connection of its own.
+func withConn(ctx context.Context, tg target.Target, fn func(c target.Conn) error) error {
+	c, err := tg.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if err := execAll(ctx, c, w.opt.schema(env.Target.Kind()).dropTables()); err != nil {
-		return fmt.Errorf("cleanup tpcb: %w", err)
-	}
-	return nil
+	return fn(c)
+}
+
+// Cleanup drops pgbench's tables.
+func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
+	return withConn(ctx, env.Target, func(c target.Conn) error {
+		if err := execAll(ctx, c, w.opt.schema(env.Target.Kind()).dropTables()); err != nil {
+			return fmt.Errorf("cleanup tpcb: %w", err)
+		}
+		return nil
+	})
 }
 
 // ErrNotPrepared says pgbench's tables are missing.
@@ -314,13 +321,10 @@ func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 	if !w.usesBuiltin() {
 		return nil
 	}
-	c, err := env.Target.Connect(ctx)
-	if err != nil {
+	return withConn(ctx, env.Target, func(c target.Conn) error {
+		_, err := readScale(ctx, c)
 		return err
-	}
-	defer c.Close()
-	_, err = readScale(ctx, c)
-	return err
+	})
 }
 
 // Check verifies TPC-B's consistency: the balances of all accounts, of all
@@ -328,11 +332,10 @@ func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 // equal. A simple-update run changes accounts and history only, so after
 // one the tellers and branches fall behind.
 func (w *Workload) Check(ctx context.Context, env workload.Env) error {
-	c, err := env.Target.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	return withConn(ctx, env.Target, func(c target.Conn) error { return check(ctx, env, c) })
+}
+
+func check(ctx context.Context, env workload.Env, c target.Conn) error {
 	if _, err := readScale(ctx, c); err != nil {
 		return err
 	}
