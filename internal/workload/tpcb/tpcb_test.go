@@ -300,6 +300,11 @@ func TestShortFlags(t *testing.T) {
 	if opCount(r, "meta:tpcb-like:1") != 18 || opCount(r, "stmt:tpcb-like:6") != 18 {
 		t.Fatalf("-r ops: meta %d stmt %d", opCount(r, "meta:tpcb-like:1"), opCount(r, "stmt:tpcb-like:6"))
 	}
+	// -C: a new connection per transaction, statements prepared again on each.
+	must(t, "run", "tpcb", "--target", tg, "-C", "-c", "2", "-t", "5", "-n", "--json", js, "--no-store", "-q")
+	if r := readResult(t, js); r.Summary.Events != 10 {
+		t.Fatalf("-C: %d transactions, want 10", r.Summary.Events)
+	}
 	// -T with the pgbench short flag and the time/rand seed forms.
 	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
 }
