@@ -402,6 +402,7 @@ type Stmt struct {
 	args []driver.Value
 	dest []driver.Value
 	text []byte
+	row  target.Row
 }
 
 // Run executes the statement and discards its rows.
@@ -411,6 +412,54 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	}
 	n, err := s.run(args)
 	return n, s.c.wrap(ctx, err)
+}
+
+// RunRow executes the statement and keeps the last row it returned.
+func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	if err := s.c.watch.Watch(ctx); err != nil {
+		return target.Row{}, err
+	}
+	s.row.Columns = s.row.Columns[:0]
+	if !s.rows {
+		n, err := s.run(args)
+		s.row.Rows = n
+		return s.row, s.c.wrap(ctx, err)
+	}
+	var rows driver.Rows
+	var err error
+	if s.tpl != nil {
+		b, rerr := s.tpl.Render(s.text[:0], args, true)
+		if rerr != nil {
+			return target.Row{}, rerr
+		}
+		s.text = b
+		rows, err = s.c.dc.Query(string(b), nil)
+	} else {
+		rows, err = s.ds.Query(s.bind(args)) //nolint:staticcheck // see mysqlConn
+	}
+	if err == nil {
+		err = target.ReadLastRow(rows, &s.row, &s.dest)
+	}
+	if err != nil {
+		return target.Row{}, s.c.wrap(ctx, err)
+	}
+	return s.row, nil
+}
+
+// bind converts args into the reused driver arguments.
+func (s *Stmt) bind(args []target.Value) []driver.Value {
+	if cap(s.args) < len(args) {
+		s.args = make([]driver.Value, len(args))
+	}
+	s.args = s.args[:len(args)]
+	for i, a := range args {
+		if a.IsStr {
+			s.args[i] = a.Str
+		} else {
+			s.args[i] = a.Int
+		}
+	}
+	return s.args
 }
 
 func (s *Stmt) run(args []target.Value) (int64, error) {
@@ -434,17 +483,7 @@ func (s *Stmt) run(args []target.Value) (int64, error) {
 		}
 		return res.RowsAffected()
 	}
-	if cap(s.args) < len(args) {
-		s.args = make([]driver.Value, len(args))
-	}
-	s.args = s.args[:len(args)]
-	for i, a := range args {
-		if a.IsStr {
-			s.args[i] = a.Str
-		} else {
-			s.args[i] = a.Int
-		}
-	}
+	s.bind(args)
 	if s.rows {
 		rows, err := s.ds.Query(s.args) //nolint:staticcheck // see mysqlConn
 		if err != nil {

@@ -295,6 +295,7 @@ type Stmt struct {
 	vals [][]byte         // reused argument buffers
 	bufs [][]byte
 	text []byte
+	row  target.Row // RunRow's reused result
 }
 
 // Run executes the statement and discards its rows.
@@ -323,6 +324,69 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 		rows = tag.RowsAffected()
 	}
 	return rows, nil
+}
+
+// RunRow executes the statement and keeps the last row it returned.
+func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	if err := s.c.watch.Watch(ctx); err != nil {
+		return target.Row{}, err
+	}
+	s.row.Rows = 0
+	s.row.Columns = s.row.Columns[:0]
+	var err error
+	switch s.c.mode {
+	case ModeSimple:
+		b, rerr := s.tpl.Render(s.text[:0], args, false)
+		if rerr != nil {
+			return target.Row{}, rerr
+		}
+		s.text = b
+		mrr := s.c.pc.Exec(bg, string(b))
+		for mrr.NextResult() {
+			s.row.Rows = 0
+			s.row.Columns = s.row.Columns[:0]
+			s.readRows(mrr.ResultReader())
+		}
+		err = mrr.Close()
+	case ModePrepared:
+		err = s.readRows(s.c.pc.ExecStatement(bg, s.sd, s.encode(args), nil, nil))
+	default:
+		err = s.readRows(s.c.pc.ExecParams(bg, s.sql, s.encode(args), nil, nil, nil))
+	}
+	if err != nil {
+		return target.Row{}, s.c.wrap(ctx, err)
+	}
+	return s.row, nil
+}
+
+// readRows reads one result into s.row, copying the last row's values.
+func (s *Stmt) readRows(rr *pgconn.ResultReader) error {
+	for rr.NextRow() {
+		s.row.Rows++
+		vals := rr.Values()
+		if cap(s.row.Values) < len(vals) {
+			s.row.Values = make([][]byte, len(vals))
+		}
+		s.row.Values = s.row.Values[:len(vals)]
+		for i, v := range vals {
+			if v == nil {
+				s.row.Values[i] = nil
+				continue
+			}
+			s.row.Values[i] = append(s.row.Values[i][:0:0], v...)
+		}
+	}
+	if s.row.Rows > 0 {
+		for _, f := range rr.FieldDescriptions() {
+			s.row.Columns = append(s.row.Columns, f.Name)
+		}
+	}
+	tag, err := rr.Close()
+	if err == nil && s.row.Rows == 0 {
+		s.row.Rows = tag.RowsAffected()
+		s.row.Columns = s.row.Columns[:0]
+	}
+	return err
 }
 
 // encode writes args as text parameters into reused buffers.

@@ -250,22 +250,31 @@ type Stmt struct {
 	rows bool
 	args []driver.NamedValue
 	dest []driver.Value
+	row  target.Row
+}
+
+// RunRow executes the statement and keeps the last row it returned.
+func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	s.bind(args)
+	s.row.Columns = s.row.Columns[:0]
+	if !s.rows {
+		n, err := s.Run(ctx, args)
+		s.row.Rows = n
+		return s.row, err
+	}
+	rows, err := s.s.QueryContext(ctx, s.args)
+	if err != nil {
+		return target.Row{}, err
+	}
+	if err := target.ReadLastRow(rows, &s.row, &s.dest); err != nil {
+		return target.Row{}, err
+	}
+	return s.row, nil
 }
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
-	if cap(s.args) < len(args) {
-		s.args = make([]driver.NamedValue, len(args))
-	}
-	s.args = s.args[:len(args)]
-	for i, a := range args {
-		s.args[i].Ordinal = i + 1
-		if a.IsStr {
-			s.args[i].Value = a.Str
-		} else {
-			s.args[i].Value = a.Int
-		}
-	}
+	s.bind(args)
 	if !s.rows {
 		res, err := s.s.ExecContext(ctx, s.args)
 		if err != nil {
@@ -294,6 +303,22 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 		n++
 	}
 	return n, rows.Close()
+}
+
+// bind converts args into the reused driver arguments.
+func (s *Stmt) bind(args []target.Value) {
+	if cap(s.args) < len(args) {
+		s.args = make([]driver.NamedValue, len(args))
+	}
+	s.args = s.args[:len(args)]
+	for i, a := range args {
+		s.args[i].Ordinal = i + 1
+		if a.IsStr {
+			s.args[i].Value = a.Str
+		} else {
+			s.args[i].Value = a.Int
+		}
+	}
 }
 
 // Close finalizes the statement.

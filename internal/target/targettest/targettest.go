@@ -109,6 +109,44 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
+	t.Run("RunRowKeepsTheLastRow", func(t *testing.T) {
+		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT id, c, NULL AS n FROM %s WHERE id BETWEEN %s AND %s ORDER BY id", table, d.Placeholder(1), d.Placeholder(2)))
+		if err != nil {
+			t.Fatalf("prepare: %v", err)
+		}
+		defer st.Close()
+		rs, ok := st.(target.RowStmt)
+		if !ok {
+			t.Fatalf("%T does not implement target.RowStmt", st)
+		}
+		row, err := rs.RunRow(ctx, []target.Value{target.IntVal(3), target.IntVal(4)})
+		if err != nil {
+			t.Fatalf("RunRow: %v", err)
+		}
+		if row.Rows != 2 || len(row.Columns) != 3 || len(row.Values) != 3 {
+			t.Fatalf("RunRow = %d rows, columns %q, %d values; want 2 rows, 3 columns", row.Rows, row.Columns, len(row.Values))
+		}
+		if !strings.EqualFold(row.Columns[0], "id") || !strings.EqualFold(row.Columns[1], "c") || !strings.EqualFold(row.Columns[2], "n") {
+			t.Errorf("columns %q; want id, c, n", row.Columns)
+		}
+		if string(row.Values[0]) != "4" || string(row.Values[1]) != `it's row 4 with \ and "` || row.Values[2] != nil {
+			t.Errorf("last row %q; want 4, the string, NULL (nil)", row.Values)
+		}
+		row, err = rs.RunRow(ctx, []target.Value{target.IntVal(-2), target.IntVal(-1)})
+		if err != nil || row.Rows != 0 {
+			t.Fatalf("RunRow on no rows = %d rows, %v; want 0", row.Rows, err)
+		}
+		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
+		if err != nil {
+			t.Fatalf("prepare update: %v", err)
+		}
+		defer upd.Close()
+		row, err = upd.(target.RowStmt).RunRow(ctx, []target.Value{target.IntVal(5)})
+		if err != nil || row.Rows != 1 || len(row.Columns) != 0 {
+			t.Fatalf("RunRow(update) = %d rows, columns %q, %v; want 1 row affected and no columns", row.Rows, row.Columns, err)
+		}
+	})
+
 	t.Run("Transaction", func(t *testing.T) {
 		mustExec(t, c, d.Begin(true))
 		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=0 WHERE id=1", table))

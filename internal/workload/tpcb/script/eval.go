@@ -87,15 +87,15 @@ func appendValue(b []byte, v value) []byte {
 	return b
 }
 
-// appendDouble formats d as C's "%.15g".
+// appendDouble formats d as PostgreSQL's snprintf formats "%.15g".
 func appendDouble(b []byte, d float64) []byte {
 	switch {
 	case math.IsNaN(d):
-		return append(b, "nan"...)
+		return append(b, "NaN"...)
 	case math.IsInf(d, 1):
-		return append(b, "inf"...)
+		return append(b, "Infinity"...)
 	case math.IsInf(d, -1):
-		return append(b, "-inf"...)
+		return append(b, "-Infinity"...)
 	}
 	return strconv.AppendFloat(b, d, 'g', 15, 64)
 }

@@ -438,8 +438,7 @@ func (p *scriptParser) meta() error {
 		if cmd.Meta == MetaSet {
 			v, ok := p.nextWord()
 			if !ok {
-				cmd.Label = p.chompText(bs)
-				return synErr("missing argument", "", -1, true)
+				return synErr("missing argument", "", -1, false)
 			}
 			cmd.Args = append(cmd.Args, v.s)
 			cmd.setSlot = p.s.slot(v.s)
@@ -579,7 +578,11 @@ func (p *scriptParser) attachResult(cmd *Command, line int) error {
 	}
 	prev := p.s.Commands[n-1]
 	if prev.Kind != SQL || prev.Result != Discard {
-		return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf(`\gset must follow an SQL command (%s)`, prev.Label)}
+		msg := `\gset must follow an SQL command`
+		if prev.Kind == Meta { // pgbench names the command only if it is a meta-command
+			msg += " (" + prev.Label + ")"
+		}
+		return &SyntaxError{File: p.file, Line: line, Msg: msg}
 	}
 	prev.Result = GSet
 	if cmd.Meta == metaASet {

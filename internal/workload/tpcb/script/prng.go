@@ -88,7 +88,7 @@ func (r *Rand) gaussian(lo, hi int64, param float64) int64 {
 	var z float64
 	for {
 		u1 := 1.0 - r.Float64()
-		u2 := r.Float64()
+		u2 := 1.0 - r.Float64()
 		z = math.Sqrt(-2.0*math.Log(u1)) * math.Sin(2.0*math.Pi*u2)
 		if z >= -param && z < param {
 			break
