@@ -264,9 +264,14 @@ func (s *schema) serverSide() []string {
 	w1, f1 := series("bid", branchesPerScale*s.scale)
 	w2, f2 := series("tid", tellersPerScale*s.scale)
 	w3, f3 := series("aid", s.accountCount())
-	return []string{
+	var pre []string
+	if s.kind == "mysql" {
+		// MariaDB stops a recursive CTE after 1000 rounds by default.
+		pre = []string{fmt.Sprintf("set session max_recursive_iterations = %d", s.accountCount()+1)}
+	}
+	return append(pre,
 		fmt.Sprintf("insert into pgbench_branches(bid,bbalance) %sselect bid, 0 from %s", w1, f1),
 		fmt.Sprintf("insert into pgbench_tellers(tid,bid,tbalance) %sselect tid, (tid - 1) %s %d + 1, 0 from %s", w2, div, tellersPerScale, f2),
 		fmt.Sprintf("insert into pgbench_accounts(aid,bid,abalance,filler) %sselect aid, (aid - 1) %s %d + 1, 0, '' from %s", w3, div, accountsPerScale, f3),
-	}
+	)
 }

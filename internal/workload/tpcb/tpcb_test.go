@@ -392,3 +392,22 @@ func TestRuntimeErrorNamesScriptLineAndClient(t *testing.T) {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
 }
+
+// TestServerSideGeneration builds the data with -I G (generate_series on
+// PostgreSQL, a recursive CTE elsewhere) and counts it with a script.
+func TestServerSideGeneration(t *testing.T) {
+	for name, tg := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := home(t)
+			must(t, "prepare", "tpcb", "--target", tg, "-s", "2", "-I", "dtGvp", "-q")
+			t.Cleanup(func() { dbmark(t, "cleanup", "tpcb", "--target", tg, "-q") })
+			f := filepath.Join(dir, "count.sql")
+			os.WriteFile(f, []byte("SELECT count(*) AS n, sum(bid) AS b FROM pgbench_accounts \\gset\n"+
+				"SELECT count(*) AS t FROM pgbench_tellers \\gset\n"+
+				"\\if :n != 200000 or :b != 300000 or :t != 20\n\\set fail 1 / 0\n\\endif\n"), 0o644)
+			if o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-t", "1", "-n", "--no-store", "-q"); o.code != 0 {
+				t.Fatalf("the generated rows are not pgbench's: exit %d: %s", o.code, o.stderr)
+			}
+		})
+	}
+}
