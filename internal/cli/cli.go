@@ -25,6 +25,7 @@ import (
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/fileio"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
+	"github.com/dbmark/dbmark/internal/workload/tpcb"
 )
 
 // Exit codes, as pgbench uses them, plus the shell's code for SIGINT.
@@ -76,6 +77,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	sqlite.Register(a.Targets)
 	oltp.Register(a.Workloads)
 	fileio.Register(a.Workloads)
+	tpcb.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}
@@ -100,6 +102,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	// An error that can show where it is (a script's line with a caret
+	// under the spot) shows it before its one line.
+	var d interface{ Detail() string }
+	if errors.As(err, &d) && d.Detail() != "" {
+		fmt.Fprintln(stderr, d.Detail())
 	}
 	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(err.Error()))
 	var ee *exitError
@@ -146,6 +154,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
 	root.AddCommand(a.sweepCmd())
 	root.AddCommand(a.compareCmd())
+	root.AddCommand(a.checkCmd())
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.reportCmd())
 	root.AddCommand(a.quickCmd())

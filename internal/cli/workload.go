@@ -278,10 +278,16 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
 	}
+	var hints workload.RunHints
+	if ra, ok := w.(workload.RunAdjuster); ok {
+		if hints, err = ra.AdjustRun(fs); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -358,6 +364,10 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if smp != nil {
 		res.Counters = smp.Stop(out.StartedAt)
 	}
+	rep, _ := w.(workload.Reporter)
+	if rep != nil {
+		rep.Annotate(res)
+	}
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
@@ -365,6 +375,9 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		return res, withCode(ExitRunFailed, err)
 	}
 	report.Summary(o.out, res)
+	if rep != nil {
+		rep.Report(o.out, res)
+	}
 	switch out.Status {
 	case result.StatusInterrupted:
 		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))

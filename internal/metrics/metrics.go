@@ -37,10 +37,13 @@ const (
 	Read
 	Write
 	Other
+	// Meta is a step the client takes between statements (pgbench's
+	// meta-commands), timed for per-command reports but not a query.
+	Meta
 )
 
 func (k Kind) String() string {
-	return [...]string{"event", "read", "write", "other"}[k]
+	return [...]string{"event", "read", "write", "other", "meta"}[k]
 }
 
 // OpSpec names an operation and its kind.

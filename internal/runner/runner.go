@@ -35,6 +35,9 @@ type Config struct {
 	Seed           uint64
 	// ReconnectFor bounds how long a worker keeps trying to reconnect.
 	ReconnectFor time.Duration
+	// SkipLate and CountFailed are the workload's RunHints.
+	SkipLate    time.Duration
+	CountFailed bool
 }
 
 // Validate checks the configuration.
@@ -274,6 +277,15 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 		var intended time.Time
 		if sched != nil {
 			intended = sched.next()
+			if r.cfg.SkipLate > 0 {
+				if now := time.Now(); now.Sub(intended) > r.cfg.SkipLate {
+					observe(w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
+					if r.cfg.CountFailed {
+						done++
+					}
+					continue
+				}
+			}
 			if d := time.Until(intended); d > 0 {
 				t := time.NewTimer(d)
 				select {
@@ -285,12 +297,22 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			}
 		}
 		began := time.Now()
-		op, ok, err := r.event(ctx, id, h, &conn, &w)
-		if err != nil {
-			return err
+		if sched == nil {
+			intended = began
 		}
-		if !ok {
-			continue // failed after its tries, ignored, or interrupted: not committed
+		a := r.event(ctx, id, h, &conn, &w)
+		if a.err != nil {
+			return a.err
+		}
+		if !a.ok {
+			// Failed after its tries, ignored, or interrupted: not committed.
+			if a.failed {
+				observe(w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: time.Now()})
+				if r.cfg.CountFailed {
+					done++
+				}
+			}
+			continue
 		}
 		end := time.Now()
 		if op == metrics.SelfRecorded {
@@ -298,25 +320,43 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			continue
 		}
 		if sched != nil {
-			h.RecordScheduled(op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+			h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
 		} else {
-			h.Record(op, end.Sub(began))
+			h.Record(a.op, end.Sub(began))
 		}
+		observe(w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		done++
 	}
 	return nil
 }
 
-// event runs one event with its retries. ok says it committed.
-func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target.Conn, w *workload.Worker) (metrics.Op, bool, error) {
+// observe tells a worker that wants to know how an event ended.
+func observe(w workload.Worker, e workload.EventInfo) {
+	if o, ok := w.(workload.EventObserver); ok {
+		o.Observe(e)
+	}
+}
+
+// attempt is how one event ended after its tries.
+type attempt struct {
+	op     metrics.Op
+	ok     bool   // committed
+	failed bool   // given up after its tries, or an ignored error
+	code   string // the last error's code
+	tries  int
+	err    error // fatal: ends the run
+}
+
+// event runs one event with its retries.
+func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target.Conn, w *workload.Worker) attempt {
 	for try := 1; ; try++ {
 		op, err := (*w).Event(ctx, try > 1)
 		if err == nil {
-			return op, true, nil
+			return attempt{op: op, ok: true, tries: try}
 		}
 		info := r.tg.Classify(err)
 		if info.Class == target.Canceled || ctx.Err() != nil {
-			return 0, false, nil
+			return attempt{}
 		}
 		h.Error(info.Class.String(), info.Code)
 		switch info.Class {
@@ -328,25 +368,25 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 			c, nw, err := r.connect(ctx, id, h, true)
 			if err != nil {
 				if ctx.Err() != nil {
-					return 0, false, nil
+					return attempt{}
 				}
-				return 0, false, &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}
+				return attempt{err: &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}}
 			}
 			*conn, *w = c, nw
-			return 0, false, nil
+			return attempt{}
 		case target.Retryable:
 			rollback(ctx, *conn)
 			if try < r.cfg.MaxTries {
 				h.Retry()
 				continue
 			}
-			return 0, false, nil // failed: counted, not committed
+			return attempt{op: op, failed: true, code: info.Code, tries: try} // counted, not committed
 		default:
 			rollback(ctx, *conn)
 			if r.ignored(info.Code) {
-				return 0, false, nil
+				return attempt{op: op, failed: true, code: info.Code, tries: try}
 			}
-			return 0, false, &FatalError{Worker: id, Code: info.Code, Err: err}
+			return attempt{err: &FatalError{Worker: id, Code: info.Code, Err: err}}
 		}
 	}
 }

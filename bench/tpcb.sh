@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# bench/tpcb.sh: dbmark against pgbench on the test PostgreSQL, the same
+# tables and options, run alternately; prints every round and a Markdown
+# table of median ratios (dbmark / pgbench). See bench/README.md.
+#
+#   bash bench/tpcb.sh                 # servers must be up (make testenv-start)
+#   BENCH_TIME=10 bash bench/tpcb.sh
+#
+# Settings (environment):
+#   BENCH_TIME=30        seconds per measured run
+#   BENCH_ROUNDS=3       measured runs per tool and cell
+#   BENCH_WARMUP=5       seconds of one discarded run per tool and cell (0: none)
+#   BENCH_CLIENTS=8      -c
+#   BENCH_JOBS=2         -j
+#   BENCH_SCALE=10       -s
+#   BENCH_SCRIPTS="select-only tpcb-like"
+#   BENCH_MODES="prepared simple"
+#   BENCH_TRANSPORTS="socket tcp"
+#   BENCH_DB=dbmark_pgbench_bench  database created (and dropped at the end)
+#   BENCH_OUT=DIR        where the raw logs go (default: a new /tmp/dbmark-tpcb-bench.XXXXXX)
+#   PGBENCH=pgbench      the pgbench binary
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+TIME_S=${BENCH_TIME:-30}
+ROUNDS=${BENCH_ROUNDS:-3}
+WARMUP=${BENCH_WARMUP:-5}
+CLIENTS=${BENCH_CLIENTS:-8}
+JOBS=${BENCH_JOBS:-2}
+SCALE=${BENCH_SCALE:-10}
+SCRIPTS=${BENCH_SCRIPTS:-select-only tpcb-like}
+MODES=${BENCH_MODES:-prepared simple}
+TRANSPORTS=${BENCH_TRANSPORTS:-socket tcp}
+DB=${BENCH_DB:-dbmark_pgbench_bench}
+PGBENCH=${PGBENCH:-pgbench}
+GNU_TIME=/usr/bin/time
+DBMARK=$ROOT/bin/dbmark
+
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: ERROR: $*" >&2; exit 1; }
+
+case ${1:-} in -h | --help)
+	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+
+for v in TIME_S ROUNDS WARMUP CLIENTS JOBS SCALE; do
+	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: not a whole number"
+done
+((TIME_S > 0 && ROUNDS > 0 && CLIENTS > 0 && JOBS > 0 && SCALE > 0)) || die "BENCH_TIME, BENCH_ROUNDS, BENCH_CLIENTS, BENCH_JOBS and BENCH_SCALE must be positive"
+[[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
+"$GNU_TIME" --version 2>&1 | grep -q GNU || die "GNU time is missing (apt-get install time)"
+command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
+command -v "$PGBENCH" >/dev/null || die "pgbench is missing (apt-get install postgresql-client)"
+command -v psql >/dev/null || die "psql is missing"
+
+log "building dbmark (make build)"
+make --no-print-directory build >&2
+if [[ -z ${DBMARK_TEST_POSTGRES:-} ]]; then
+	eval "$(bash scripts/testenv.sh env)"
+fi
+
+OUT=${BENCH_OUT:-$(mktemp -d /tmp/dbmark-tpcb-bench.XXXXXX)}
+mkdir -p "$OUT"
+RAW=$OUT/raw.tsv
+: >"$RAW"
+export PGPASSWORD=$DBMARK_TEST_PG_PASSWORD
+
+pg_client() { PGOPTIONS="-c client_min_messages=warning" psql -X -q -tA -v ON_ERROR_STOP=1 -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$@"; }
+with_db() { sed -E "s#^([a-z]+://[^/]*)/[^?]*#\1/$2#" <<<"$1"; }
+
+# pgbench_host TRANSPORT: libpq takes the socket's directory as the host.
+pgbench_host() { [[ $1 == socket ]] && echo "$DBMARK_TEST_PG_SOCKETDIR" || echo "$DBMARK_TEST_PG_HOST"; }
+dbmark_url() { [[ $1 == socket ]] && with_db "$DBMARK_TEST_POSTGRES_SOCKET" "$DB" || with_db "$DBMARK_TEST_POSTGRES" "$DB"; }
+
+cleanup() { pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true; }
+trap cleanup EXIT
+cleanup
+pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $DB"
+log "pgbench -i -s $SCALE in $DB (both tools run on these tables)"
+"$PGBENCH" -i -q -s "$SCALE" -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$DB" >"$OUT/init.log" 2>&1 ||
+	{ tail "$OUT/init.log" >&2; die "pgbench -i failed"; }
+
+# measure TOOL SCRIPT MODE TRANSPORT SECONDS LOG: one run under GNU time;
+# prints "transactions tps cpu_s wall_s maxrss_kb". Both tools vacuum
+# before the run, as pgbench does by default.
+measure() {
+	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps
+	case $tool in
+	pgbench)
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
+			-b "$script" -c "$CLIENTS" -j "$JOBS" -T "$secs" -M "$mode" "$DB" >"$log" 2>&1 || rc=$?
+		;;
+	dbmark)
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run tpcb --target "$(dbmark_url "$tr")" \
+			-b "$script" -c "$CLIENTS" -j "$JOBS" -T "$secs" -M "$mode" --no-store -q --json "$json" >"$log" 2>&1 || rc=$?
+		;;
+	esac
+	((rc == 0)) || { tail -20 "$log" >&2; die "$tool $script -M $mode over $tr failed with exit code $rc (log: $log)"; }
+	case $tool in
+	pgbench) read -r tx tps < <(awk '/actually processed:/ { n = $NF } /^tps = / { print n, $3; exit }' "$log") || true ;;
+	dbmark)
+		[[ $(jq -r .status "$json") == ok ]] || die "dbmark: status $(jq -r .status "$json") (log: $log)"
+		read -r tx tps < <(jq -r '[.summary.events, .summary.events_per_s] | @tsv' "$json") || true
+		;;
+	esac
+	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool: no transaction count in $log"
+	read -r wall user sys rss < <(tail -n 1 "$tf") || true
+	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss"
+}
+
+cat <<EOF
+# dbmark vs pgbench
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r)
+$("$DBMARK" version); $("$PGBENCH" --version)
+-c $CLIENTS -j $JOBS, scale $SCALE, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool and cell
+raw logs: $OUT
+
+## Raw runs
+
+| cell | round | tool | tps | transactions | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB |
+|---|---|---|---:|---:|---:|---:|---:|---:|
+EOF
+
+for tr in $TRANSPORTS; do
+	for script in $SCRIPTS; do
+		for mode in $MODES; do
+			cell="$script -M $mode $tr"
+			if ((WARMUP > 0)); then
+				for tool in pgbench dbmark; do measure $tool "$script" "$mode" "$tr" "$WARMUP" "$OUT/warmup-$tool.log" >/dev/null; done
+			fi
+			for ((r = 1; r <= ROUNDS; r++)); do
+				log "$cell: round $r/$ROUNDS"
+				# Alternate which tool goes first, so a drift does not always favour one.
+				if ((r % 2)); then order="pgbench dbmark"; else order="dbmark pgbench"; fi
+				for tool in $order; do
+					read -r tx tps cpu wall rss < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$tool.log")
+					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" >>"$RAW"
+					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" \
+						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024 }'
+				done
+			done
+		done
+	done
+done
+
+cat <<EOF
+
+## Medians (dbmark / pgbench)
+
+The ratios are the median over rounds of each round's ratio. A tps ratio
+above 1 means dbmark ran more transactions per second; a CPU/tx ratio below
+1 means it spent less client CPU per transaction.
+
+| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+EOF
+
+awk -F'\t' '
+function median(list,    a, n, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j] + 0 < a[j-1] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
+{
+	if (!($1 in seen)) { seen[$1] = 1; cells[++nc] = $1 }
+	tps[$1, $2, $3] = $5; cpt[$1, $2, $3] = $6 / $4
+	add(T, $1 SUBSEP $3, $5); add(C, $1 SUBSEP $3, $6 * 1e6 / $4); add(M, $1 SUBSEP $3, $8 / 1024)
+	rounds[$1] = rounds[$1] " " $2
+}
+END {
+	for (i = 1; i <= nc; i++) {
+		c = cells[i]
+		n = split(rounds[c], rs, " ")
+		for (j = 1; j <= n; j++) {
+			r = rs[j]
+			if (done[c, r]++ || !((c, r, "pgbench") in tps) || !((c, r, "dbmark") in tps)) continue
+			add(R, c SUBSEP "tps", tps[c, r, "dbmark"] / tps[c, r, "pgbench"])
+			add(R, c SUBSEP "cpu", cpt[c, r, "dbmark"] / cpt[c, r, "pgbench"])
+		}
+		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", c,
+			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
+			median(C[c SUBSEP "pgbench"]), median(C[c SUBSEP "dbmark"]), median(R[c SUBSEP "cpu"]),
+			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"])
+	}
+}' "$RAW"

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// checkCmd is "check WORKLOAD": the workload's consistency check
+// (pgbench's TPC-B balances), for the workloads that have one.
+func (a *App) checkCmd() *cobra.Command {
+	var names []string
+	cmd := &cobra.Command{
+		Use:   "check WORKLOAD [flags]",
+		Short: "Check that a workload's data is consistent after runs",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return withCode(ExitUsage, fmt.Errorf("check needs a workload: one of %s", strings.Join(names, ", ")))
+			}
+			return withCode(ExitUsage, fmt.Errorf("workload %q has no check (workloads with one: %s)", args[0], strings.Join(names, ", ")))
+		},
+	}
+	for _, name := range a.Workloads.Names() {
+		w, _ := a.Workloads.New(name)
+		ch, ok := w.(workload.Checker)
+		if !ok {
+			continue
+		}
+		names = append(names, name)
+		f := &runFlags{}
+		sub := &cobra.Command{
+			Use:   name,
+			Short: "Check " + name + "'s data",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return a.check(cmd.Context(), w, ch, f)
+			},
+		}
+		fs := sub.Flags()
+		fs.SetNormalizeFunc(normalize)
+		f.bindTarget(fs)
+		w.Flags(fs)
+		sub.SetFlagErrorFunc(flagError)
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// check runs the check: exit 0 when the data is consistent, 2 when it is
+// not, 1 when the check could not run.
+func (a *App) check(ctx context.Context, w workload.Workload, ch workload.Checker, f *runFlags) error {
+	tg, _, err := a.openTarget(ctx, f)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	env := a.env(tg, f)
+	env.Progress = a.Stdout
+	if err := ch.Check(ctx, env); err != nil {
+		if errors.Is(err, workload.ErrCheckFailed) {
+			return withCode(ExitRunFailed, err)
+		}
+		return setupError(ctx, err)
+	}
+	fmt.Fprintf(a.Stdout, "check %s: ok on %s\n", w.Meta().Name, tg.Redacted())
+	return nil
+}

@@ -1,0 +1,71 @@
+package workload
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// RunHints are settings a workload asks of the runner once its flags are
+// parsed.
+type RunHints struct {
+	// SkipLate skips, under --rate, an event whose scheduled start is
+	// already this far behind when its turn comes (pgbench's -L with -R);
+	// 0 never skips.
+	SkipLate time.Duration
+	// CountFailed makes failed and skipped events count toward the event
+	// limit, as pgbench's -t counts them.
+	CountFailed bool
+}
+
+// RunAdjuster settles options that depend on each other after parsing
+// (pgbench's -t is per client while --events is a total) and returns the
+// runner settings the workload needs.
+type RunAdjuster interface {
+	AdjustRun(fs *pflag.FlagSet) (RunHints, error)
+}
+
+// EventStatus is how an event ended.
+type EventStatus int
+
+const (
+	EventCommitted EventStatus = iota
+	// EventFailed is an event given up on after its tries, or whose error
+	// code is ignored.
+	EventFailed
+	// EventSkipped is an event not started because it was too late (RunHints.SkipLate).
+	EventSkipped
+)
+
+// EventInfo is one event as the runner saw it.
+type EventInfo struct {
+	Op     metrics.Op // what Event returned, on failure too
+	Status EventStatus
+	Code   string // the error code of a failed event
+	Tries  int
+	// Intended is the scheduled start under --rate, else the actual start.
+	Intended   time.Time
+	Began, End time.Time
+}
+
+// EventObserver is a Worker told of each event's outcome (pgbench's
+// per-transaction logs, its late and skipped counts).
+type EventObserver interface {
+	Observe(e EventInfo)
+}
+
+// Reporter adds a workload's own figures to the result before it is kept,
+// and its own lines after the summary.
+type Reporter interface {
+	Annotate(res *result.Result)
+	Report(w io.Writer, res *result.Result)
+}
+
+// ErrCheckFailed marks a Checker's finding that the data is inconsistent,
+// as opposed to a check that could not run.
+var ErrCheckFailed = errors.New("consistency check failed")

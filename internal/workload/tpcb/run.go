@@ -1,0 +1,471 @@
+package tpcb
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/tpcb/script"
+)
+
+// AdjustRun settles pgbench's run options once they are all parsed: -t is
+// transactions per client (the runner's --events is a total), pgbench
+// runs 10 per client when neither -t nor -T is given, -L skips late
+// transactions under -R, and failed or skipped ones count toward -t.
+func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
+	o := &w.opt
+	var hints workload.RunHints
+	if err := w.validateRun(fs); err != nil {
+		return hints, err
+	}
+	clients, _ := fs.GetInt("threads")
+	timeGiven := changed(fs, "time", "pgbench-T")
+	switch {
+	case changed(fs, "transactions") && timeGiven:
+		return hints, fmt.Errorf("specify either a number of transactions (-t) or a duration (-T), not both")
+	case changed(fs, "transactions") && changed(fs, "events"):
+		return hints, fmt.Errorf("specify either -t (transactions per client) or --events (in total), not both")
+	case changed(fs, "transactions"):
+		if o.Transactions < 1 {
+			return hints, fmt.Errorf("-t %d: invalid number of transactions (at least 1 per client)", o.Transactions)
+		}
+	case !timeGiven && !changed(fs, "events"):
+		o.Transactions = 10 // pgbench's default
+	}
+	if o.Transactions > 0 {
+		if err := fs.Set("events", fmt.Sprint(o.Transactions*int64(clients))); err != nil {
+			return hints, err
+		}
+		if !timeGiven {
+			if err := fs.Set("time", "0"); err != nil {
+				return hints, err
+			}
+		}
+	}
+	if tries, _ := fs.GetInt("max-tries"); tries == 0 {
+		// pgbench's --max-tries=0: no limit, allowed only when something
+		// else ends a transaction's retries.
+		if !timeGiven && o.LatencyLimitMS == 0 {
+			return hints, fmt.Errorf("--max-tries 0 (unlimited) needs --latency-limit or a duration (-T)")
+		}
+		_ = fs.Set("max-tries", fmt.Sprint(math.MaxInt32))
+	}
+	if rate, _ := fs.GetFloat64("rate"); rate > 0 && o.LatencyLimitMS > 0 {
+		hints.SkipLate = time.Duration(o.LatencyLimitMS * float64(time.Millisecond))
+	}
+	if o.AggregateInterval > 0 && timeGiven {
+		if d := time.Duration(fsDuration(fs, "time")); d%(time.Duration(o.AggregateInterval)*time.Second) != 0 {
+			return hints, fmt.Errorf("--aggregate-interval %d: the duration (-T %v) must be a multiple of it", o.AggregateInterval, d)
+		}
+	}
+	hints.CountFailed = true
+	return hints, nil
+}
+
+func fsDuration(fs *pflag.FlagSet, name string) time.Duration {
+	d, _ := time.ParseDuration(fs.Lookup(name).Value.String())
+	return d
+}
+
+// validateRun checks the run options that stand alone.
+func (w *Workload) validateRun(fs *pflag.FlagSet) error {
+	o := &w.opt
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if o.Jobs < 1 {
+		add("-j %d: invalid number of threads (at least 1)", o.Jobs)
+	}
+	if o.LatencyLimitMS < 0 || math.IsNaN(o.LatencyLimitMS) {
+		add("--latency-limit %v: must not be negative", o.LatencyLimitMS)
+	}
+	if o.SamplingRate < 0 || o.SamplingRate > 1 {
+		add("--sampling-rate %v: must be above 0 and at most 1", o.SamplingRate)
+	}
+	if o.AggregateInterval < 0 {
+		add("--aggregate-interval %d: must be a positive number of seconds", o.AggregateInterval)
+	}
+	if !o.Log {
+		if o.AggregateInterval > 0 {
+			add("--aggregate-interval is allowed only when logging transactions (-l)")
+		}
+		if o.SamplingRate > 0 {
+			add("--sampling-rate is allowed only when logging transactions (-l)")
+		}
+		if changed(fs, "log-prefix") {
+			add("--log-prefix is allowed only when logging transactions (-l)")
+		}
+	}
+	if o.AggregateInterval > 0 && o.SamplingRate > 0 {
+		add("--sampling-rate and --aggregate-interval cannot be used at the same time")
+	}
+	if tries, _ := fs.GetInt("max-tries"); tries < 0 {
+		add("--max-tries %d: must not be negative", tries)
+	}
+	if o.Scale < 1 {
+		add("--scale %d: must be at least 1", o.Scale)
+	}
+	if _, err := o.parseDefines(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	_, err := o.loadScripts()
+	return err
+}
+
+func (w *Workload) usesBuiltin() bool {
+	if len(w.opt.Scripts) == 0 {
+		return true
+	}
+	for _, a := range w.opt.Scripts {
+		if a.builtin {
+			return true
+		}
+	}
+	return false
+}
+
+// runState is what the workers of one run share.
+type runState struct {
+	w        *Workload
+	env      workload.Env
+	scripts  []*scriptEntry
+	total    int64 // sum of the weights
+	shared   *script.Shared
+	scale    int64
+	mode     string
+	clients  int
+	maxTries int
+	rate     bool
+	limit    time.Duration // -L
+	log      *txLog
+	stats    []clientStats // by client id; each written by its client only
+	dialect  target.Dialect
+}
+
+// clientStats are one client's counters, per script.
+type clientStats struct {
+	txNo    int64
+	scripts []scriptStats
+	_       [64]byte // keep clients' counters off each other's cache lines
+}
+
+type scriptStats struct {
+	late, skipped                   int64
+	serialization, deadlock, failed int64 // failed: other ignored errors
+	retried, retries                int64
+}
+
+// Load prepares the run: the scripts, the scale (read from
+// pgbench_branches when a builtin script runs, as pgbench does), pgbench's
+// vacuum unless -n, and the -l log files.
+func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, error) {
+	o := &w.opt
+	scripts, err := o.loadScripts()
+	if err != nil {
+		return nil, err
+	}
+	vars, err := o.parseDefines()
+	if err != nil {
+		return nil, err
+	}
+	rs := &runState{w: w, env: env, scripts: scripts, scale: o.Scale, clients: env.Threads,
+		limit: time.Duration(o.LatencyLimitMS * float64(time.Millisecond)), dialect: env.Target.Dialect()}
+	if w.fs != nil {
+		rs.maxTries, _ = w.fs.GetInt("max-tries")
+		rate, _ := w.fs.GetFloat64("rate")
+		rs.rate = rate > 0
+		if f := w.fs.Lookup("pg-mode"); f != nil && env.Target.Kind() == "postgres" {
+			rs.mode = f.Value.String()
+		}
+	}
+	if rs.mode == "" {
+		rs.mode = "prepared" // the other engines' prepared statements
+	}
+	if err := rs.setup(ctx); err != nil {
+		return nil, err
+	}
+	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger, Stdout: env.Progress}
+	var ops []metrics.OpSpec
+	for _, e := range scripts {
+		e.op = metrics.Op(len(ops))
+		ops = append(ops, metrics.OpSpec{Name: "script:" + e.name, Kind: metrics.Event})
+		rs.total += e.weight
+	}
+	for _, e := range scripts {
+		e.cmdOps = make([]metrics.Op, len(e.s.Commands))
+		for i, c := range e.s.Commands {
+			e.cmdOps[i] = -1
+			if c.Kind == script.Meta && !o.ReportPerCommand {
+				continue
+			}
+			e.cmdOps[i] = metrics.Op(len(ops))
+			ops = append(ops, commandSpec(e.name, i, c))
+		}
+	}
+	rs.stats = make([]clientStats, env.Threads)
+	for i := range rs.stats {
+		rs.stats[i].scripts = make([]scriptStats, len(scripts))
+	}
+	if o.Log {
+		if rs.log, err = newTxLog(o, env.Threads, rs.rate, rs.maxTries); err != nil {
+			return nil, err
+		}
+	}
+	w.run = rs
+	return &workload.Load{
+		Ops: ops,
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return rs.newWorker(ctx, id, conn, h)
+		},
+		Close: func(context.Context) error {
+			if rs.log != nil {
+				return rs.log.Close()
+			}
+			return nil
+		},
+	}, nil
+}
+
+// commandSpec names a command's operation ("stmt:tpcb-like:6", 1-based
+// command number) and counts SQL as a read, a write or another statement
+// by its first word.
+func commandSpec(script_ string, i int, c *script.Command) metrics.OpSpec {
+	if c.Kind == script.Meta {
+		return metrics.OpSpec{Name: fmt.Sprintf("meta:%s:%d", script_, i+1), Kind: metrics.Meta}
+	}
+	kind := metrics.Other
+	word := strings.ToLower(strings.TrimLeft(c.Text, " \t\r\n("))
+	if j := strings.IndexAny(word, " \t\r\n(;"); j >= 0 {
+		word = word[:j]
+	}
+	switch word {
+	case "select", "with", "values", "show", "table":
+		kind = metrics.Read
+	case "insert", "update", "delete", "merge", "copy", "replace":
+		kind = metrics.Write
+	}
+	return metrics.OpSpec{Name: fmt.Sprintf("stmt:%s:%d", script_, i+1), Kind: kind}
+}
+
+// setup reads the scale and vacuums as pgbench does before a run.
+func (rs *runState) setup(ctx context.Context) error {
+	o := &rs.w.opt
+	builtin := false
+	for _, e := range rs.scripts {
+		builtin = builtin || e.builtin
+	}
+	if !builtin && o.NoVacuum {
+		return nil
+	}
+	c, err := rs.env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if builtin {
+		n, err := readScale(ctx, c)
+		if err != nil {
+			return err
+		}
+		if rs.w.fs != nil && rs.w.fs.Changed("scale") && n != o.Scale {
+			rs.env.Logger.Warn("scale option ignored, using count from pgbench_branches table", "scale", n)
+		}
+		rs.scale = n
+	}
+	if o.NoVacuum {
+		return nil
+	}
+	// pgbench's vacuum: its errors are reported and ignored.
+	for _, s := range vacuumBeforeRun(rs.env.Target.Kind(), o.VacuumAll) {
+		if err := c.Exec(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			rs.env.Logger.Warn("before the run (ignoring this error and continuing anyway)", "sql", s, "err", err)
+		}
+	}
+	return nil
+}
+
+// vacuumBeforeRun is pgbench's vacuum before a run: vacuum branches and
+// tellers, empty the history, and with -v vacuum accounts too. Engines
+// without VACUUM only empty the history.
+func vacuumBeforeRun(kind string, all bool) []string {
+	switch kind {
+	case "postgres":
+		out := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"}
+		if all {
+			out = append(out, "vacuum analyze pgbench_accounts")
+		}
+		return out
+	case "mysql":
+		return []string{"truncate table pgbench_history"}
+	}
+	return []string{"delete from pgbench_history"}
+}
+
+// worker is one pgbench client on its connection.
+type worker struct {
+	rs     *runState
+	id     int
+	conn   target.Conn
+	swap   *swapConn // -C: the connection the client sees, changed per transaction
+	h      *metrics.Handle
+	client *script.Client
+	choose script.Rand // picks the script, as pgbench's chooseScript
+	sample script.Rand // --sampling-rate
+	cur    int
+	rec    recorder
+	st     *clientStats
+}
+
+func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
+	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id]}
+	// Each client draws its script choices and log samples from streams
+	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
+	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
+	wk.rec.h = h
+	var c target.Conn = conn
+	if rs.w.opt.Connect {
+		wk.swap = &swapConn{Conn: conn}
+		c = wk.swap
+	}
+	var err error
+	if wk.client, err = script.NewClient(rs.shared, id, c, rs.dialect); err != nil {
+		return nil, err
+	}
+	return wk, nil
+}
+
+// recorder times each command into its operation.
+type recorder struct {
+	h   *metrics.Handle
+	ops []metrics.Op
+}
+
+func (r *recorder) Command(i int, d time.Duration) {
+	if op := r.ops[i]; op >= 0 {
+		r.h.Record(op, d)
+	}
+}
+
+// pick is pgbench's chooseScript: a weighted draw from the client's own
+// random state.
+func (wk *worker) pick() int {
+	if len(wk.rs.scripts) == 1 {
+		return 0
+	}
+	w := wk.choose.Int64Range(0, wk.rs.total-1)
+	i := 0
+	for {
+		w -= wk.rs.scripts[i].weight
+		i++
+		if w < 0 {
+			return i - 1
+		}
+	}
+}
+
+// Event runs one transaction: a script chosen by weight, run once. A
+// retry runs the same script with the variables and random state it
+// started with.
+func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	if retry {
+		if wk.swap != nil && wk.swap.own {
+			// The runner rolled back its own connection, not this one.
+			_ = wk.swap.Exec(ctx, "ROLLBACK")
+		}
+		wk.client.Restore()
+	} else {
+		wk.cur = wk.pick()
+		if wk.rs.w.opt.Connect {
+			if err := wk.reconnect(ctx); err != nil {
+				return wk.rs.scripts[wk.cur].op, err
+			}
+		}
+	}
+	e := wk.rs.scripts[wk.cur]
+	wk.rec.ops = e.cmdOps
+	err := wk.client.Run(ctx, e.s, &wk.rec)
+	return e.op, err
+}
+
+// reconnect is -C: a new connection for each transaction, its time part
+// of the transaction's latency as in pgbench.
+func (wk *worker) reconnect(ctx context.Context) error {
+	c, err := wk.rs.env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	wk.swap.set(c)
+	return nil
+}
+
+// Observe counts late, skipped, failed and retried transactions per
+// script and writes the -l log.
+func (wk *worker) Observe(e workload.EventInfo) {
+	if e.Status == workload.EventSkipped {
+		wk.cur = wk.pick() // pgbench chooses the script before it skips
+	} else {
+		wk.cur = int(e.Op)
+	}
+	st := &wk.st.scripts[wk.cur]
+	wk.st.txNo++
+	switch e.Status {
+	case workload.EventSkipped:
+		st.skipped++
+	case workload.EventFailed:
+		switch failureKind(e.Code) {
+		case "serialization":
+			st.serialization++
+		case "deadlock":
+			st.deadlock++
+		default:
+			st.failed++
+		}
+	default:
+		if wk.rs.limit > 0 && e.End.Sub(e.Intended) > wk.rs.limit {
+			st.late++
+		}
+	}
+	if e.Tries > 1 {
+		st.retried++
+		st.retries += int64(e.Tries - 1)
+	}
+	if l := wk.rs.log; l != nil {
+		if r := wk.rs.w.opt.SamplingRate; r > 0 && wk.sample.Float64() > r {
+			return
+		}
+		l.write(wk.id, wk.st.txNo, wk.cur, e, failureKind(e.Code), wk.rs.w.opt.FailuresDetailed)
+	}
+}
+
+// failureKind names a failure as pgbench does: serialization or deadlock
+// (by SQLSTATE, or MariaDB's deadlock and SQLite's busy codes).
+func failureKind(code string) string {
+	switch code {
+	case "40001", "1020":
+		return "serialization"
+	case "40P01", "1213":
+		return "deadlock"
+	}
+	return "failed"
+}
+
+// Close releases the client's statements and the connection of -C.
+func (wk *worker) Close() error {
+	err := wk.client.Close()
+	if wk.swap != nil {
+		wk.swap.release()
+	}
+	return err
+}

@@ -1,0 +1,186 @@
+// Package tpcb is pgbench's workload: its four tables built as pgbench -i
+// builds them, its builtin scripts (tpcb-like, simple-update, select-only)
+// and custom scripts in its language, with pgbench's options and short
+// flags, its per-transaction logs and its TPC-B balance check, on every
+// engine.
+package tpcb
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// Version changes when the schema, data or builtin scripts change.
+const Version = "1"
+
+// Name is the workload's name.
+const Name = "tpcb"
+
+// Register adds the workload to r.
+func Register(r *workload.Registry) {
+	r.Register(Name, func() workload.Workload { return New() })
+}
+
+// Options are pgbench's, with its defaults.
+type Options struct {
+	// Initialization (pgbench -i).
+	Scale           int64
+	Fillfactor      int
+	InitSteps       string
+	ForeignKeys     bool
+	Unlogged        bool
+	Partitions      int
+	PartitionMethod string
+	NoVacuum        bool // -n: no vacuum before a run, or in init
+
+	// Scripts.
+	Scripts []scriptArg // -b, -f, -S, -N in order
+	Defines []string    // -D NAME=VALUE
+
+	// Running.
+	Transactions      int64 // -t, per client
+	Jobs              int   // -j: accepted; dbmark runs a goroutine per client
+	Connect           bool  // -C
+	LatencyLimitMS    float64
+	ReportPerCommand  bool
+	FailuresDetailed  bool
+	VacuumAll         bool
+	Log               bool
+	LogPrefix         string
+	AggregateInterval int
+	SamplingRate      float64
+}
+
+// Workload is pgbench's workload.
+type Workload struct {
+	opt Options
+	fs  *pflag.FlagSet
+	run *runState // set by Load, read by the report
+}
+
+// New returns the workload with pgbench's defaults.
+func New() *Workload {
+	return &Workload{opt: Options{Scale: 1, Fillfactor: 100, InitSteps: defaultInitSteps, LogPrefix: "pgbench_log"}}
+}
+
+// Opts returns the options, for tests and callers that set them directly.
+func (w *Workload) Opts() *Options { return &w.opt }
+
+// Meta describes the workload.
+func (w *Workload) Meta() workload.Meta {
+	return workload.Meta{Name: Name, Description: "pgbench: TPC-B-like builtin scripts and custom scripts in pgbench's language",
+		Version: Version, Headline: "tps", Better: "higher"}
+}
+
+// pgbenchNames maps pgbench's long option names to dbmark's where they
+// differ and are not aliases.
+var pgbenchNames = map[string]string{
+	"unlogged":         "unlogged-tables",
+	"report-latencies": "report-per-command",
+}
+
+// Flags binds pgbench's options and gives the common ones pgbench's short
+// flags. The run subcommand binds the common ones (threads, time, ...)
+// before this; prepare and check bind fewer, so each is looked up.
+func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.fs = fs
+	o := &w.opt
+	// pgbench's short flags for the common options: pflag registers a
+	// shorthand only when a flag is added, so each is an alias sharing the
+	// common flag's value, under pgbench's long name where it has one.
+	for _, a := range []struct{ common, long, short string }{
+		{"threads", "client", "c"}, {"time", "", "T"}, {"report-interval", "progress", "P"},
+		{"rate", "", "R"}, {"pg-mode", "protocol", "M"},
+	} {
+		alias(fs, a.common, a.long, a.short)
+	}
+	if f := fs.Lookup("seed"); f != nil {
+		f.Value = &seedValue{Value: f.Value}
+		f.Usage += `; pgbench's --random-seed forms "time" and "rand" work too`
+	}
+	if f := fs.Lookup("max-tries"); f != nil {
+		// pgbench tries a transaction once unless told otherwise.
+		_ = f.Value.Set("1")
+		f.DefValue = "1"
+	}
+	prev := fs.GetNormalizeFunc()
+	fs.SetNormalizeFunc(func(f *pflag.FlagSet, name string) pflag.NormalizedName {
+		n := string(prev(f, name))
+		if m, ok := pgbenchNames[n]; ok {
+			return pflag.NormalizedName(m)
+		}
+		return pflag.NormalizedName(n)
+	})
+
+	fs.Int64VarP(&o.Scale, "scale", "s", o.Scale, "scale factor: 100000 accounts per unit (prepare); for custom scripts, the value of :scale (run)")
+	fs.IntVarP(&o.Fillfactor, "fillfactor", "F", o.Fillfactor, "fill factor of the tables, PostgreSQL only (prepare)")
+	fs.StringVarP(&o.InitSteps, "init-steps", "I", o.InitSteps, "initialization steps: d drop, t tables, g client-side data, G server-side data, v vacuum, p primary keys, f foreign keys (prepare)")
+	fs.BoolVar(&o.ForeignKeys, "foreign-keys", false, "create foreign keys between the tables (prepare)")
+	fs.BoolVar(&o.Unlogged, "unlogged-tables", false, "create unlogged tables, PostgreSQL only (prepare)")
+	fs.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions (prepare)")
+	fs.StringVar(&o.PartitionMethod, "partition-method", "", "partition method: range (default) or hash (prepare)")
+	fs.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum before the run (or during prepare)")
+
+	bindScripts(fs, o)
+	fs.StringArrayVarP(&o.Defines, "define", "D", nil, "NAME=VALUE: a variable for the scripts; repeatable")
+
+	fs.Int64VarP(&o.Transactions, "transactions", "t", 0, "transactions per client (pgbench's default is 10 when neither -t nor -T is given)")
+	fs.IntVarP(&o.Jobs, "jobs", "j", 1, "pgbench's threads: accepted and validated; dbmark runs one goroutine per client (it names -l files)")
+	fs.BoolVarP(&o.Connect, "connect", "C", false, "open a new connection for each transaction")
+	fs.Float64VarP(&o.LatencyLimitMS, "latency-limit", "L", 0, "count transactions over this many ms as late; with --rate, skip those already that late at their scheduled start")
+	fs.BoolVarP(&o.ReportPerCommand, "report-per-command", "r", false, "report each command's latency, failures and retries")
+	fs.BoolVar(&o.FailuresDetailed, "failures-detailed", false, "report failures by kind (serialization, deadlock)")
+	fs.BoolVar(&o.VacuumAll, "vacuum-all", false, "vacuum pgbench_accounts too before the run (pgbench -v)")
+	fs.BoolVarP(&o.Log, "log", "l", false, "write each transaction to a log file, in pgbench's format")
+	fs.StringVar(&o.LogPrefix, "log-prefix", o.LogPrefix, "prefix of the -l log files")
+	fs.IntVar(&o.AggregateInterval, "aggregate-interval", 0, "with -l, write one line per this many seconds instead of one per transaction")
+	fs.Float64Var(&o.SamplingRate, "sampling-rate", 0, "with -l, log only this fraction of the transactions (0.01: 1%)")
+}
+
+// alias adds a flag sharing common's value with pgbench's short name and
+// long name (hidden "pgbench-X" when pgbench's long name is dbmark's own).
+func alias(fs *pflag.FlagSet, common, long, short string) {
+	f := fs.Lookup(common)
+	if f == nil || fs.ShorthandLookup(short) != nil {
+		return
+	}
+	name := long
+	if name == "" {
+		name = "pgbench-" + short
+	}
+	fs.VarP(f.Value, name, short, f.Usage+" (pgbench's -"+short+")")
+	a := fs.Lookup(name)
+	a.DefValue = f.DefValue
+	if long == "" {
+		a.Hidden = true
+	}
+}
+
+// changed says whether the common flag or its pgbench alias was given.
+func changed(fs *pflag.FlagSet, names ...string) bool {
+	for _, n := range names {
+		if fs != nil && fs.Lookup(n) != nil && fs.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// seedValue accepts pgbench's --random-seed forms: "time" (the clock) and
+// "rand" (a random seed), and numbers.
+type seedValue struct{ pflag.Value }
+
+func (s *seedValue) Set(v string) error {
+	switch strings.ToLower(v) {
+	case "time":
+		v = strconv.FormatUint(uint64(time.Now().UnixNano())>>1, 10)
+	case "rand":
+		v = "0" // the CLI picks a random seed for 0
+	}
+	return s.Value.Set(v)
+}

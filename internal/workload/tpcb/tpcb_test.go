@@ -1,0 +1,413 @@
+package tpcb_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbmark/dbmark/internal/cli"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// testDB is the database these tests use on the servers, created here
+// when missing, so no other test's tables are touched.
+const testDB = "dbmark_tpcb"
+
+type outcome struct {
+	code           int
+	stdout, stderr string
+}
+
+func dbmark(t *testing.T, args ...string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(context.Background(), args, &out, &errb)
+	return outcome{code, out.String(), errb.String()}
+}
+
+func must(t *testing.T, args ...string) outcome {
+	t.Helper()
+	o := dbmark(t, args...)
+	if o.code != 0 {
+		t.Fatalf("dbmark %s: exit %d\n%s%s", strings.Join(args, " "), o.code, o.stdout, o.stderr)
+	}
+	return o
+}
+
+func home(t *testing.T) string {
+	dir := t.TempDir()
+	t.Setenv("DBMARK_HOME", dir)
+	t.Setenv("DBMARK_TARGET", "")
+	t.Setenv("DBMARK_STORE", "")
+	return dir
+}
+
+// engines are the targets every engine test runs on: SQLite always, the
+// servers when the test environment is up.
+func engines(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "tpcb.db")}
+	if raw := os.Getenv("DBMARK_TEST_POSTGRES"); raw != "" {
+		out["postgres"] = postgresDB(t, raw)
+	}
+	if raw := os.Getenv("DBMARK_TEST_MYSQL"); raw != "" {
+		out["mariadb"] = mariaDB(t, raw)
+	}
+	return out
+}
+
+func withDB(raw, db string) string {
+	u, _ := url.Parse(raw)
+	u.Path = "/" + db
+	return u.String()
+}
+
+// postgresDB creates testDB on the PostgreSQL server if missing.
+func postgresDB(t *testing.T, raw string) string {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, raw)
+	if err != nil {
+		t.Fatalf("connect to PostgreSQL: %v", err)
+	}
+	defer c.Close(ctx)
+	var n int
+	if err := c.QueryRow(ctx, "select count(*) from pg_database where datname = $1", testDB).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		if _, err := c.Exec(ctx, "create database "+testDB); err != nil && !strings.Contains(err.Error(), "already exists") {
+			t.Fatal(err)
+		}
+	}
+	return withDB(raw, testDB)
+}
+
+// mariaDB creates testDB on the MariaDB server if missing.
+func mariaDB(t *testing.T, raw string) string {
+	t.Helper()
+	u, _ := url.Parse(raw)
+	cfg := mysql.NewConfig()
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.Net, cfg.Addr = "tcp", u.Host
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("create database if not exists " + testDB); err != nil {
+		t.Fatalf("create database on MariaDB: %v", err)
+	}
+	return withDB(raw, testDB)
+}
+
+func readResult(t *testing.T, path string) *result.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func opCount(r *result.Result, name string) int64 {
+	for _, o := range r.Summary.Ops {
+		if o.Name == name {
+			return o.Count
+		}
+	}
+	return -1
+}
+
+// TestBuiltinsOnEveryEngine prepares each engine, runs each builtin with
+// -t and checks the exact counts and the TPC-B balances after each.
+func TestBuiltinsOnEveryEngine(t *testing.T) {
+	for name, tg := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := home(t)
+			must(t, "prepare", "tpcb", "--target", tg, "-s", "1", "-q")
+			t.Cleanup(func() { dbmark(t, "cleanup", "tpcb", "--target", tg, "-q") })
+			if o := must(t, "check", "tpcb", "--target", tg); !strings.Contains(o.stdout, "accounts 0, tellers 0, branches 0, history 0") {
+				t.Fatalf("check after prepare: %s", o.stdout)
+			}
+			for i, b := range []string{"tpcb-like", "select-only", "simple-update"} {
+				js := filepath.Join(dir, b+".json")
+				args := []string{"run", "tpcb", "--target", tg, "-b", b, "-c", "3", "-t", "17", "--json", js, "--no-store", "-q"}
+				if i > 0 {
+					args = append(args, "-n") // keep the history: its deltas are part of the check
+				}
+				o := must(t, args...)
+				r := readResult(t, js)
+				if r.Summary.Events != 51 || opCount(r, "script:"+b) != 51 {
+					t.Fatalf("%s: %d transactions (script op %d), want 3 x 17 = 51", b, r.Summary.Events, opCount(r, "script:"+b))
+				}
+				if !strings.Contains(o.stdout, "number of transactions actually processed: 51/51") {
+					t.Fatalf("%s: no pgbench summary line in:\n%s", b, o.stdout)
+				}
+				if r.Summary.Extra["scale"] != "1" {
+					t.Fatalf("scale in the result: %q", r.Summary.Extra["scale"])
+				}
+				c := dbmark(t, "check", "tpcb", "--target", tg)
+				if b == "simple-update" {
+					// simple-update leaves tellers and branches behind.
+					if c.code != 2 || !strings.Contains(c.stderr, "balances disagree") {
+						t.Fatalf("check after simple-update: exit %d: %s", c.code, c.stderr)
+					}
+					continue
+				}
+				if c.code != 0 {
+					t.Fatalf("check after %s: exit %d: %s", b, c.code, c.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestWeightsPickScriptsInProportion runs a 3:1 mix and checks the share
+// of each script, and that script numbers in the -l log follow the order
+// given on the command line.
+func TestWeightsPickScriptsInProportion(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "w.db")
+	must(t, "prepare", "tpcb", "--target", tg, "-q")
+	js := filepath.Join(dir, "r.json")
+	prefix := filepath.Join(dir, "mix")
+	must(t, "run", "tpcb", "--target", tg, "-b", "select-only@3", "-N", "-c", "2", "-t", "1000",
+		"-l", "--log-prefix", prefix, "--json", js, "--no-store", "-q", "--seed", "42")
+	r := readResult(t, js)
+	sel, upd := opCount(r, "script:select-only"), opCount(r, "script:simple-update")
+	if sel+upd != 2000 {
+		t.Fatalf("select-only %d + simple-update %d != 2000", sel, upd)
+	}
+	if share := float64(sel) / 2000; share < 0.70 || share > 0.80 {
+		t.Fatalf("select-only share %.3f, want about 0.75", share)
+	}
+	logs, _ := filepath.Glob(prefix + ".*")
+	var scriptNo [2]int
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(line)
+			switch f[3] {
+			case "0":
+				scriptNo[0]++
+			case "1":
+				scriptNo[1]++
+			default:
+				t.Fatalf("script_no %q in %q", f[3], line)
+			}
+		}
+	}
+	if int64(scriptNo[0]) != sel || int64(scriptNo[1]) != upd {
+		t.Fatalf("log script numbers %v, result %d/%d", scriptNo, sel, upd)
+	}
+}
+
+var (
+	txLine  = regexp.MustCompile(`^(\d+) (\d+) (\d+|failed|skipped) ([0-9]+) (\d{10}) (\d{1,6})( \d+)?( \d+)?$`)
+	aggLine = regexp.MustCompile(`^\d{10}( \d+){14}$`)
+)
+
+// TestLogFormats checks -l's per-transaction lines and files, and the
+// aggregate lines of --aggregate-interval, in pgbench's formats.
+func TestLogFormats(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "l.db")
+	must(t, "prepare", "tpcb", "--target", tg, "-q")
+	prefix := filepath.Join(dir, "tx")
+	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "3", "-j", "2", "-t", "4", "-l", "--log-prefix", prefix, "--no-store", "-q")
+	files, _ := filepath.Glob(prefix + ".*")
+	if len(files) != 2 {
+		t.Fatalf("files %v: want one per -j thread", files)
+	}
+	total := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		seen := map[string]int{}
+		for _, l := range lines {
+			m := txLine.FindStringSubmatch(l)
+			if m == nil || m[7] != "" {
+				t.Fatalf("%s: line %q is not pgbench's format", f, l)
+			}
+			seen[m[1]]++
+			if want := fmt.Sprint(seen[m[1]]); m[2] != want {
+				t.Fatalf("%s: transaction_no %s, want %s (numbered from 1 per client)", f, m[2], want)
+			}
+		}
+		total += len(lines)
+		// pgbench gives thread 0 clients 0 and 1, thread 1 client 2.
+		if strings.Count(f, ".") == 1 && len(seen) != 2 || strings.Count(f, ".") == 2 && len(seen) != 1 {
+			t.Fatalf("%s: clients %v", f, seen)
+		}
+	}
+	if total != 12 {
+		t.Fatalf("%d log lines, want 12", total)
+	}
+
+	prefix = filepath.Join(dir, "agg")
+	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "2", "-T", "2", "-l", "--aggregate-interval", "1",
+		"--log-prefix", prefix, "--no-store", "-q")
+	files, _ = filepath.Glob(prefix + ".*")
+	if len(files) != 1 {
+		t.Fatalf("aggregate files %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 || len(lines) > 3 {
+		t.Fatalf("%d aggregate lines for 2 s at 1 s each:\n%s", len(lines), b)
+	}
+	for _, l := range lines {
+		if !aggLine.MatchString(l) {
+			t.Fatalf("aggregate line %q is not pgbench's format", l)
+		}
+	}
+}
+
+// TestShortFlags drives a run with pgbench's short flags.
+func TestShortFlags(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "s.db")
+	must(t, "prepare", "tpcb", "--target", tg, "-s", "2", "-q")
+	js := filepath.Join(dir, "r.json")
+	o := must(t, "run", "tpcb", "--target", tg, "-c", "2", "-j", "2", "-t", "9", "-M", "simple", "-P", "1",
+		"-r", "-n", "-D", "x=1", "--random-seed", "7", "--json", js, "--no-store")
+	r := readResult(t, js)
+	if r.Summary.Events != 18 || r.Run.Threads != 2 || r.Seed != 7 {
+		t.Fatalf("events %d threads %d seed %d, want 18, 2, 7", r.Summary.Events, r.Run.Threads, r.Seed)
+	}
+	for _, want := range []string{"scaling factor: 2", "number of clients: 2", "number of threads: 2",
+		"statement latencies in milliseconds:", `\set aid random(1, 100000 * :scale)`} {
+		if !strings.Contains(o.stdout, want) {
+			t.Fatalf("no %q in:\n%s", want, o.stdout)
+		}
+	}
+	if opCount(r, "meta:tpcb-like:1") != 18 || opCount(r, "stmt:tpcb-like:6") != 18 {
+		t.Fatalf("-r ops: meta %d stmt %d", opCount(r, "meta:tpcb-like:1"), opCount(r, "stmt:tpcb-like:6"))
+	}
+	// -C: a new connection per transaction, statements prepared again on each.
+	must(t, "run", "tpcb", "--target", tg, "-C", "-c", "2", "-t", "5", "-n", "--json", js, "--no-store", "-q")
+	if r := readResult(t, js); r.Summary.Events != 10 {
+		t.Fatalf("-C: %d transactions, want 10", r.Summary.Events)
+	}
+	// -T with the pgbench short flag and the time/rand seed forms.
+	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
+}
+
+// oneLineError checks the bad-input contract: exit 1, the last line on
+// stderr naming the problem, no stack trace.
+func oneLineError(t *testing.T, o outcome, want string) {
+	t.Helper()
+	if o.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", o.code, o.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(o.stderr), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "dbmark: ") || !strings.Contains(last, want) {
+		t.Fatalf("stderr %q: want a last line naming %q", o.stderr, want)
+	}
+	if strings.Contains(o.stderr, "goroutine ") || strings.Contains(o.stderr, "panic") {
+		t.Fatalf("stack trace: %s", o.stderr)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "b.db")
+	bad := filepath.Join(dir, "bad.sql")
+	os.WriteFile(bad, []byte("\\set x 1 +\nSELECT 1;\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "tpcb", "-t", "5", "-T", "5"}, "either a number of transactions (-t) or a duration (-T)"},
+		{[]string{"run", "tpcb", "-t", "0"}, "invalid number of transactions"},
+		{[]string{"run", "tpcb", "-b", "nosuch"}, `no builtin script found for name "nosuch"`},
+		{[]string{"run", "tpcb", "-b", "s"}, "ambiguous builtin name"},
+		{[]string{"run", "tpcb", "-b", "select-only@x"}, "invalid weight specification"},
+		{[]string{"run", "tpcb", "-b", "select-only@-1"}, "weight specification out of range"},
+		{[]string{"run", "tpcb", "-b", "select-only@0"}, "total script weight must not be zero"},
+		{[]string{"run", "tpcb", "-f", filepath.Join(dir, "none.sql")}, "no such file"},
+		{[]string{"run", "tpcb", "-f", bad}, bad + ":1:"},
+		{[]string{"run", "tpcb", "-D", "novalue"}, "invalid variable definition"},
+		{[]string{"run", "tpcb", "-j", "0"}, "-j 0"},
+		{[]string{"run", "tpcb", "--sampling-rate", "0.5"}, "only when logging transactions (-l)"},
+		{[]string{"run", "tpcb", "--aggregate-interval", "1"}, "only when logging transactions (-l)"},
+		{[]string{"run", "tpcb", "-l", "--aggregate-interval", "2", "-T", "3"}, "multiple"},
+		{[]string{"run", "tpcb", "--max-tries", "0", "-t", "3"}, "--max-tries 0"},
+		{[]string{"run", "tpcb", "-c", "0"}, "--threads 0"},
+		{[]string{"run", "tpcb", "--target", tg}, `run "dbmark prepare tpcb"`},
+		{[]string{"prepare", "tpcb", "--target", tg, "-I", "dtx"}, `unrecognized initialization step 'x'`},
+		{[]string{"prepare", "tpcb", "--target", tg, "--partition-method", "hash"}, "requires --partitions"},
+		{[]string{"prepare", "tpcb", "--target", tg, "-F", "5"}, "--fillfactor 5"},
+		{[]string{"prepare", "tpcb", "--target", tg, "--partitions", "2"}, "SQLite has no partitioned tables"},
+		{[]string{"prepare", "tpcb", "--target", tg, "--foreign-keys"}, "SQLite cannot add a foreign key"},
+		{[]string{"prepare", "tpcb", "--target", tg, "--unlogged-tables"}, "SQLite has no unlogged tables"},
+		{[]string{"check", "tpcb", "--target", tg}, `run "dbmark prepare tpcb"`},
+		{[]string{"check", "oltp_read_only"}, "has no check"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			args := c.args
+			if c.args[0] == "run" && !strings.Contains(strings.Join(args, " "), "--target") {
+				args = append(args, "--target", tg)
+			}
+			oneLineError(t, dbmark(t, args...), c.want)
+		})
+	}
+	// A syntax error shows the line with a caret under the spot.
+	o := dbmark(t, "run", "tpcb", "--target", tg, "-f", bad)
+	if !strings.Contains(o.stderr, "\\set x 1 +\n") || !strings.Contains(o.stderr, "^ error found here") {
+		t.Fatalf("no caret detail in: %s", o.stderr)
+	}
+	if o := dbmark(t, "prepare", "tpcb", "--target", "sqlite://"+filepath.Join(dir, "nothing.db"), "--partitions", "2"); o.code != 1 {
+		t.Fatalf("exit %d", o.code)
+	}
+}
+
+// TestRuntimeErrorNamesScriptLineAndClient runs a script that divides by
+// zero: the run fails (exit 2) with the script, line and client named.
+func TestRuntimeErrorNamesScriptLineAndClient(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "r.db")
+	f := filepath.Join(dir, "div.sql")
+	os.WriteFile(f, []byte("SELECT 1;\n\\set x 1 / 0\n"), 0o644)
+	o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-t", "1", "--no-store", "-q")
+	if o.code != 2 || !strings.Contains(o.stderr, "client 0") || !strings.Contains(o.stderr, "line 2") || !strings.Contains(o.stderr, "div.sql") {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+}
+
+// TestServerSideGeneration builds the data with -I G (generate_series on
+// PostgreSQL, a recursive CTE elsewhere) and counts it with a script.
+func TestServerSideGeneration(t *testing.T) {
+	for name, tg := range engines(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := home(t)
+			must(t, "prepare", "tpcb", "--target", tg, "-s", "2", "-I", "dtGvp", "-q")
+			t.Cleanup(func() { dbmark(t, "cleanup", "tpcb", "--target", tg, "-q") })
+			f := filepath.Join(dir, "count.sql")
+			os.WriteFile(f, []byte("SELECT count(*) AS n, sum(bid) AS b FROM pgbench_accounts \\gset\n"+
+				"SELECT count(*) AS t FROM pgbench_tellers \\gset\n"+
+				"\\if :n != 200000 or :b != 300000 or :t != 20\n\\set fail 1 / 0\n\\endif\n"), 0o644)
+			if o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-t", "1", "-n", "--no-store", "-q"); o.code != 0 {
+				t.Fatalf("the generated rows are not pgbench's: exit %d: %s", o.code, o.stderr)
+			}
+		})
+	}
+}
