@@ -315,7 +315,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			continue
 		}
 		end := time.Now()
-		if op == metrics.SelfRecorded {
+		if a.op == metrics.SelfRecorded {
 			done++
 			continue
 		}
