@@ -60,16 +60,20 @@ type Stmt interface {
 
 // Value is one statement argument. It is a plain struct rather than an
 // interface so a worker can reuse its argument slice without allocating.
+// IsNull makes it SQL NULL whatever the other fields hold.
 type Value struct {
-	Int   int64
-	Str   []byte
-	IsStr bool
+	Int    int64
+	Str    []byte
+	IsStr  bool
+	IsNull bool
 }
 
-// IntVal and StrVal build Values.
+// IntVal, StrVal and NullVal build Values.
 func IntVal(v int64) Value      { return Value{Int: v} }
 func StrVal(b []byte) Value     { return Value{Str: b, IsStr: true} }
+func NullVal() Value            { return Value{IsNull: true} }
 func (v *Value) SetInt(i int64) { *v = Value{Int: i} }
+func (v *Value) SetNull()       { *v = Value{IsNull: true} }
 
 // SetStr points v at b without copying; b must stay unchanged until the
 // statement has run.

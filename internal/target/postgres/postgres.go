@@ -397,7 +397,14 @@ func (s *Stmt) encode(args []target.Value) [][]byte {
 	}
 	s.vals = s.vals[:len(args)]
 	for i, a := range args {
-		if a.IsStr {
+		switch {
+		case a.IsNull:
+			s.vals[i] = nil // pgconn sends a nil parameter as NULL
+			continue
+		case a.IsStr && a.Str == nil:
+			s.vals[i] = []byte{} // an empty string, not NULL
+			continue
+		case a.IsStr:
 			s.vals[i] = a.Str
 			continue
 		}
@@ -475,6 +482,10 @@ func (r *copyReader) Read(p []byte) (int, error) {
 		for i, v := range r.vals {
 			if i > 0 {
 				line = append(line, '\t')
+			}
+			if v.IsNull {
+				line = append(line, '\\', 'N')
+				continue
 			}
 			if !v.IsStr {
 				line = strconv.AppendInt(line, v.Int, 10)

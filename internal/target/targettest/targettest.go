@@ -147,6 +147,51 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
+	t.Run("NullArguments", func(t *testing.T) {
+		nt := table + "_null"
+		mustExec(t, c, "DROP TABLE IF EXISTS "+nt)
+		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, s VARCHAR(20), i INTEGER)", nt, d.IntPK("id")))
+		defer c.Exec(context.Background(), "DROP TABLE "+nt)
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, s, i) VALUES (%s, %s, %s)", nt, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3)))
+		if err != nil {
+			t.Fatalf("prepare insert: %v", err)
+		}
+		defer ins.Close()
+		// A Value set to NULL after holding a string must not keep it; an
+		// empty string (even a nil slice) is not NULL.
+		v := target.StrVal([]byte("x"))
+		v.SetNull()
+		for _, args := range [][]target.Value{
+			{target.IntVal(1), target.NullVal(), target.NullVal()},
+			{target.IntVal(2), v, {Int: 7, IsNull: true}},
+			{target.IntVal(3), target.StrVal(nil), target.IntVal(0)},
+			{target.IntVal(4), target.StrVal([]byte("NULL")), target.IntVal(4)},
+		} {
+			if _, err := ins.Run(ctx, args); err != nil {
+				t.Fatalf("insert %d: %v", args[0].Int, err)
+			}
+		}
+		for q, want := range map[string]string{
+			"SELECT COUNT(*) FROM " + nt + " WHERE s IS NULL AND i IS NULL": "2",
+			"SELECT COUNT(*) FROM " + nt + " WHERE s = '' AND i = 0":        "1",
+			"SELECT COUNT(*) FROM " + nt + " WHERE s = 'NULL'":              "1",
+		} {
+			if got, _, err := c.QueryRow(ctx, q); err != nil || got != want {
+				t.Errorf("%s = %q, %v; want %s", q, got, err, want)
+			}
+		}
+		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE id = %s OR s = %s", nt, d.Placeholder(1), d.Placeholder(2)))
+		if err != nil {
+			t.Fatalf("prepare select: %v", err)
+		}
+		defer sel.Close()
+		// NULL compares as unknown: only the id matches.
+		row, err := sel.(target.RowStmt).RunRow(ctx, []target.Value{target.IntVal(4), target.NullVal()})
+		if err != nil || row.Rows != 1 || string(row.Values[0]) != "1" {
+			t.Fatalf("select with a NULL argument = %d rows %q, %v; want one row, 1", row.Rows, row.Values, err)
+		}
+	})
+
 	t.Run("Transaction", func(t *testing.T) {
 		mustExec(t, c, d.Begin(true))
 		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=0 WHERE id=1", table))
