@@ -301,6 +301,10 @@ type Pipeline interface {
 	// End syncs, reads every result and leaves pipeline mode, even after
 	// an error. A statement's error is a *PipelineError.
 	End(ctx context.Context) error
+	// Abort leaves pipeline mode after an error of the caller's, without
+	// a sync: what was not synced is never committed. It may have to
+	// close the connection to do so.
+	Abort()
 }
 
 // PipelineError is the error of a pipelined statement. Index is its place

@@ -129,6 +129,13 @@ func (p *pipeline) End(ctx context.Context) error {
 	return p.c.wrap(ctx, first)
 }
 
+// Abort leaves pipeline mode without a sync. pgconn closes the connection
+// when requests were not synced, which rolls them back.
+func (p *pipeline) Abort() {
+	_ = p.p.Close()
+	p.syncs = p.syncs[:0]
+}
+
 func isPgError(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr)
