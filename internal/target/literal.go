@@ -86,6 +86,9 @@ func (t *Template) Render(b []byte, args []Value, backslash bool) ([]byte, error
 
 // AppendLiteral appends v as an SQL literal.
 func AppendLiteral(b []byte, v Value, backslash bool) []byte {
+	if v.IsNull {
+		return append(b, "NULL"...)
+	}
 	if !v.IsStr {
 		return strconv.AppendInt(b, v.Int, 10)
 	}

@@ -60,16 +60,20 @@ type Stmt interface {
 
 // Value is one statement argument. It is a plain struct rather than an
 // interface so a worker can reuse its argument slice without allocating.
+// IsNull makes it SQL NULL whatever the other fields hold.
 type Value struct {
-	Int   int64
-	Str   []byte
-	IsStr bool
+	Int    int64
+	Str    []byte
+	IsStr  bool
+	IsNull bool
 }
 
-// IntVal and StrVal build Values.
+// IntVal, StrVal and NullVal build Values.
 func IntVal(v int64) Value      { return Value{Int: v} }
 func StrVal(b []byte) Value     { return Value{Str: b, IsStr: true} }
+func NullVal() Value            { return Value{IsNull: true} }
 func (v *Value) SetInt(i int64) { *v = Value{Int: i} }
+func (v *Value) SetNull()       { *v = Value{IsNull: true} }
 
 // SetStr points v at b without copying; b must stay unchanged until the
 // statement has run.
@@ -263,3 +267,52 @@ type RowStmt interface {
 	Stmt
 	RunRow(ctx context.Context, args []Value) (Row, error)
 }
+
+// ProtocolConn is a Conn whose statements can travel by more than one
+// protocol, as PostgreSQL's do (pgbench's -M simple, extended or
+// prepared). Scripts need it to substitute variables into SQL text in the
+// simple protocol and to pipeline statements, as pgbench does. Other
+// engines do not implement it.
+type ProtocolConn interface {
+	Conn
+	// Protocol is the mode statements are sent in: "simple", "extended"
+	// or "prepared".
+	Protocol() string
+	// RunText runs SQL text (one or more statements) with the simple
+	// protocol and returns its last result as RowStmt.RunRow does.
+	RunText(ctx context.Context, sql string) (Row, error)
+	// StartPipeline enters pipeline mode; until End, the connection is
+	// used only through the Pipeline. It fails in the simple protocol.
+	StartPipeline(ctx context.Context) (Pipeline, error)
+}
+
+// Pipeline sends statements without waiting for their results, which are
+// read at End. Statements between two syncs form one implicit
+// transaction, unless they manage transactions themselves; after an
+// error the server skips the rest of that transaction.
+type Pipeline interface {
+	// Queue adds one execution of st, a statement of the pipeline's
+	// connection, with args. The arguments are encoded at once, so args
+	// may be reused.
+	Queue(st Stmt, args []Value) error
+	// Sync ends an implicit transaction and sends what is queued without
+	// waiting for the results.
+	Sync() error
+	// End syncs, reads every result and leaves pipeline mode, even after
+	// an error. A statement's error is a *PipelineError.
+	End(ctx context.Context) error
+	// Abort leaves pipeline mode after an error of the caller's, without
+	// a sync: what was not synced is never committed. It may have to
+	// close the connection to do so.
+	Abort()
+}
+
+// PipelineError is the error of a pipelined statement. Index is its place
+// among the statements queued since the pipeline started.
+type PipelineError struct {
+	Index int
+	Err   error
+}
+
+func (e *PipelineError) Error() string { return e.Err.Error() }
+func (e *PipelineError) Unwrap() error { return e.Err }

@@ -453,9 +453,14 @@ func (s *Stmt) bind(args []target.Value) []driver.Value {
 	}
 	s.args = s.args[:len(args)]
 	for i, a := range args {
-		if a.IsStr {
+		switch {
+		case a.IsNull:
+			s.args[i] = nil
+		case a.IsStr && a.Str == nil:
+			s.args[i] = []byte{} // the driver sends a nil []byte as NULL
+		case a.IsStr:
 			s.args[i] = a.Str
-		} else {
+		default:
 			s.args[i] = a.Int
 		}
 	}

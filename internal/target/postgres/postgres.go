@@ -203,6 +203,8 @@ type Conn struct {
 	watch  target.CancelWatch
 	nextID atomic.Int64
 	closed bool
+	row    target.Row // RunText's reused result
+	pl     pipeline   // reused by every StartPipeline
 }
 
 func newConn(pc *pgconn.PgConn, mode string) *Conn {
@@ -341,13 +343,7 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 			return target.Row{}, rerr
 		}
 		s.text = b
-		mrr := s.c.pc.Exec(bg, string(b))
-		for mrr.NextResult() {
-			s.row.Rows = 0
-			s.row.Columns = s.row.Columns[:0]
-			s.readRows(mrr.ResultReader())
-		}
-		err = mrr.Close()
+		err = s.c.runText(string(b), &s.row)
 	case ModePrepared:
 		err = s.readRows(s.c.pc.ExecStatement(bg, s.sd, s.encode(args), nil, nil))
 	default:
@@ -360,31 +356,35 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 }
 
 // readRows reads one result into s.row, copying the last row's values.
-func (s *Stmt) readRows(rr *pgconn.ResultReader) error {
+func (s *Stmt) readRows(rr *pgconn.ResultReader) error { return readLastRow(rr, &s.row) }
+
+// readLastRow reads one result into row (whose counts the caller has
+// reset), copying the last row's values.
+func readLastRow(rr *pgconn.ResultReader, row *target.Row) error {
 	for rr.NextRow() {
-		s.row.Rows++
+		row.Rows++
 		vals := rr.Values()
-		if cap(s.row.Values) < len(vals) {
-			s.row.Values = make([][]byte, len(vals))
+		if cap(row.Values) < len(vals) {
+			row.Values = make([][]byte, len(vals))
 		}
-		s.row.Values = s.row.Values[:len(vals)]
+		row.Values = row.Values[:len(vals)]
 		for i, v := range vals {
 			if v == nil {
-				s.row.Values[i] = nil
+				row.Values[i] = nil
 				continue
 			}
-			s.row.Values[i] = append(s.row.Values[i][:0:0], v...)
+			row.Values[i] = append(row.Values[i][:0:0], v...)
 		}
 	}
-	if s.row.Rows > 0 {
+	if row.Rows > 0 {
 		for _, f := range rr.FieldDescriptions() {
-			s.row.Columns = append(s.row.Columns, f.Name)
+			row.Columns = append(row.Columns, f.Name)
 		}
 	}
 	tag, err := rr.Close()
-	if err == nil && s.row.Rows == 0 {
-		s.row.Rows = tag.RowsAffected()
-		s.row.Columns = s.row.Columns[:0]
+	if err == nil && row.Rows == 0 {
+		row.Rows = tag.RowsAffected()
+		row.Columns = row.Columns[:0]
 	}
 	return err
 }
@@ -397,7 +397,14 @@ func (s *Stmt) encode(args []target.Value) [][]byte {
 	}
 	s.vals = s.vals[:len(args)]
 	for i, a := range args {
-		if a.IsStr {
+		switch {
+		case a.IsNull:
+			s.vals[i] = nil // pgconn sends a nil parameter as NULL
+			continue
+		case a.IsStr && a.Str == nil:
+			s.vals[i] = []byte{} // an empty string, not NULL
+			continue
+		case a.IsStr:
 			s.vals[i] = a.Str
 			continue
 		}
@@ -475,6 +482,10 @@ func (r *copyReader) Read(p []byte) (int, error) {
 		for i, v := range r.vals {
 			if i > 0 {
 				line = append(line, '\t')
+			}
+			if v.IsNull {
+				line = append(line, '\\', 'N')
+				continue
 			}
 			if !v.IsStr {
 				line = strconv.AppendInt(line, v.Int, 10)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -313,9 +314,15 @@ func (s *Stmt) bind(args []target.Value) {
 	s.args = s.args[:len(args)]
 	for i, a := range args {
 		s.args[i].Ordinal = i + 1
-		if a.IsStr {
-			s.args[i].Value = a.Str
-		} else {
+		switch {
+		case a.IsNull:
+			s.args[i].Value = nil
+		case a.IsStr:
+			// A string binds as TEXT (a []byte would be a BLOB, which never
+			// equals a text literal). The driver copies it, so the string
+			// may share a.Str's bytes.
+			s.args[i].Value = unsafe.String(unsafe.SliceData(a.Str), len(a.Str))
+		default:
 			s.args[i].Value = a.Int
 		}
 	}

@@ -147,6 +147,132 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
+	t.Run("NullArguments", func(t *testing.T) {
+		nt := table + "_null"
+		mustExec(t, c, "DROP TABLE IF EXISTS "+nt)
+		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, s VARCHAR(20), i INTEGER)", nt, d.IntPK("id")))
+		defer c.Exec(context.Background(), "DROP TABLE "+nt)
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, s, i) VALUES (%s, %s, %s)", nt, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3)))
+		if err != nil {
+			t.Fatalf("prepare insert: %v", err)
+		}
+		defer ins.Close()
+		// A Value set to NULL after holding a string must not keep it; an
+		// empty string (even a nil slice) is not NULL.
+		v := target.StrVal([]byte("x"))
+		v.SetNull()
+		for _, args := range [][]target.Value{
+			{target.IntVal(1), target.NullVal(), target.NullVal()},
+			{target.IntVal(2), v, {Int: 7, IsNull: true}},
+			{target.IntVal(3), target.StrVal(nil), target.IntVal(0)},
+			{target.IntVal(4), target.StrVal([]byte("NULL")), target.IntVal(4)},
+		} {
+			if _, err := ins.Run(ctx, args); err != nil {
+				t.Fatalf("insert %d: %v", args[0].Int, err)
+			}
+		}
+		for q, want := range map[string]string{
+			"SELECT COUNT(*) FROM " + nt + " WHERE s IS NULL AND i IS NULL": "2",
+			"SELECT COUNT(*) FROM " + nt + " WHERE s = '' AND i = 0":        "1",
+			"SELECT COUNT(*) FROM " + nt + " WHERE s = 'NULL'":              "1",
+		} {
+			if got, _, err := c.QueryRow(ctx, q); err != nil || got != want {
+				t.Errorf("%s = %q, %v; want %s", q, got, err, want)
+			}
+		}
+		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE id = %s OR s = %s", nt, d.Placeholder(1), d.Placeholder(2)))
+		if err != nil {
+			t.Fatalf("prepare select: %v", err)
+		}
+		defer sel.Close()
+		// NULL compares as unknown: only the id matches.
+		row, err := sel.(target.RowStmt).RunRow(ctx, []target.Value{target.IntVal(4), target.NullVal()})
+		if err != nil || row.Rows != 1 || string(row.Values[0]) != "1" {
+			t.Fatalf("select with a NULL argument = %d rows %q, %v; want one row, 1", row.Rows, row.Values, err)
+		}
+	})
+
+	t.Run("Pipeline", func(t *testing.T) {
+		pc, ok := c.(target.ProtocolConn)
+		if !ok {
+			t.Skip("the engine has one protocol and no pipeline")
+		}
+		row, err := pc.RunText(ctx, fmt.Sprintf("SELECT 1 AS a; SELECT id AS b, c FROM %s WHERE id IN (2, 3) ORDER BY id", table))
+		if err != nil || row.Rows != 2 || len(row.Columns) != 2 || row.Columns[0] != "b" || string(row.Values[0]) != "3" {
+			t.Fatalf("RunText = %d rows, columns %q, values %q, %v; want the last result's last row: b = 3", row.Rows, row.Columns, row.Values, err)
+		}
+		pl, err := pc.StartPipeline(ctx)
+		if pc.Protocol() == "simple" {
+			if err == nil || !strings.Contains(err.Error(), "simple query protocol") {
+				t.Fatalf("StartPipeline in the simple protocol = %v; want pgbench's refusal", err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("StartPipeline: %v", err)
+		}
+		if err := pl.End(ctx); err != nil {
+			t.Fatalf("empty pipeline: %v", err)
+		}
+		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (%s, %s, 'pipelined')", table, d.Placeholder(1), d.Placeholder(2)))
+		if err != nil {
+			t.Fatalf("prepare: %v", err)
+		}
+		defer ins.Close()
+		count := func() string {
+			t.Helper()
+			v, _, err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE c = 'pipelined'", table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		// Two transactions (a sync between them) of reused arguments.
+		if pl, err = pc.StartPipeline(ctx); err != nil {
+			t.Fatal(err)
+		}
+		args := make([]target.Value, 2)
+		for i := int64(100); i < 106; i++ {
+			args[0].SetInt(i)
+			args[1].SetInt(i)
+			if err := pl.Queue(ins, args); err != nil {
+				t.Fatal(err)
+			}
+			if i == 102 {
+				if err := pl.Sync(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := pl.End(ctx); err != nil || count() != "6" {
+			t.Fatalf("pipeline of 6 inserts: %v, %s rows; want 6", err, count())
+		}
+		// A duplicate key fails the third statement: the server skips the
+		// rest of its transaction and rolls back the first two (one
+		// implicit transaction, so one sync), then runs the next one.
+		if pl, err = pc.StartPipeline(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []int64{110, 111, 100, 112} {
+			pl.Queue(ins, []target.Value{target.IntVal(id), target.IntVal(0)})
+		}
+		pl.Sync()
+		pl.Queue(ins, []target.Value{target.IntVal(113), target.IntVal(0)})
+		err = pl.End(ctx)
+		var pe *target.PipelineError
+		if !errors.As(err, &pe) || pe.Index != 2 {
+			t.Fatalf("pipeline with a duplicate key: %v; want a PipelineError at statement 2", err)
+		}
+		if info := tg.Classify(err); info.Code != e.UniqueViolation {
+			t.Errorf("Classify(pipeline error) = %v %q; want %q", info.Class, info.Code, e.UniqueViolation)
+		}
+		v, _, qerr := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE id BETWEEN 110 AND 113", table))
+		if qerr != nil || v != "1" {
+			t.Fatalf("rows 110..113 after the failed pipeline: %s, %v; want only 113", v, qerr)
+		}
+		mustExec(t, c, fmt.Sprintf("DELETE FROM %s WHERE id >= 100", table))
+	})
+
 	t.Run("Transaction", func(t *testing.T) {
 		mustExec(t, c, d.Begin(true))
 		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=0 WHERE id=1", table))

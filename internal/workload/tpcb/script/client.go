@@ -87,6 +87,15 @@ type Client struct {
 	args   []target.Value
 	logger *slog.Logger
 	cmdIdx int // the command being run, for debug()
+
+	// PostgreSQL's protocols: nil on engines with one.
+	proto  target.ProtocolConn
+	simple bool   // -M simple: variables are pasted into the SQL text
+	text   []byte // the SQL text being built in simple mode
+
+	inPipe   bool            // between \startpipeline and \endpipeline
+	pipe     target.Pipeline // the open pipeline, on PostgreSQL
+	pipeCmds []int           // the commands queued in pipe, in order
 }
 
 type savedState struct {
@@ -110,6 +119,9 @@ func NewClient(sh *Shared, id int, conn target.Conn, d target.Dialect) (*Client,
 		c.logger = slog.New(slog.DiscardHandler)
 	}
 	c.pg = d != nil && d.Placeholder(1) == "$1"
+	if pc, ok := conn.(target.ProtocolConn); ok {
+		c.proto, c.simple = pc, pc.Protocol() == "simple"
+	}
 	for name, v := range sh.Vars {
 		if !validName(name) {
 			return nil, fmt.Errorf("-D %s=%s: invalid variable name %q", name, v, name)
@@ -243,12 +255,14 @@ func (c *Client) fail(s *Script, i int, format string, args ...any) error {
 func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 	cs := c.script(s)
 	c.save()
+	c.inPipe = false
 	last := time.Now()
 	for pc := 0; pc < len(s.Commands); {
 		cmd := s.Commands[pc]
 		c.cmdIdx = pc
 		next, err := c.exec(ctx, cs, pc, cmd)
 		if err != nil {
+			c.abortPipeline()
 			return err
 		}
 		if rec != nil {
@@ -258,7 +272,21 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		}
 		pc = next
 	}
+	if c.inPipe {
+		c.abortPipeline()
+		return &RuntimeError{Script: s.Name, Line: s.Commands[len(s.Commands)-1].Line, Client: c.id, Msg: "end of script reached with pipeline open"}
+	}
 	return nil
+}
+
+// abortPipeline leaves an open pipeline after an error, as pgbench's
+// abort does: what was not synced is never committed.
+func (c *Client) abortPipeline() {
+	if c.pipe != nil {
+		c.pipe.Abort()
+		c.pipe = nil
+	}
+	c.inPipe = false
 }
 
 // exec runs command pc and returns the index of the next one.
@@ -285,10 +313,76 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 		return pc + 1, c.sleep(ctx, cs, pc, cmd)
 	case MetaShell, MetaSetShell:
 		return pc + 1, c.shell(ctx, cs, pc, cmd)
-	case MetaStartPipeline, MetaSyncPipeline, MetaEndPipeline:
-		// Statements run in order; see the package documentation.
+	case MetaStartPipeline:
+		return pc + 1, c.startPipeline(ctx, cs, pc)
+	case MetaSyncPipeline:
+		if !c.inPipe {
+			return 0, c.fail(s, pc, "%s: not in pipeline mode", cmd.Args[0])
+		}
+		if c.pipe != nil {
+			if err := c.pipe.Sync(); err != nil {
+				return 0, fmt.Errorf("client %d: script %s line %d: %w", c.id, s.Name, cmd.Line, err)
+			}
+		}
+	case MetaEndPipeline:
+		return pc + 1, c.endPipeline(ctx, cs, pc)
 	}
 	return pc + 1, nil
+}
+
+// startPipeline enters pipeline mode on PostgreSQL; elsewhere the
+// statements run in order. Like pgbench, it prepares the pipeline's
+// statements first, so that no Parse runs inside it (a snapshot taken
+// there would break BEGIN ISOLATION LEVEL SERIALIZABLE).
+func (c *Client) startPipeline(ctx context.Context, cs *clientScript, pc int) error {
+	s, cmd := cs.s, cs.s.Commands[pc]
+	if c.simple {
+		return c.fail(s, pc, "%s: cannot use pipeline mode with the simple query protocol", cmd.Args[0])
+	}
+	if c.inPipe {
+		return c.fail(s, pc, "%s: already in pipeline mode", cmd.Args[0])
+	}
+	c.inPipe = true
+	if c.proto == nil {
+		return nil
+	}
+	for i := pc + 1; i < len(s.Commands) && s.Commands[i].Meta != MetaEndPipeline; i++ {
+		if s.Commands[i].Kind == SQL {
+			if _, err := c.stmt(ctx, cs, i); err != nil {
+				return err
+			}
+		}
+	}
+	p, err := c.proto.StartPipeline(ctx)
+	if err != nil {
+		return fmt.Errorf("client %d: script %s line %d: %w", c.id, s.Name, cmd.Line, err)
+	}
+	c.pipe, c.pipeCmds = p, c.pipeCmds[:0]
+	return nil
+}
+
+// endPipeline reads the pipeline's results; a statement's error names
+// that statement's line.
+func (c *Client) endPipeline(ctx context.Context, cs *clientScript, pc int) error {
+	s, cmd := cs.s, cs.s.Commands[pc]
+	if !c.inPipe {
+		return c.fail(s, pc, "%s: not in pipeline mode", cmd.Args[0])
+	}
+	c.inPipe = false
+	if c.pipe == nil {
+		return nil
+	}
+	err := c.pipe.End(ctx)
+	c.pipe = nil
+	if err == nil {
+		return nil
+	}
+	line := cmd.Line
+	var pe *target.PipelineError
+	if errors.As(err, &pe) && pe.Index < len(c.pipeCmds) {
+		line = s.Commands[c.pipeCmds[pe.Index]].Line
+	}
+	return fmt.Errorf("client %d: script %s line %d: %w", c.id, s.Name, line, err)
 }
 
 // branch evaluates the \if at pc and, while conditions are false, the
@@ -455,16 +549,67 @@ func (c *Client) statementText(cmd *Command) string {
 	return text
 }
 
-// execSQL runs SQL command pc with its variables as parameters.
+// stmt returns command pc's statement, preparing it on first use.
+func (c *Client) stmt(ctx context.Context, cs *clientScript, pc int) (target.Stmt, error) {
+	if st := cs.stmts[pc]; st != nil {
+		return st, nil
+	}
+	cmd := cs.s.Commands[pc]
+	st, err := c.conn.Prepare(ctx, c.statementText(cmd))
+	if err != nil {
+		return nil, fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
+	}
+	cs.stmts[pc] = st
+	return st, nil
+}
+
+// simpleText is cmd's SQL with its variables pasted in as pgbench's
+// simple mode does: each as its text, unquoted; an undefined one stays
+// as written.
+func (c *Client) simpleText(cs *clientScript, cmd *Command) []byte {
+	b := c.text[:0]
+	for i, part := range cmd.parts {
+		b = append(b, part...)
+		if i == len(cmd.params) {
+			break
+		}
+		slot := cmd.params[i]
+		if x := &c.vars[cs.slots[slot]]; x.set {
+			b = append(b, x.text()...)
+		} else {
+			b = append(append(b, ':'), cs.s.vars[slot]...)
+		}
+	}
+	c.text = b
+	return b
+}
+
+// execSQL runs SQL command pc: in -M simple as text with its variables
+// pasted in, otherwise with them as parameters (an undefined one is NULL,
+// as pgbench sends it), queued when a pipeline is open.
 func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Command) error {
-	st := cs.stmts[pc]
-	if st == nil {
-		var err error
-		st, err = c.conn.Prepare(ctx, c.statementText(cmd))
+	if c.inPipe && cmd.Result != Discard {
+		word := "gset"
+		if cmd.Result == ASet {
+			word = "aset"
+		}
+		return c.fail(cs.s, pc, "\\%s is not allowed in pipeline mode", word)
+	}
+	var row target.Row
+	var err error
+	if c.simple {
+		row, err = c.proto.RunText(ctx, string(c.simpleText(cs, cmd)))
 		if err != nil {
 			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 		}
-		cs.stmts[pc] = st
+		if cmd.Result == Discard {
+			return nil
+		}
+		return c.storeRow(cs, pc, cmd, row)
+	}
+	st, err := c.stmt(ctx, cs, pc)
+	if err != nil {
+		return err
 	}
 	if cap(c.args) < len(cmd.params) {
 		c.args = make([]target.Value, len(cmd.params))
@@ -474,12 +619,19 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 		x := &c.vars[cs.slots[slot]]
 		switch {
 		case !x.set:
-			return c.fail(cs.s, pc, "undefined variable %q", cs.s.vars[slot])
+			args[i].SetNull()
 		case !x.hasStr && x.val.k == kInt:
 			args[i].SetInt(x.val.i)
 		default:
 			args[i].SetStr(x.text())
 		}
+	}
+	if c.pipe != nil {
+		c.pipeCmds = append(c.pipeCmds, pc)
+		if err := c.pipe.Queue(st, args); err != nil {
+			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
+		}
+		return nil
 	}
 	if cmd.Result == Discard {
 		if _, err := st.Run(ctx, args); err != nil {
@@ -491,10 +643,15 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 	if !ok {
 		return c.fail(cs.s, pc, "this target cannot return rows to \\gset or \\aset")
 	}
-	row, err := rs.RunRow(ctx, args)
+	row, err = rs.RunRow(ctx, args)
 	if err != nil {
 		return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 	}
+	return c.storeRow(cs, pc, cmd, row)
+}
+
+// storeRow sets the variables of \gset or \aset from row.
+func (c *Client) storeRow(cs *clientScript, pc int, cmd *Command, row target.Row) error {
 	if len(row.Columns) == 0 {
 		row.Rows = 0
 	}

@@ -206,6 +206,31 @@ SELECT 1 AS never FROM pgbench_accounts WHERE aid < 0 \aset
 				}
 			}
 
+			// A pipeline: pipelined on PostgreSQL, in order elsewhere,
+			// refused in -M simple. An undefined variable is NULL.
+			s, err = script.Parse("pipe.sql", `\set x 99
+\startpipeline
+INSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (:x, 1, 1, 5);
+INSERT INTO pgbench_history (tid, bid, aid, delta) VALUES (:x, 1, 2, :nosuch);
+\endpipeline
+SELECT COUNT(*) AS n, COUNT(delta) AS d FROM pgbench_history WHERE tid = :x \gset
+`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.Run(ctx, s, nil)
+			if e.name == "postgres/simple" {
+				if err == nil || !strings.Contains(err.Error(), "cannot use pipeline mode with the simple query protocol") {
+					t.Errorf("pipeline in -M simple: %v; want pgbench's refusal", err)
+				}
+			} else {
+				n, _ := c.Var("n")
+				d, _ := c.Var("d")
+				if err != nil || n != "2" || d != "1" {
+					t.Errorf("pipeline: %v, %s rows, %s non-NULL deltas; want 2 rows, 1 (the undefined variable is NULL)", err, n, d)
+				}
+			}
+
 			// \gset needs exactly one row.
 			s, _ = script.Parse("gset.sql", "SELECT aid FROM pgbench_accounts WHERE aid <= 2 \\gset\n")
 			var re *script.RuntimeError

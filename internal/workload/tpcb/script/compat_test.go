@@ -40,7 +40,15 @@ func pgbench(t *testing.T) (bin, url string) {
 // runPgbench runs pgbench on script text and returns its stderr.
 func runPgbench(t *testing.T, name, text string, args ...string) string {
 	t.Helper()
-	bin, url := pgbench(t)
+	_, url := pgbench(t)
+	return runPgbenchAt(t, url, name, text, args...)
+}
+
+// runPgbenchAt runs pgbench on script text against the database at url
+// and returns its stderr.
+func runPgbenchAt(t *testing.T, url, name, text string, args ...string) string {
+	t.Helper()
+	bin, _ := pgbench(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, name)
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {

@@ -39,15 +39,35 @@
 // random_exponential(), random_gaussian(), random_zipfian(), hash() and
 // permute() return pgbench's values.
 //
+// Variables in SQL follow pgbench's rules, found in the text alone: a
+// colon and a name wherever they stand, inside quotes and comments too
+// ("\:" is a colon like any other); a run of colons not followed by a
+// name is not one, so "x::int" is a cast. On PostgreSQL with -M simple
+// each is replaced by the variable's text, unquoted (a NULL by "NULL"), so
+// a variable can stand in quotes or for a table name, and an undefined one
+// stays as written. In every other mode and engine they are parameters: a
+// variable's text (NULL's is the text "NULL", as pgbench sends it), SQL
+// NULL for an undefined variable, and a reference inside quotes is still
+// a parameter, which the server then rejects, as with pgbench.
+//
+// Pipelines: on PostgreSQL in -M extended and prepared, the statements
+// between \startpipeline and \endpipeline are queued in pgconn's pipeline
+// mode (their statements prepared before it starts, as pgbench does),
+// \syncpipeline (pgbench 17) sends them with a sync without waiting, and
+// \endpipeline sends a last sync and reads every result. Statements
+// between syncs form one implicit transaction: an error rolls it back,
+// the server skips the rest of it, and the client aborts with the error
+// naming the failing statement's line. An error of the script's own
+// inside a pipeline leaves it without a sync, so nothing unsynced is
+// committed. -M simple refuses \startpipeline with pgbench's message, as
+// it refuses \gset and \aset inside a pipeline, nested pipelines and a
+// script that ends with one open, on every engine.
+//
 // Differences, by design or not yet done:
-//   - A ":name" in SQL is a statement parameter in every mode, recognised
-//     outside quotes and comments only; a string variable is a value, never
-//     SQL text (pgbench's -M simple pastes the text in). An unset variable
-//     is an error. NULL travels as the text "NULL", as with pgbench's
-//     extended and prepared modes.
-//   - \startpipeline, \syncpipeline and \endpipeline are accepted and the
-//     statements between them run in order, one round trip each, on every
-//     engine.
+//   - MariaDB and SQLite have no pipeline: the statements between
+//     \startpipeline and \endpipeline run in order, one round trip each.
+//   - \syncpipeline is accepted, as pgbench 17 does; pgbench 15 refuses
+//     it.
 //   - \aset stores the last row of the command's result (a command is one
 //     statement unless "\;" joins several, which only PostgreSQL's simple
 //     mode runs).

@@ -134,9 +134,6 @@ type scriptParser struct {
 
 	buf     []byte // the SQL command being collected
 	bufLine int
-	parts   []string
-	params  []int
-	partAt  int // start in buf of the current part
 	depth   int // parenthesis depth
 }
 
@@ -188,24 +185,6 @@ func (p *scriptParser) run() error {
 		case c == '"':
 			p.quoted('"', false)
 		case c == '$' && p.dollarQuote():
-		case c == ':' && p.pos+1 < len(src) && src[p.pos+1] == ':':
-			for p.pos < len(src) && src[p.pos] == ':' {
-				p.buf = append(p.buf, ':')
-				p.advance(1)
-			}
-		case c == ':' && p.pos+1 < len(src) && isAlpha(src[p.pos+1]):
-			j := p.pos + 1
-			for j < len(src) && isAlnum(src[j]) {
-				j++
-			}
-			if len(p.params) >= maxArgs-1 {
-				return &SyntaxError{File: p.file, Line: p.bufLine, Msg: fmt.Sprintf("statement has too many arguments (maximum is %d)", maxArgs-1)}
-			}
-			p.parts = append(p.parts, string(p.buf[p.partAt:]))
-			p.params = append(p.params, p.s.slot(src[p.pos+1:j]))
-			p.buf = append(p.buf, src[p.pos:j]...)
-			p.partAt = len(p.buf)
-			p.advance(j - p.pos)
 		case c == '(':
 			p.depth++
 			p.buf = append(p.buf, c)
@@ -335,17 +314,49 @@ func (p *scriptParser) dollarQuote() bool {
 // flushSQL ends the SQL command being collected, if any.
 func (p *scriptParser) flushSQL() error {
 	defer func() {
-		p.buf, p.parts, p.params, p.partAt, p.depth = p.buf[:0], nil, nil, 0, 0
+		p.buf, p.depth = p.buf[:0], 0
 	}()
 	text := string(p.buf)
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	parts := append(p.parts, text[p.partAt:])
-	p.s.Commands = append(p.s.Commands, &Command{
-		Line: p.bufLine, Kind: SQL, Label: firstLine(text), Text: text,
-		parts: parts, params: p.params, setSlot: -1,
-	})
+	cmd := &Command{Line: p.bufLine, Kind: SQL, Label: firstLine(text), Text: text, setSlot: -1}
+	if err := p.splitVars(cmd, text); err != nil {
+		return err
+	}
+	p.s.Commands = append(p.s.Commands, cmd)
+	return nil
+}
+
+// splitVars finds text's variable references as pgbench does, on the
+// text alone: a colon and a name, wherever they stand (in quotes and
+// comments too); a run of colons not followed by a name is passed over
+// whole, so "x::int" is a cast. "\:" is a colon like any other here.
+func (p *scriptParser) splitVars(cmd *Command, text string) error {
+	start := 0
+	for i := 0; i < len(text); {
+		if text[i] != ':' {
+			i++
+			continue
+		}
+		j := i + 1
+		if j >= len(text) || !isAlpha(text[j]) {
+			for i < len(text) && text[i] == ':' {
+				i++
+			}
+			continue
+		}
+		for j < len(text) && isAlnum(text[j]) {
+			j++
+		}
+		if len(cmd.params) >= maxArgs-1 {
+			return &SyntaxError{File: p.file, Line: p.bufLine, Msg: fmt.Sprintf("statement has too many arguments (maximum is %d)", maxArgs-1)}
+		}
+		cmd.parts = append(cmd.parts, text[start:i])
+		cmd.params = append(cmd.params, p.s.slot(text[i+1:j]))
+		start, i = j, j
+	}
+	cmd.parts = append(cmd.parts, text[start:])
 	return nil
 }
 

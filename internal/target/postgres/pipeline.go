@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Protocol is the connection's mode (pgbench's -M).
+func (c *Conn) Protocol() string { return c.mode }
+
+// RunText runs sql with the simple protocol and keeps the last row of its
+// last result. The row is reused by the next call.
+func (c *Conn) RunText(ctx context.Context, sql string) (target.Row, error) {
+	if err := c.watch.Watch(ctx); err != nil {
+		return target.Row{}, err
+	}
+	c.row.Rows = 0
+	c.row.Columns = c.row.Columns[:0]
+	if err := c.runText(sql, &c.row); err != nil {
+		return target.Row{}, c.wrap(ctx, err)
+	}
+	return c.row, nil
+}
+
+// runText runs sql with the simple protocol into row, which ends up
+// holding the last result.
+func (c *Conn) runText(sql string, row *target.Row) error {
+	mrr := c.pc.Exec(bg, sql)
+	for mrr.NextResult() {
+		row.Rows = 0
+		row.Columns = row.Columns[:0]
+		_ = readLastRow(mrr.ResultReader(), row) // the error is also Close's
+	}
+	return mrr.Close()
+}
+
+// errSimplePipeline is pgbench's refusal, word for word.
+var errSimplePipeline = errors.New("cannot use pipeline mode with the simple query protocol")
+
+// pipeline is pgconn's pipeline mode: statements are written to the
+// connection's buffer, sent at a sync, and their results read at End.
+type pipeline struct {
+	c     *Conn
+	p     *pgconn.Pipeline
+	syncs []bool // per queued item: a sync (true) or a statement
+}
+
+// StartPipeline enters pipeline mode (extended and prepared modes only).
+func (c *Conn) StartPipeline(ctx context.Context) (target.Pipeline, error) {
+	if c.mode == ModeSimple {
+		return nil, errSimplePipeline
+	}
+	if err := c.watch.Watch(ctx); err != nil {
+		return nil, err
+	}
+	c.pl = pipeline{c: c, p: c.pc.StartPipeline(bg), syncs: c.pl.syncs[:0]}
+	return &c.pl, nil
+}
+
+// Queue adds one execution of st; pgconn encodes the arguments at once.
+func (p *pipeline) Queue(st target.Stmt, args []target.Value) error {
+	s, ok := st.(*Stmt)
+	if !ok || s.c != p.c {
+		return fmt.Errorf("pipeline: %T is not a statement of this connection", st)
+	}
+	if s.sd != nil {
+		p.p.SendQueryStatement(s.sd, s.encode(args), nil, nil)
+	} else {
+		p.p.SendQueryParams(s.sql, s.encode(args), nil, nil, nil)
+	}
+	p.syncs = append(p.syncs, false)
+	return nil
+}
+
+// Sync sends what is queued with a sync after it, without waiting.
+func (p *pipeline) Sync() error {
+	p.syncs = append(p.syncs, true)
+	return p.p.Sync()
+}
+
+// End syncs, reads every result in order and leaves pipeline mode. After
+// a statement's error the server skips the rest of its transaction, and
+// pgconn skips their results: so does the count of statements.
+func (p *pipeline) End(ctx context.Context) error {
+	if err := p.c.watch.Watch(ctx); err != nil {
+		_ = p.p.Close()
+		return err
+	}
+	first := p.Sync()
+	stmt, skipping := 0, false
+	for _, isSync := range p.syncs {
+		if first != nil && !isPgError(first) {
+			break // the connection is lost: nothing more to read
+		}
+		if !isSync && skipping {
+			stmt++
+			continue
+		}
+		res, err := p.p.GetResults()
+		if err == nil {
+			if rr, ok := res.(*pgconn.ResultReader); ok {
+				_, err = rr.Close() // discards the rows
+			}
+		}
+		if isSync {
+			skipping = false
+			if err != nil && first == nil {
+				first = err
+			}
+			continue
+		}
+		if err != nil {
+			skipping = true
+			if first == nil {
+				first = &target.PipelineError{Index: stmt, Err: err}
+			}
+		}
+		stmt++
+	}
+	if err := p.p.Close(); err != nil && first == nil {
+		first = err
+	}
+	p.syncs = p.syncs[:0]
+	return p.c.wrap(ctx, first)
+}
+
+// Abort leaves pipeline mode without a sync. pgconn closes the connection
+// when requests were not synced, which rolls them back.
+func (p *pipeline) Abort() {
+	_ = p.p.Close()
+	p.syncs = p.syncs[:0]
+}
+
+func isPgError(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr)
+}
