@@ -25,6 +25,9 @@ type quickStep struct {
 	Workload string
 	Args     []string
 	Time     time.Duration
+	// Prepare runs "dbmark prepare" with the same arguments first, for a
+	// workload whose target is not the embedded database (file I/O).
+	Prepare bool
 }
 
 // quickSteps is the suite: about two minutes on the embedded defaults. A
@@ -35,7 +38,7 @@ func quickSteps() []quickStep {
 		{Workload: "oltp_read_write", Args: []string{"--threads", "1"}, Time: 20 * time.Second},
 		{Workload: "oltp_point_select", Args: []string{"--threads", "2"}, Time: 15 * time.Second},
 		{Workload: "tpcb", Args: []string{"--threads", "2"}, Time: 20 * time.Second},
-		{Workload: "fileio", Args: []string{"--dir", "{tmpdir}"}, Time: 15 * time.Second},
+		{Workload: "fileio", Args: []string{"--dir", "{tmpdir}", "--file-num", "4", "--file-total-size", "256M", "--mode", "rndrw", "--threads", "2"}, Time: 15 * time.Second, Prepare: true},
 		{Workload: "iibench", Args: []string{"--threads", "1"}, Time: 20 * time.Second},
 	}
 }
@@ -168,17 +171,24 @@ func (a *App) quickStep(ctx context.Context, s quickStep, n int, work string, wa
 		return nil, 0, withCode(ExitUsage, fmt.Errorf("create a temporary directory: %w", err))
 	}
 	doc := filepath.Join(work, fmt.Sprintf("step%d.json", n+1))
-	args := []string{"run", s.Workload, "--target="}
+	var common []string
 	for _, arg := range s.Args {
-		args = append(args, strings.ReplaceAll(arg, "{tmpdir}", tmp))
+		common = append(common, strings.ReplaceAll(arg, "{tmpdir}", tmp))
 	}
-	args = append(args, "--time", s.Time.String(), "--warmup", warmup.String(), "--no-store", "--json", doc)
 	if a.quiet {
-		args = append(args, "--quiet")
+		common = append(common, "--quiet")
 	}
 	if a.verbose {
-		args = append(args, "--verbose")
+		common = append(common, "--verbose")
 	}
+	if s.Prepare {
+		args := append([]string{"prepare", s.Workload, "--target="}, common...)
+		if code := Main(ctx, args, io.Discard, a.Stderr); code != ExitOK {
+			return nil, code, nil
+		}
+	}
+	args := append([]string{"run", s.Workload, "--target="}, common...)
+	args = append(args, "--time", s.Time.String(), "--warmup", warmup.String(), "--no-store", "--json", doc)
 	code := Main(ctx, args, io.Discard, a.Stderr)
 	b, err := os.ReadFile(doc)
 	if errors.Is(err, os.ErrNotExist) {

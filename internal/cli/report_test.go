@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,10 +88,15 @@ func TestQuickThenReport(t *testing.T) {
 		t.Fatalf("stored run 1: sweep %+v status %s", r.Sweep, r.Status)
 	}
 
+	stored := len(regexp.MustCompile(`\(result \d+\)`).FindAllString(o.stdout, -1))
 	for _, args := range [][]string{{"1", "2"}, {suite}} {
 		path := filepath.Join(dir, "again.html")
+		want := 2
+		if args[0] == suite {
+			want = stored // a suite's ID stands for all of its runs
+		}
 		o := dbmark(t, ctx, append([]string{"report", "-o", path}, args...)...)
-		if o.code != 0 || !strings.Contains(o.stdout, "report of 2 run(s) written to "+path) {
+		if o.code != 0 || !strings.Contains(o.stdout, fmt.Sprintf("report of %d run(s) written to %s", want, path)) {
 			t.Fatalf("report %v: exit %d: %s %s", args, o.code, o.stdout, o.stderr)
 		}
 		readPage(t, path)
