@@ -23,6 +23,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
 )
 
@@ -74,6 +75,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	mysql.Register(a.Targets)
 	sqlite.Register(a.Targets)
 	oltp.Register(a.Workloads)
+	iibench.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}

@@ -251,6 +251,9 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps,
 	}
+	if err := shapeRun(cmd, w, f, &cfg); err != nil {
+		return withCode(ExitUsage, err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -318,6 +321,9 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, 
 		fmt.Fprintln(a.Stdout, report.LiveLine(p, threads))
 	}, a.Logger)
 	fill(res, out)
+	if load.Finish != nil {
+		load.Finish(ctx, res)
+	}
 
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)

@@ -35,6 +35,9 @@ type Config struct {
 	Seed           uint64
 	// ReconnectFor bounds how long a worker keeps trying to reconnect.
 	ReconnectFor time.Duration
+	// SelfLimited says the load ends the run by itself (workers return
+	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
+	SelfLimited bool
 }
 
 // Validate checks the configuration.
@@ -48,7 +51,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--time %v: must not be negative", c.Duration)
 	case c.Events < 0:
 		return fmt.Errorf("--events %d: must not be negative", c.Events)
-	case c.Duration == 0 && c.Events == 0:
+	case c.Duration == 0 && c.Events == 0 && !c.SelfLimited:
 		return errors.New("no limit: give --time or --events (or both)")
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup %v: must not be negative", c.Warmup)
@@ -250,8 +253,12 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	}()
 
 	var sched *schedule
-	if r.cfg.Rate > 0 {
-		sched = newSchedule(r.cfg.Rate/float64(r.cfg.Threads), r.cfg.Seed, uint64(id), time.Now())
+	rate := r.cfg.Rate / float64(r.cfg.Threads)
+	if r.load.WorkerRate != nil {
+		rate = r.load.WorkerRate(id)
+	}
+	if rate > 0 {
+		sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
 	}
 	var done int64
 	for events == 0 || done < events {
@@ -273,6 +280,9 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 		}
 		began := time.Now()
 		op, ok, err := r.event(ctx, id, h, &conn, &w)
+		if errors.Is(err, workload.ErrWorkerDone) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -296,6 +306,9 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 		op, err := (*w).Event(ctx, try > 1)
 		if err == nil {
 			return op, true, nil
+		}
+		if errors.Is(err, workload.ErrWorkerDone) {
+			return 0, false, err
 		}
 		info := r.tg.Classify(err)
 		if info.Class == target.Canceled || ctx.Err() != nil {
@@ -419,6 +432,9 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 	}
 	if iv.Lag != nil && iv.Lag.TotalCount() > 0 {
 		p.LagMeanMS = iv.Lag.Mean() / 1e6
+	}
+	if r.load.Tick != nil {
+		r.load.Tick(iv, &p)
 	}
 	return p
 }
