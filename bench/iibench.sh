@@ -41,7 +41,8 @@ DBMARK=$ROOT/bin/dbmark
 log() { echo "bench: $*" >&2; }
 die() { echo "bench: ERROR: $*" >&2; exit 1; }
 
-for v in TIME_S ROUNDS INSERTERS ROWS LOAD_INSERTERS LOAD_BATCH; do
+[[ $ROUNDS =~ ^[0-9]+$ ]] || die "BENCH_ROUNDS=$ROUNDS: not a whole number (0: only the load)"
+for v in TIME_S INSERTERS ROWS LOAD_INSERTERS LOAD_BATCH; do
 	[[ ${!v} =~ ^[0-9]+$ ]] && ((${!v} > 0)) || die "$v=${!v}: not a positive whole number"
 done
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
@@ -145,10 +146,11 @@ run_peer() {
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
+((ROUNDS > 0)) || ENGINES_CMP=
 echo "| engine | peer | round | dbmark rows/s | peer rows/s | ratio |"
 echo "|---|---|---|---|---|---|"
 summary=()
-for e in $ENGINES; do
+for e in ${ENGINES_CMP-$ENGINES}; do
 	peer=pgbench
 	[[ $e == mariadb ]] && peer="sysbench bulk_insert"
 	ratios=() mratios=()
@@ -181,7 +183,7 @@ for e in $ENGINES; do
 	log "$e: loading $LOAD_ROWS rows with 3 secondary indexes (at most $LOAD_TIME)"
 	"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" "$DBMARK" run iibench --target "$(url_of "$e")" --recreate \
 		--inserters "$LOAD_INSERTERS" --rows-per-insert "$LOAD_BATCH" --secondary-indexes 3 --max-rows "$LOAD_ROWS" \
-		--time "$LOAD_TIME" --report-rows "$((LOAD_ROWS / 10))" --no-store --json "$log.json" >"$log.out" 2>&1 || true
+		--time "$LOAD_TIME" --report-rows "$((LOAD_ROWS / 25))" --no-store --json "$log.json" >"$log.out" 2>&1 || true
 	echo
 	echo "$e: $(jq -r '.rows.inserted' "$log.json") rows in $(jq -r '.summary.duration_s | floor' "$log.json") s, dbmark peak RSS $(awk '{ printf "%.0f MiB", $4 / 1024 }' "$log.time")"
 	echo
