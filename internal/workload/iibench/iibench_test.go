@@ -44,6 +44,9 @@ func TestSchemaRangesAndExactMaxRows(t *testing.T) {
 				if res.Rows == nil || res.Rows.Inserted != 1001 || res.Rows.TableRows != 1001 {
 					t.Fatalf("result rows %+v, want 1001 inserted", res.Rows)
 				}
+				if res.Rows.DataBytes <= 0 || e.name != "sqlite" && res.Rows.IndexBytes <= 0 {
+					t.Errorf("sizes %d/%d: want the engine's figures", res.Rows.DataBytes, res.Rows.IndexBytes)
+				}
 				if n := qInt(t, e.tg, "SELECT MAX(transactionid) FROM "+table); n != 1001 {
 					t.Errorf("max transactionid %d, want 1001", n)
 				}

@@ -147,10 +147,13 @@ func sizeQueries(kind, table string) (data, idx string) {
 		w := " FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table + "'"
 		return "SELECT DATA_LENGTH" + w, "SELECT INDEX_LENGTH" + w
 	case "postgres":
-		// pg_partition_tree covers a plain table too, and sums a partitioned one's leaves.
-		t := strings.ToLower(table)
-		return "SELECT COALESCE(SUM(pg_table_size(relid)), 0) FROM pg_partition_tree('" + t + "')",
-			"SELECT COALESCE(SUM(pg_indexes_size(relid)), 0) FROM pg_partition_tree('" + t + "')"
+		// pg_partition_tree lists a partitioned table's partitions (and
+		// nothing for a plain table); the table itself is added, its own
+		// size being 0 when it is partitioned.
+		rels := "(SELECT '" + strings.ToLower(table) + "'::regclass AS relid UNION SELECT relid FROM pg_partition_tree('" +
+			strings.ToLower(table) + "')) AS r"
+		return "SELECT COALESCE(SUM(pg_table_size(relid)), 0) FROM " + rels,
+			"SELECT COALESCE(SUM(pg_indexes_size(relid)), 0) FROM " + rels
 	default:
 		return "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = '" + table + "'",
 			"SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = '" + table + "')"
