@@ -147,8 +147,10 @@ run_peer() {
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 ((ROUNDS > 0)) || ENGINES_CMP=
-echo "| engine | peer | round | dbmark rows/s | peer rows/s | ratio |"
-echo "|---|---|---|---|---|---|"
+if ((ROUNDS > 0)); then
+	echo "| engine | peer | round | dbmark rows/s | peer rows/s | ratio |"
+	echo "|---|---|---|---|---|---|"
+fi
 summary=()
 for e in ${ENGINES_CMP-$ENGINES}; do
 	peer=pgbench
@@ -172,10 +174,12 @@ for e in ${ENGINES_CMP-$ENGINES}; do
 		summary+=("| $e | $peer, dbmark with $MATCHED_ROWS rows per INSERT and no padding | $(printf '%s\n' "${mratios[@]}" | median) |")
 	fi
 done
-echo
-echo "| engine | peer | median ratio (dbmark / peer rows/s) |"
-echo "|---|---|---|"
-printf '%s\n' "${summary[@]}"
+if ((ROUNDS > 0)); then
+	echo
+	echo "| engine | peer | median ratio (dbmark / peer rows/s) |"
+	echo "|---|---|---|"
+	printf '%s\n' "${summary[@]}"
+fi
 
 [[ $LOAD_ROWS == 0 ]] && exit 0
 for e in $ENGINES; do

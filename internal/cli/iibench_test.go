@@ -10,14 +10,15 @@ import (
 
 // iibench from the command line: the threads come from --inserters and
 // --query-threads, --max-rows ends the run without --time, the rows and
-// their series are in the stored result.
+// their series are in the stored result. --insert-rate makes the run last
+// long enough (about 0.25 s) for live lines.
 func TestIibenchRunIsStored(t *testing.T) {
 	dir := home(t)
 	ctx := context.Background()
 	db := "sqlite://" + filepath.Join(dir, "ii.db")
 	js := filepath.Join(dir, "ii.json")
 	o := dbmark(t, ctx, "run", "iibench", "--target", db, "--inserters", "2", "--query-threads", "1",
-		"--max-rows", "5e3", "--rows-per-insert", "100", "--report-rows", "1000", "--report-interval", "0.1", "--json", js)
+		"--max-rows", "5e3", "--rows-per-insert", "100", "--insert-rate", "2e4", "--report-rows", "1000", "--report-interval", "0.05", "--json", js)
 	if o.code != 0 {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
 	}
