@@ -24,6 +24,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/fileio"
+	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
 	"github.com/dbmark/dbmark/internal/workload/tpcb"
 )
@@ -78,6 +79,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	oltp.Register(a.Workloads)
 	fileio.Register(a.Workloads)
 	tpcb.Register(a.Workloads)
+	iibench.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}

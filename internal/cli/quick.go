@@ -39,7 +39,7 @@ func quickSteps() []quickStep {
 		{Workload: "oltp_point_select", Args: []string{"--threads", "2"}, Time: 15 * time.Second},
 		{Workload: "tpcb", Args: []string{"--threads", "2"}, Time: 20 * time.Second},
 		{Workload: "fileio", Args: []string{"--dir", "{tmpdir}", "--file-num", "4", "--file-total-size", "256M", "--mode", "rndrw", "--threads", "2"}, Time: 15 * time.Second, Prepare: true},
-		{Workload: "iibench", Args: []string{"--threads", "1"}, Time: 20 * time.Second},
+		{Workload: "iibench", Args: []string{"--recreate", "--inserters", "2", "--query-threads", "1", "--report-rows", "20000"}, Time: 20 * time.Second},
 	}
 }
 

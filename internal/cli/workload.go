@@ -289,6 +289,9 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
 	}
+	if err := shapeRun(fs, w, f, &cfg); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -363,6 +366,9 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	fill(res, out)
 	if smp != nil {
 		res.Counters = smp.Stop(out.StartedAt)
+	}
+	if load.Finish != nil {
+		load.Finish(ctx, res)
 	}
 	rep, _ := w.(workload.Reporter)
 	if rep != nil {

@@ -41,6 +41,12 @@ func LiveLine(iv result.Interval, threads int) string {
 	if iv.LagMeanMS > 0 {
 		fmt.Fprintf(&b, " lag (ms): %.2f", iv.LagMeanMS)
 	}
+	if rows, ok := iv.Extra["rows"]; ok {
+		fmt.Fprintf(&b, " rows: %.0f rows/s: %.0f table: %.0f", rows, iv.Extra["rows_per_s"], iv.Extra["table_rows"])
+		if d, ok := iv.Extra["data_bytes"]; ok {
+			fmt.Fprintf(&b, " data/index MB: %.1f/%.1f", d/1e6, iv.Extra["index_bytes"]/1e6)
+		}
+	}
 	return b.String()
 }
 
@@ -115,6 +121,9 @@ func Summary(w io.Writer, r *result.Result) {
 			}
 			fmt.Fprintf(w, " %9.3f\n", o.Latency.MaxMS)
 		}
+	}
+	if r.Rows != nil {
+		writeRows(w, r.Rows, r.Run.Percentiles)
 	}
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
 }

@@ -47,10 +47,53 @@ type Result struct {
 	Summary       Summary      `json:"summary"`
 	Histograms    []Histogram  `json:"histograms,omitempty"`
 	Series        []Interval   `json:"series,omitempty"`
+	Rows          *Rows        `json:"rows,omitempty"`
 	Sweep         *SweepRef    `json:"sweep,omitempty"`
 	// Counters are the OS and database counters sampled during the run, on
 	// the series' time axis (see counters.go).
 	Counters *Counters `json:"counters,omitempty"`
+}
+
+// Rows is what a workload that grows a table reports (iibench): the rows
+// it inserted, the table's size as the engine reports it, the index builds
+// that followed the load, and a series keyed by rows rather than by time.
+type Rows struct {
+	Table       string  `json:"table"`
+	Inserted    int64   `json:"inserted"` // by this run
+	PerS        float64 `json:"per_s"`    // inserted rows per measured second
+	Deleted     int64   `json:"deleted,omitempty"`
+	TableRows   int64   `json:"table_rows"`
+	Resumed     bool    `json:"resumed,omitempty"`
+	ResumedFrom int64   `json:"resumed_from,omitempty"` // rows (highest id) the table held when the run resumed it
+	// DataBytes and IndexBytes are the engine's own figures; -1 when it
+	// has none.
+	DataBytes   int64        `json:"data_bytes"`
+	IndexBytes  int64        `json:"index_bytes"`
+	IndexBuilds []IndexBuild `json:"index_builds,omitempty"`
+	Series      []RowPoint   `json:"series,omitempty"`
+}
+
+// IndexBuild is one index built after the load, and how long it took.
+type IndexBuild struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// RowPoint is one point of the series keyed by rows: taken at the first
+// tick after the table reached Rows rows.
+type RowPoint struct {
+	Rows           int64        `json:"rows"` // inserted in all, counting a resumed run's
+	T              float64      `json:"t"`    // seconds since the run started
+	TableRows      int64        `json:"table_rows"`
+	InsertsPerS    float64      `json:"inserts_per_s"`            // since the previous point
+	CumInsertsPerS float64      `json:"cum_inserts_per_s"`        // since the run started
+	QueriesPerS    float64      `json:"queries_per_s"`            // since the previous point
+	CumQueriesPerS float64      `json:"cum_queries_per_s"`        // since the run started
+	InsertLatency  []Percentile `json:"insert_latency,omitempty"` // per insert transaction, since the previous point
+	QueryLatency   []Percentile `json:"query_latency,omitempty"`
+	DataBytes      int64        `json:"data_bytes"`
+	IndexBytes     int64        `json:"index_bytes"`
 }
 
 // Tool is the dbmark build that produced the result.

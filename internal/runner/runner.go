@@ -38,6 +38,9 @@ type Config struct {
 	// SkipLate and CountFailed are the workload's RunHints.
 	SkipLate    time.Duration
 	CountFailed bool
+	// SelfLimited says the load ends the run by itself (workers return
+	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
+	SelfLimited bool
 }
 
 // Validate checks the configuration.
@@ -51,7 +54,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--time %v: must not be negative", c.Duration)
 	case c.Events < 0:
 		return fmt.Errorf("--events %d: must not be negative", c.Events)
-	case c.Duration == 0 && c.Events == 0:
+	case c.Duration == 0 && c.Events == 0 && !c.SelfLimited:
 		return errors.New("no limit: give --time or --events (or both)")
 	case c.Warmup < 0:
 		return fmt.Errorf("--warmup %v: must not be negative", c.Warmup)
@@ -144,8 +147,15 @@ loop:
 		case <-done:
 			break loop
 		case now := <-ticker.C:
+			if warmTimer != nil && now.After(warmupEnd.Add(-tickEvery/10)) {
+				// This tick is the end of the warm-up: a second one from
+				// the timer an instant later would make an interval of
+				// almost no time and a meaningless rate.
+				warmTimer = nil
+			}
 			tick(now)
 		case now := <-warmTimer:
+			warmTimer = nil
 			r.emit(reg.Tick(now, true), &series, sink)
 			ticker.Reset(tickEvery)
 		}
@@ -266,8 +276,12 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	}()
 
 	var sched *schedule
-	if r.cfg.Rate > 0 {
-		sched = newSchedule(r.cfg.Rate/float64(r.cfg.Threads), r.cfg.Seed, uint64(id), time.Now())
+	rate := r.cfg.Rate / float64(r.cfg.Threads)
+	if r.load.WorkerRate != nil {
+		rate = r.load.WorkerRate(id)
+	}
+	if rate > 0 {
+		sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
 	}
 	var done int64
 	for events == 0 || done < events {
@@ -301,6 +315,9 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			intended = began
 		}
 		a := r.event(ctx, id, h, &conn, &w)
+		if errors.Is(a.err, workload.ErrWorkerDone) {
+			return nil
+		}
 		if a.err != nil {
 			return a.err
 		}
@@ -353,6 +370,9 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 		op, err := (*w).Event(ctx, try > 1)
 		if err == nil {
 			return attempt{op: op, ok: true, tries: try}
+		}
+		if errors.Is(err, workload.ErrWorkerDone) {
+			return attempt{err: err}
 		}
 		info := r.tg.Classify(err)
 		if info.Class == target.Canceled || ctx.Err() != nil {
@@ -478,6 +498,9 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 	}
 	if iv.Lag != nil && iv.Lag.TotalCount() > 0 {
 		p.LagMeanMS = iv.Lag.Mean() / 1e6
+	}
+	if r.load.Tick != nil {
+		r.load.Tick(iv, &p)
 	}
 	return p
 }

@@ -233,14 +233,23 @@ func TestWarmupIsShownNotCounted(t *testing.T) {
 	c := cfg()
 	c.Warmup, c.Duration, c.ReportInterval = 400*time.Millisecond, 600*time.Millisecond, 100*time.Millisecond
 	var lines, warm int
+	var durations []float64
 	out := runner.Run(context.Background(), c, tg, script(increment), func(p result.Interval, _ int) {
 		lines++
 		if p.Warmup {
 			warm++
 		}
+		durations = append(durations, p.DurationS)
 	}, quiet)
 	if warm < 3 || lines-warm < 5 {
 		t.Fatalf("%d lines, %d in warm-up; want about 4 and 6", lines, warm)
+	}
+	// The warm-up ends on a tick of the report interval: no interval of
+	// almost no time may appear there (its rate would be meaningless).
+	for i, d := range durations {
+		if d < 0.05 {
+			t.Fatalf("interval %d lasted %.4fs of a 0.1s report interval: %v", i, d, durations)
+		}
 	}
 	if d := out.Summary.DurationS; d < 0.55 || d > 0.7 {
 		t.Fatalf("measured duration %.3fs; want about 0.6s (the warm-up left out)", d)

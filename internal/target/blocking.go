@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -99,6 +100,10 @@ type blockingConn struct {
 	addr        string
 	closed      atomic.Bool
 	interrupted atomic.Bool
+	// mu orders Close and an interrupting SetDeadline: an interrupt that
+	// fires (from a context's AfterFunc) just after Close must not shut
+	// down the descriptor number, which a new connection may already reuse.
+	mu sync.Mutex
 }
 
 var errInterrupted = errors.New("connection interrupted")
@@ -156,6 +161,8 @@ func (errTimeout) Timeout() bool   { return true }
 func (errTimeout) Temporary() bool { return true }
 
 func (c *blockingConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.closed.Swap(true) {
 		return nil
 	}
@@ -169,6 +176,11 @@ func (c *blockingConn) RemoteAddr() net.Addr { return addr{c.network, c.addr} }
 
 func (c *blockingConn) SetDeadline(t time.Time) error {
 	if !t.IsZero() && !t.After(time.Now()) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.closed.Load() {
+			return nil
+		}
 		c.interrupted.Store(true)
 		return unix.Shutdown(c.fd, unix.SHUT_RDWR)
 	}

@@ -6,6 +6,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -118,6 +120,25 @@ type TargetProvider interface {
 	OwnTarget(ctx context.Context) (target.Target, error)
 }
 
+// Threader derives the thread count from the workload's own options
+// (iibench's --inserters and --query-threads). set says whether --threads
+// was given; a conflicting one is an error.
+type Threader interface {
+	Threads(given int, set bool) (int, error)
+}
+
+// SelfLimiter reports that the workload ends the run by itself (its
+// workers return ErrWorkerDone, as iibench's inserters do at --max-rows),
+// so no --time or --events is needed and the default --time does not apply.
+type SelfLimiter interface {
+	SelfLimited() bool
+}
+
+// ErrWorkerDone is returned by Worker.Event when the worker has nothing
+// more to do: the runner stops that worker without an error, and the run
+// ends when every worker has stopped.
+var ErrWorkerDone = errors.New("worker done")
+
 // Load is what the workers run.
 type Load struct {
 	// Ops are the operations recorded: events (what tps counts) and
@@ -131,6 +152,18 @@ type Load struct {
 	NewWorker func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (Worker, error)
 	// Close releases shared state after the run.
 	Close func(ctx context.Context) error
+	// WorkerRate, when set, gives each worker its own open-loop rate in
+	// events per second (0: closed loop) in place of its share of --rate,
+	// so one role can be capped and another not (iibench's inserters and
+	// query threads).
+	WorkerRate func(id int) float64
+	// Tick, when set, is called with every interval and its series point
+	// so the workload can add figures of its own to the point's Extra. It
+	// runs on the ticker: it must not block.
+	Tick func(iv metrics.Interval, p *result.Interval)
+	// Finish, when set, completes the result after the run, before it is
+	// kept (figures only the workload knows, steps that follow the load).
+	Finish func(ctx context.Context, res *result.Result)
 }
 
 // Worker runs events on one connection. It is used by one goroutine.

@@ -111,7 +111,33 @@ func sampledCounters(r *result.Result) []timeSeries {
 func rowsSources() []func(*result.Result) []xySeries {
 	return []func(*result.Result) []xySeries{
 		intervalRows,
+		rowMarks,
 	}
+}
+
+// rowMarks is the series a growing table's workload keeps every
+// --report-rows rows (result.Rows): the insert rate since the previous mark
+// and since the start, and the table's size as the engine reports it.
+func rowMarks(r *result.Result) []xySeries {
+	if r.Rows == nil || len(r.Rows.Series) == 0 {
+		return nil
+	}
+	rate := xySeries{Name: "insert rate at each row mark", XLabel: "rows", YLabel: "rows/s"}
+	cum := xySeries{Name: "cumulative insert rate", XLabel: "rows", YLabel: "rows/s"}
+	size := xySeries{Name: "data and index size", XLabel: "rows", YLabel: "MiB"}
+	for _, p := range r.Rows.Series {
+		x := float64(p.Rows)
+		rate.X, rate.Y = append(rate.X, x), append(rate.Y, p.InsertsPerS)
+		cum.X, cum.Y = append(cum.X, x), append(cum.Y, p.CumInsertsPerS)
+		if p.DataBytes >= 0 && p.IndexBytes >= 0 {
+			size.X, size.Y = append(size.X, x), append(size.Y, float64(p.DataBytes+p.IndexBytes)/(1<<20))
+		}
+	}
+	out := []xySeries{rate, cum}
+	if len(size.X) > 0 {
+		out = append(out, size)
+	}
+	return out
 }
 
 // Interval.Extra keys that make a rows chart: "rows" is the table's row
