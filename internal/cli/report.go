@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,8 +23,8 @@ func (a *App) reportCmd() *cobra.Command {
 		Short: "Write stored runs (or every run of a sweep) as one self-contained HTML report with charts",
 		Long: `Write one HTML file that opens offline and prints: a summary table, charts over time, latency
 distributions, sweep charts and counters, and the configuration and environment of each run.
-An ID is a result's number or UUID prefix (see: dbmark results list) or a sweep's ID, which
-stands for all of its runs. Several IDs are drawn on shared axes.`,
+An ID is a result's number or UUID prefix (see: dbmark results list), or a sweep as sweep:ID
+(its number or UUID prefix) or by its UUID, which stands for all of its runs. Several IDs are drawn on shared axes.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return withCode(ExitUsage, errors.New("usage: dbmark report ID... [-o report.html] (IDs from: dbmark results list)"))
@@ -71,6 +72,14 @@ func loadRuns(ctx context.Context, st store.Store, refs []string) ([]htmlreport.
 		return nil
 	}
 	for _, ref := range refs {
+		if sref, ok := strings.CutPrefix(ref, "sweep:"); ok {
+			// sweep:ID, as compare takes it: the sweep's number or UUID prefix.
+			rec, err := getSweep(ctx, st, sref)
+			if err != nil {
+				return nil, err
+			}
+			ref = rec.ID
+		}
 		id, err := st.Resolve(ctx, ref)
 		if err == nil {
 			if err := add(id); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -158,6 +159,16 @@ func TestSweepTableAndStore(t *testing.T) {
 	}
 	if recs[1][0] != "1" || recs[1][1] != "tps" || recs[1][2] != "3" || recs[2][0] != "2" {
 		t.Errorf("csv rows %q", recs[1:])
+	}
+
+	// A report of the first sweep, named as compare names it, has its 8 runs.
+	if _, err := htmlreport.ChartLibrary(); err == nil {
+		path := filepath.Join(t.TempDir(), "sweep.html")
+		o = withTiny(t, ctx, log, "report", "sweep:1", "-o", path)
+		if o.code != 0 || !strings.Contains(o.stdout, "report of 8 run(s)") {
+			t.Errorf("report sweep:1: exit %d: %s %s", o.code, o.stdout, o.stderr)
+		}
+		oneLineError(t, withTiny(t, ctx, log, "report", "sweep:9", "-o", path), `no sweep "9"`)
 	}
 }
 

@@ -227,6 +227,9 @@ func Diff(a, b *result.Result) []Change {
 	}
 	var out []Change
 	for k := range keys {
+		if measured(k) {
+			continue
+		}
 		va, okA := fa[k]
 		vb, okB := fb[k]
 		if va == vb && okA == okB {
@@ -267,6 +270,14 @@ func flatten(v any) map[string]string {
 				walk(join(prefix, k), x)
 			}
 		case []any:
+			if objects(t) {
+				// Lists of records (disks, mounts) are compared field by
+				// field, so one changed field is one line.
+				for i, x := range t {
+					walk(fmt.Sprintf("%s[%d]", prefix, i), x)
+				}
+				return
+			}
 			parts := make([]string, len(t))
 			for i, x := range t {
 				bb, _ := json.Marshal(x)
@@ -280,6 +291,30 @@ func flatten(v any) map[string]string {
 	}
 	walk("", doc)
 	return out
+}
+
+// objects says whether a JSON list holds records.
+func objects(xs []any) bool {
+	for _, x := range xs {
+		if _, ok := x.(map[string]any); !ok {
+			return false
+		}
+	}
+	return len(xs) > 0
+}
+
+// measuredFields are facts read at the moment of the run (free space, the
+// cost of a clock read, how long the probe took, the database's size, the
+// current CPU frequency): they differ between any two runs and say nothing
+// about what was compared.
+var measuredFields = map[string]bool{
+	"clock_read_ns": true, "probe_ms": true, "free_bytes": true, "data_bytes": true,
+	"cpu_mhz": true, "swap_used_bytes": true,
+}
+
+func measured(key string) bool {
+	i := strings.LastIndexByte(key, '.')
+	return measuredFields[key[i+1:]]
 }
 
 func join(prefix, k string) string {

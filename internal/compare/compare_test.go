@@ -104,9 +104,14 @@ func TestDiff(t *testing.T) {
 	b.Target.Version = "3.47"
 	b.Target.Settings["synchronous"] = "off"
 	b.Environment.CPUs = 4
+	// What was measured at the moment of the run is not part of the setup.
+	b.Environment.ClockNowNS = a.Environment.ClockNowNS + 3
+	a.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 210, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 100, Options: []string{"noatime"}}}}
+	b.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 250, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 90, Options: []string{"noatime", "nobarrier"}}}}
 	got := Diff(a, b)
 	want := []Change{
 		{"environment.cpus", "2", "4"},
+		{"environment.mounts[0].options", `"noatime"`, `"noatime","nobarrier"`},
 		{"target.settings.synchronous", "(none)", "off"},
 		{"target.version", "3.46", "3.47"},
 		{"workload.options.threads", "8", "16"},
