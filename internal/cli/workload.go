@@ -471,6 +471,9 @@ func fill(res *result.Result, out *runner.Outcome) {
 	res.Summary.HeadlineUnit = res.Workload.Headline
 	res.Histograms = out.Hists
 	res.Series = out.Series
+	if res.Environment != nil && out.GoMaxProcs > 0 {
+		res.Environment.GoMaxProcs = out.GoMaxProcs
+	}
 }
 
 // redactArgs removes passwords from a command line: in URLs, and in the

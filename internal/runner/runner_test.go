@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -314,5 +315,32 @@ func TestValidate(t *testing.T) {
 		if err := c.Validate(); err == nil {
 			t.Errorf("config %d accepted: %+v", i, c)
 		}
+	}
+}
+
+// A load whose workers block in system calls gets a scheduler processor per
+// worker for the run, and the processor count is put back afterwards.
+func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
+	tg := counterTable(t, "")
+	before := runtime.GOMAXPROCS(0)
+	c := cfg()
+	c.Threads, c.Events = 6, 60
+	load := script(increment)
+	load.SyscallBound = true
+	var during atomic.Int64
+	inner := load.NewWorker
+	load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		during.Store(int64(runtime.GOMAXPROCS(0)))
+		return inner(ctx, id, conn, h)
+	}
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events != 60 {
+		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
+	}
+	if want := max(before, c.Threads+2); during.Load() != int64(want) || out.GoMaxProcs != want {
+		t.Fatalf("GOMAXPROCS during the run %d (outcome says %d), want %d", during.Load(), out.GoMaxProcs, want)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Fatalf("GOMAXPROCS %d after the run, want %d back", after, before)
 	}
 }

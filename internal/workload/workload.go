@@ -164,6 +164,12 @@ type Load struct {
 	// Finish, when set, completes the result after the run, before it is
 	// kept (figures only the workload knows, steps that follow the load).
 	Finish func(ctx context.Context, res *result.Result)
+	// SyscallBound says the workers spend their time blocked in system
+	// calls that return quickly (file I/O with the sync engine): the runner
+	// then gives every worker a processor of the Go scheduler, so one back
+	// from a system call never waits for the scheduler to take a processor
+	// from a worker still blocked in one.
+	SyscallBound bool
 }
 
 // Worker runs events on one connection. It is used by one goroutine.

@@ -90,7 +90,8 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 			{Name: "write", Kind: metrics.Write},
 			{Name: "fsync", Kind: metrics.Other},
 		},
-		OpBytes: []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
+		OpBytes:      []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
+		SyscallBound: o.Engine != EngineIOUring,
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			f, ok := conn.(*Files)
 			if !ok {
