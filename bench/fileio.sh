@@ -50,7 +50,8 @@ OUT=$(mktemp -d /tmp/dbmark-fileio-bench.XXXXXX)
 export DBMARK_HOME=$OUT/home
 COMMON=(--dir "$DIR" --file-num 1 --file-total-size "$SIZE")
 "$DBMARK" prepare fileio "${COMMON[@]}" >&2
-trap '"$DBMARK" cleanup fileio "${COMMON[@]}" >&2 || true' EXIT
+# cleanup removes only what prepare made; the directory goes too when this script made it.
+trap '"$DBMARK" cleanup fileio "${COMMON[@]}" >&2 || true; [[ -n ${BENCH_DIR:-} ]] || rmdir "$DIR" 2>/dev/null || true' EXIT
 FILE=$DIR/test_file.0
 
 # fio's name of each mode. dbmark's seqwr empties the files first (it is
