@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# bench/iibench.sh: dbmark's iibench inserts against pgbench (PostgreSQL) and
-# sysbench's bulk_insert (MariaDB), run alternately; prints every round and the
-# median ratio of rows per second (dbmark / peer). Then, with BENCH_LOAD_ROWS,
+# bench/iibench.sh: dbmark's iibench inserts against the same INSERT driven by
+# pgbench (PostgreSQL, a custom script) and by sysbench (MariaDB, the Lua
+# script bench/iibench-insert.lua), run alternately; prints every round and
+# the median ratio of rows per second (dbmark / peer). On MariaDB it also
+# runs sysbench's own bulk_insert, whose statements differ, for reference. Then, with BENCH_LOAD_ROWS,
 # an iibench load with 3 secondary indexes on each engine, its inserts per
 # second by rows and dbmark's peak RSS. See bench/README.md.
 #
@@ -13,8 +15,8 @@
 #   BENCH_INSERTERS=4      client connections inserting
 #   BENCH_ROWS=100         rows per INSERT statement
 #   BENCH_ENGINES="postgres mariadb"
-#   BENCH_MATCHED_ROWS=30000  on MariaDB, also dbmark with about as many rows per
-#                          INSERT as sysbench's 512 KiB bulk statements and no padding (0: skip)
+#   BENCH_MATCHED_ROWS=30000  on MariaDB, also sysbench's bulk_insert against dbmark with about
+#                          as many rows per INSERT as its 512 KiB statements and no padding (0: skip)
 #   BENCH_LOAD_ROWS=0      rows of the load with 3 secondary indexes (0: skip it)
 #   BENCH_LOAD_TIME=15m    time limit of that load
 #   BENCH_LOAD_INSERTERS=4 and BENCH_LOAD_BATCH=1000 (rows per INSERT) for it
@@ -133,15 +135,28 @@ run_peer() {
 		awk -v r="$ROWS" '/^tps = / { printf "%.1f\n", $3 * r }' "$log.out"
 		;;
 	mariadb)
-		local sb=(--db-driver=mysql --mysql-host="$DBMARK_TEST_MY_HOST" --mysql-port="$DBMARK_TEST_MY_PORT"
-			--mysql-user="$DBMARK_TEST_MY_USER" --mysql-password="$DBMARK_TEST_MY_PASSWORD" --mysql-db="$DB" --threads="$INSERTERS")
-		sysbench bulk_insert "${sb[@]}" cleanup >/dev/null 2>&1 || true
-		sysbench bulk_insert "${sb[@]}" prepare >/dev/null
-		"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" sysbench bulk_insert "${sb[@]}" --time="$TIME_S" run >"$log.out" 2>&1
-		sysbench bulk_insert "${sb[@]}" cleanup >/dev/null 2>&1 || true
-		awk '/transactions:/ { gsub(/[(]/, "", $3); printf "%.1f\n", $3 }' "$log.out"
+		# The same table as dbmark's (made by dbmark), the same INSERT, from sysbench.
+		"$DBMARK" run iibench --target "$(url_of mariadb)" --recreate --secondary-indexes 0 --index-style new \
+			--inserters 1 --rows-per-insert 1 --max-rows 1 --no-store -q >/dev/null
+		"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" sysbench "$ROOT/bench/iibench-insert.lua" "${sb_opts[@]}" \
+			--rows="$ROWS" --time="$TIME_S" run >"$log.out" 2>&1
+		awk -v r="$ROWS" '/transactions:/ { gsub(/[(]/, "", $3); printf "%.1f\n", $3 * r }' "$log.out"
 		;;
 	esac
+}
+
+sb_opts=(--db-driver=mysql --mysql-host="$DBMARK_TEST_MY_HOST" --mysql-port="$DBMARK_TEST_MY_PORT"
+	--mysql-user="$DBMARK_TEST_MY_USER" --mysql-password="$DBMARK_TEST_MY_PASSWORD" --mysql-db="$DB" --threads="$INSERTERS")
+
+# run_bulk ROUND: sysbench's own bulk_insert (two-integer rows, one table per
+# thread, statements of about 512 KiB); prints rows/s.
+run_bulk() {
+	local log=$OUT/bulk-$1 sb=("${sb_opts[@]}")
+	sysbench bulk_insert "${sb[@]}" cleanup >/dev/null 2>&1 || true
+	sysbench bulk_insert "${sb[@]}" prepare >/dev/null
+	"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" sysbench bulk_insert "${sb[@]}" --time="$TIME_S" run >"$log.out" 2>&1
+	sysbench bulk_insert "${sb[@]}" cleanup >/dev/null 2>&1 || true
+	awk '/transactions:/ { gsub(/[(]/, "", $3); printf "%.1f\n", $3 }' "$log.out"
 }
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -154,7 +169,7 @@ fi
 summary=()
 for e in ${ENGINES_CMP-$ENGINES}; do
 	peer=pgbench
-	[[ $e == mariadb ]] && peer="sysbench bulk_insert"
+	[[ $e == mariadb ]] && peer="sysbench, the same INSERT"
 	ratios=() mratios=()
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# Alternate which tool goes first, so neither always meets a warmer server.
@@ -163,15 +178,16 @@ for e in ${ENGINES_CMP-$ENGINES}; do
 		ratios+=("$ratio")
 		echo "| $e | $peer | $r | $d | $p | $ratio |"
 		if [[ $e == mariadb && $MATCHED_ROWS != 0 ]]; then
+			b=$(run_bulk $r)
 			m=$(run_dbmark $e $r "$MATCHED_ROWS" --data-length-min 0 --data-length-max 0)
-			mratio=$(awk -v d="$m" -v p="$p" 'BEGIN { printf "%.3f", d / p }')
+			mratio=$(awk -v d="$m" -v p="$b" 'BEGIN { printf "%.3f", d / p }')
 			mratios+=("$mratio")
-			echo "| $e | $peer (dbmark $MATCHED_ROWS rows/INSERT, no padding) | $r | $m | $p | $mratio |"
+			echo "| $e | sysbench bulk_insert (dbmark $MATCHED_ROWS rows/INSERT, no padding) | $r | $m | $b | $mratio |"
 		fi
 	done
 	summary+=("| $e | $peer | $(printf '%s\n' "${ratios[@]}" | median) |")
 	if ((${#mratios[@]})); then
-		summary+=("| $e | $peer, dbmark with $MATCHED_ROWS rows per INSERT and no padding | $(printf '%s\n' "${mratios[@]}" | median) |")
+		summary+=("| $e | sysbench bulk_insert (other statements), dbmark with $MATCHED_ROWS rows per INSERT and no padding | $(printf '%s\n' "${mratios[@]}" | median) |")
 	fi
 done
 if ((ROUNDS > 0)); then
