@@ -67,6 +67,7 @@ type App struct {
 	quiet      bool
 	verbose    bool
 	cpuProfile string
+	memProfile string
 	profFile   *os.File
 }
 
@@ -150,6 +151,8 @@ func (a *App) rootCmd() *cobra.Command {
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
 	pf.StringVar(&a.cpuProfile, "cpu-profile", "", "write a CPU profile of dbmark itself to this file")
 	_ = pf.MarkHidden("cpu-profile")
+	pf.StringVar(&a.memProfile, "mem-profile", "", "write a profile of dbmark's own allocations to this file at the end")
+	_ = pf.MarkHidden("mem-profile")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
@@ -234,5 +237,19 @@ func (a *App) stopProfile() {
 	if a.profFile != nil {
 		pprof.StopCPUProfile()
 		a.profFile.Close()
+	}
+	if a.memProfile == "" {
+		return
+	}
+	// Allocations on a worker's path are garbage the collector must chase
+	// while the workers run: this profile says where they come from.
+	f, err := os.Create(a.memProfile)
+	if err != nil {
+		a.Logger.Warn("cannot write the allocation profile", "err", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		a.Logger.Warn("cannot write the allocation profile", "err", err)
 	}
 }

@@ -94,11 +94,12 @@ var ErrInterrupted = errors.New("interrupted")
 // Run drives the load until a limit is reached, ctx is cancelled or a fatal
 // error occurs. It always returns an outcome with what was measured.
 func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
-	if load.SyscallBound {
+	if load.SyscallBound || target.HoldsProcessor(tg) {
 		// With fewer processors than workers, a worker back from a system
 		// call waits until the scheduler's monitor takes a processor from
 		// one still blocked (it looks every 20 µs to 10 ms): sequential
 		// O_DIRECT writes at 16 threads ran at 40% of fio's rate that way.
+		// Connections that wait in raw system calls hold theirs outright.
 		prev := runtime.GOMAXPROCS(0)
 		if want := cfg.Threads + 2; want > prev {
 			runtime.GOMAXPROCS(want)

@@ -318,29 +318,41 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// A load whose workers block in system calls gets a scheduler processor per
+// holdingTarget is a target whose connections keep their processor while
+// they wait (target.ProcessorHolder), as DialBlocking's do.
+type holdingTarget struct{ target.Target }
+
+func (holdingTarget) HoldsProcessor() bool { return true }
+
+// A load whose workers block in system calls, or a target whose connections
+// keep their processor while they wait, gets a scheduler processor per
 // worker for the run, and the processor count is put back afterwards.
 func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
-	tg := counterTable(t, "")
-	before := runtime.GOMAXPROCS(0)
-	c := cfg()
-	c.Threads, c.Events = 6, 60
-	load := script(increment)
-	load.SyscallBound = true
-	var during atomic.Int64
-	inner := load.NewWorker
-	load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-		during.Store(int64(runtime.GOMAXPROCS(0)))
-		return inner(ctx, id, conn, h)
-	}
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
-	if out.Status != result.StatusOK || out.Summary.Events != 60 {
-		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
-	}
-	if want := max(before, c.Threads+2); during.Load() != int64(want) || out.GoMaxProcs != want {
-		t.Fatalf("GOMAXPROCS during the run %d (outcome says %d), want %d", during.Load(), out.GoMaxProcs, want)
-	}
-	if after := runtime.GOMAXPROCS(0); after != before {
-		t.Fatalf("GOMAXPROCS %d after the run, want %d back", after, before)
+	for _, holding := range []bool{false, true} {
+		tg := counterTable(t, "")
+		if holding {
+			tg = holdingTarget{tg}
+		}
+		before := runtime.GOMAXPROCS(0)
+		c := cfg()
+		c.Threads, c.Events = 6, 60
+		load := script(increment)
+		load.SyscallBound = !holding
+		var during atomic.Int64
+		inner := load.NewWorker
+		load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			during.Store(int64(runtime.GOMAXPROCS(0)))
+			return inner(ctx, id, conn, h)
+		}
+		out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+		if out.Status != result.StatusOK || out.Summary.Events != 60 {
+			t.Fatalf("holding %v: run: %s %v, %d events", holding, out.Status, out.Err, out.Summary.Events)
+		}
+		if want := max(before, c.Threads+2); during.Load() != int64(want) || out.GoMaxProcs != want {
+			t.Fatalf("holding %v: GOMAXPROCS during the run %d (outcome says %d), want %d", holding, during.Load(), out.GoMaxProcs, want)
+		}
+		if after := runtime.GOMAXPROCS(0); after != before {
+			t.Fatalf("holding %v: GOMAXPROCS %d after the run, want %d back", holding, after, before)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,21 +11,24 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// DialBlocking opens a TCP or unix-socket connection whose reads and writes
-// are plain blocking system calls, as a C client's are.
+// DialBlocking opens a TCP or unix-socket connection that waits for the
+// server the way a C client does: the worker's own thread sleeps in the
+// kernel until the answer is there, one wake-up per answer.
 //
 // Go's network poller makes every wait for the server a failed read, a park
-// of the goroutine, an epoll wake-up and a second read; a benchmark client
-// waits for the server after every statement, so that machinery is most of
-// its CPU. A blocking read is one system call: the worker's thread sleeps
-// in the kernel until the answer arrives. The runtime moves other
-// goroutines off a thread blocked in a system call, so workers do not stall
-// each other. The cost is one OS thread per connection, which is what the
-// C tools use too.
+// of the goroutine, an epoll wake-up, often a hand-off between threads, and
+// a second read; a benchmark client waits for the server after every
+// statement, so that machinery was most of its CPU. Here a worker waits in
+// ppoll and reads with recvfrom, both made as raw system calls (rawWait):
+// the goroutine keeps its processor, so nothing in the scheduler moves. The
+// cost is an OS thread and a processor per connection while it waits, which
+// the runner provides (HoldsProcessor); the C tools use a thread per
+// connection too.
 func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	var (
 		domain int
@@ -88,52 +90,152 @@ func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	if domain != unix.AF_UNIX {
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
-	return &blockingConn{fd: fd, network: network, addr: addr}, nil
+	c := &blockingConn{fd: fd, network: network, addr: addr}
+	c.readFd.Fd, c.writeFd.Fd = int32(fd), int32(fd)
+	return c, nil
 }
 
-// blockingConn is a net.Conn over a blocking socket. Deadlines are not
-// supported, except one in the past, which interrupts the connection for
-// good (that is how cancellation reaches a blocked read).
+// rawWaitFor bounds a wait in a system call that the Go scheduler does not
+// see (waitRaw). Most answers come sooner; one that does not is waited for
+// where the scheduler sees it.
+const rawWaitFor = 2 * time.Millisecond
+
+// blockingConn is a net.Conn over a socket that its one user waits on in
+// its own thread. Deadlines are not supported, except one in the past,
+// which interrupts the connection for good (that is how cancellation
+// reaches a pending read).
 type blockingConn struct {
 	fd          int
 	network     string
 	addr        string
 	closed      atomic.Bool
 	interrupted atomic.Bool
+	// The arguments of ppoll for reads and for writes, kept here so that
+	// passing them to the kernel allocates nothing. A driver may write
+	// while a goroutine of its own reads, so each direction has its own.
+	readFd, writeFd unix.PollFd
+	timeout         unix.Timespec
+	// typicalWait is a moving average of how long the reader waits for
+	// an answer. Raw waits pay off only while it is well under rawWaitFor.
+	typicalWait time.Duration
+	// full says the last read filled the caller's buffer.
+	full bool
 	// mu orders Close and an interrupting SetDeadline: an interrupt that
 	// fires (from a context's AfterFunc) just after Close must not shut
 	// down the descriptor number, which a new connection may already reuse.
 	mu sync.Mutex
 }
 
-var errInterrupted = errors.New("connection interrupted")
-
 func (c *blockingConn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	// An answer is mostly not there yet when the driver asks for it, so
+	// wait first; but when the last read filled the buffer, more is likely
+	// waiting.
+	wait := !c.full
 	for {
-		n, err := syscall.Read(c.fd, b)
-		if err == syscall.EINTR {
+		if wait {
+			if errno := c.waitRead(); errno != 0 {
+				return c.result(0, errno, "read")
+			}
+		}
+		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
+		switch errno {
+		case 0:
+			c.full = n == len(b)
+			return c.result(n, nil, "read")
+		case unix.EINTR:
+			wait = false
+			continue
+		case unix.EAGAIN:
+			wait = true
 			continue
 		}
-		return c.result(n, err, "read")
+		return c.result(0, errno, "read")
 	}
 }
 
 func (c *blockingConn) Write(b []byte) (int, error) {
 	written := 0
 	for written < len(b) {
-		n, err := syscall.Write(c.fd, b[written:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if n > 0 {
+		n, errno := rawIO(unix.SYS_SENDTO, c.fd, b[written:])
+		switch errno {
+		case 0:
 			written += n
+			continue
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			// The socket's buffer is full: the server is busy reading.
+			if errno = waitSys(&c.writeFd, unix.POLLOUT); errno == 0 {
+				continue
+			}
 		}
-		if err != nil {
-			_, err = c.result(0, err, "write")
-			return written, err
-		}
+		_, err := c.result(0, errno, "write")
+		return written, err
 	}
 	return written, nil
+}
+
+// waitRead waits until the socket has something to read (or is closed).
+//
+// It waits in ppoll rather than in a blocking read because a read sleeping
+// on a unix socket is also woken each time the server consumes what was
+// written (the socket's write space), about once a statement; poll is
+// woken only for the events it asked for. It first waits in a system call
+// the scheduler does not see (waitRaw): the goroutine keeps its processor
+// and nothing in the scheduler moves, so an answer costs one wake-up, as in
+// a C client. A wait the scheduler sees costs a hand-off of the processor
+// and, once a garbage collection or the scheduler's monitor wants the
+// goroutine, a signal to the thread; a raw wait cannot let either proceed
+// until it ends. Hence the bound, and the plain wait while answers
+// typically take longer than a fraction of it (many more connections than
+// the server has cores, say).
+func (c *blockingConn) waitRead() syscall.Errno {
+	began := time.Now()
+	var errno syscall.Errno
+	ready := false
+	if c.typicalWait < rawWaitFor/4 {
+		ready, errno = c.waitRaw()
+	}
+	if !ready && errno == 0 {
+		errno = waitSys(&c.readFd, unix.POLLIN)
+	}
+	c.typicalWait += (time.Since(began) - c.typicalWait) / 8
+	return errno
+}
+
+// waitRaw waits up to rawWaitFor for something to read, in a raw system
+// call. It needs a processor per connection (HoldsProcessor) so that no
+// goroutine waits for one held by a waiting connection.
+func (c *blockingConn) waitRaw() (bool, syscall.Errno) {
+	c.readFd = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
+	c.timeout = unix.NsecToTimespec(rawWaitFor.Nanoseconds())
+	for {
+		r, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, uintptr(unsafe.Pointer(&c.timeout)), 0, 0, 0)
+		if errno != unix.EINTR {
+			return r > 0, errno
+		}
+	}
+}
+
+// waitSys waits in ppoll, without a bound, where the scheduler sees it.
+func waitSys(pfd *unix.PollFd, events int16) syscall.Errno {
+	for {
+		pfd.Events, pfd.Revents = events, 0
+		_, _, errno := syscall.Syscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(pfd)), 1, 0, 0, 0, 0)
+		if errno != unix.EINTR {
+			return errno
+		}
+	}
+}
+
+// rawIO is one recvfrom or sendto that does not block, in a raw system
+// call: there is nothing for the scheduler to do about it.
+func rawIO(trap uintptr, fd int, b []byte) (int, syscall.Errno) {
+	r, _, errno := unix.RawSyscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_DONTWAIT, 0, 0)
+	return int(r), errno
 }
 
 func (c *blockingConn) result(n int, err error, op string) (int, error) {

@@ -156,6 +156,22 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// ProcessorHolder is a Target whose connections wait for the server in
+// system calls the Go scheduler does not see (DialBlocking), keeping the
+// goroutine's processor meanwhile. A run on one needs a processor for each
+// worker, or a worker back with its answer would wait for one that is held
+// by another worker's wait.
+type ProcessorHolder interface {
+	HoldsProcessor() bool
+}
+
+// HoldsProcessor says whether tg's connections keep their processor while
+// they wait (ProcessorHolder).
+func HoldsProcessor(tg Target) bool {
+	h, ok := tg.(ProcessorHolder)
+	return ok && h.HoldsProcessor()
+}
+
 // NetIO modes.
 const (
 	NetIOBlocking = "blocking"

@@ -91,10 +91,10 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	// Measured with go-sql-driver/mysql (bench/README.md): over TCP blocking
-	// reads give about 10% more point selects than the poller; over a unix
-	// socket the poller gives about 12% more.
-	poll := opts.NetIO == target.NetIOPoll || opts.NetIO == "" && cfg.Net == "unix"
+	// Measured (bench/README.md): waiting in the worker's own thread
+	// (target.DialBlocking) costs less CPU per statement than Go's poller
+	// over both TCP and the unix socket.
+	poll := opts.NetIO == target.NetIOPoll
 	return &Target{cfg: cfg, psMode: mode, redacted: red, pollIO: poll}, nil
 }
 
@@ -137,6 +137,10 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	c.watch.Interrupt = target.InterruptConn(nc)
 	return c, nil
 }
+
+// HoldsProcessor says whether connections wait for the server in raw
+// system calls (target.ProcessorHolder).
+func (t *Target) HoldsProcessor() bool { return !t.pollIO }
 
 func (t *Target) netIO() string {
 	if t.pollIO {

@@ -1,0 +1,192 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// listen starts a server on network that hands each accepted connection to
+// serve, and returns the address to dial.
+func listen(t *testing.T, network string, serve func(net.Conn)) string {
+	t.Helper()
+	addr := "127.0.0.1:0"
+	if network == "unix" {
+		addr = filepath.Join(t.TempDir(), "s.sock")
+	}
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func dial(t *testing.T, network, addr string) *blockingConn {
+	t.Helper()
+	nc, err := DialBlocking(context.Background(), network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return nc.(*blockingConn)
+}
+
+// echo answers each read with the same bytes, after delay.
+func echo(delay time.Duration) func(net.Conn) {
+	return func(c net.Conn) {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			time.Sleep(delay)
+			if _, err := c.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func TestBlockingConnRoundTrips(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			c := dial(t, network, listen(t, network, echo(0)))
+			// Small messages, as statements are, and one far larger than a
+			// socket buffer, whose write waits for the server to read and
+			// whose reads fill the caller's buffer again and again.
+			for _, size := range []int{1, 100, 4096, 8 << 20} {
+				msg := bytes.Repeat([]byte{byte(size)}, size)
+				errc := make(chan error, 1)
+				go func() {
+					_, err := c.Write(msg)
+					errc <- err
+				}()
+				got := make([]byte, size)
+				if _, err := io.ReadFull(c, got); err != nil {
+					t.Fatalf("%d bytes: read: %v", size, err)
+				}
+				if err := <-errc; err != nil {
+					t.Fatalf("%d bytes: write: %v", size, err)
+				}
+				if !bytes.Equal(got, msg) {
+					t.Fatalf("%d bytes: the echo differs", size)
+				}
+			}
+		})
+	}
+}
+
+// A server that answers later than a raw wait may last is still heard, and
+// the connection learns to wait where the scheduler sees it.
+func TestBlockingConnSlowAnswers(t *testing.T) {
+	c := dial(t, "unix", listen(t, "unix", echo(4*rawWaitFor)))
+	buf := make([]byte, 1)
+	for i := 0; i < 20; i++ {
+		if _, err := c.Write([]byte{'x'}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatalf("answer %d: %v", i, err)
+		}
+	}
+	if c.typicalWait < rawWaitFor/4 {
+		t.Fatalf("typical wait %v after answers %v late: raw waits would go on", c.typicalWait, 4*rawWaitFor)
+	}
+}
+
+// A read waiting for an answer must not hold up a garbage collection, which
+// stops every goroutine: a wait the scheduler does not see is bounded. (An
+// unbounded one stops everything, this test's timers too, so the failure is
+// go test's -timeout.)
+func TestBlockingConnPendingReadLetsTheCollectorRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the waiting read holds the only processor it can
+	release := make(chan struct{})
+	c := dial(t, "unix", listen(t, "unix", func(s net.Conn) {
+		buf := make([]byte, 1)
+		if _, err := s.Read(buf); err != nil {
+			return
+		}
+		<-release
+		_, _ = s.Write(buf)
+	}))
+	if _, err := c.Write([]byte{'x'}); err != nil {
+		t.Fatal(err)
+	}
+	readDone := make(chan error, 1)
+	go func() {
+		_, err := io.ReadFull(c, make([]byte, 1))
+		readDone <- err
+	}()
+	gcDone := make(chan struct{})
+	go func() {
+		runtime.GC()
+		close(gcDone)
+	}()
+	select {
+	case <-gcDone:
+	case err := <-readDone:
+		t.Fatalf("the read ended before the server answered: %v", err)
+	}
+	close(release)
+	if err := <-readDone; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBlockingConnInterruptAndClose(t *testing.T) {
+	silent := func(s net.Conn) { _, _ = io.Copy(io.Discard, s) }
+	addr := listen(t, "unix", silent)
+
+	c := dial(t, "unix", addr)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond) // let the read start waiting
+	InterruptConn(c)()
+	err := <-errc
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("interrupted read: %v, want a timeout error", err)
+	}
+	if _, err := c.Write([]byte{'x'}); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("write after the interrupt: %v, want a timeout error", err)
+	}
+
+	c = dial(t, "unix", addr)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		errc <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err == nil {
+		t.Fatal("a read pending on a closed connection returned no error")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
