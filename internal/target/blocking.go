@@ -115,9 +115,8 @@ type blockingConn struct {
 	// while a goroutine of its own reads, so each direction has its own.
 	readFd, writeFd unix.PollFd
 	timeout         unix.Timespec
-	// typicalWait is a moving average of how long the reader waits for
-	// an answer. Raw waits pay off only while it is well under rawWaitFor.
-	typicalWait time.Duration
+	// late is how often answers come later than rawWaitFor (see lateScale).
+	late int32
 	// full says the last read filled the caller's buffer.
 	full bool
 	// mu orders Close and an interrupting SetDeadline: an interrupt that
@@ -189,22 +188,41 @@ func (c *blockingConn) Write(b []byte) (int, error) {
 // a C client. A wait the scheduler sees costs a hand-off of the processor
 // and, once a garbage collection or the scheduler's monitor wants the
 // goroutine, a signal to the thread; a raw wait cannot let either proceed
-// until it ends. Hence the bound, and the plain wait while answers
-// typically take longer than a fraction of it (many more connections than
-// the server has cores, say).
+// until it ends. Hence the bound, and the plain wait while many answers
+// take longer than that (many more connections than the server has cores,
+// or lock waits).
 func (c *blockingConn) waitRead() syscall.Errno {
+	if c.late < lateForRaw {
+		ready, errno := c.waitRaw()
+		if ready || errno != 0 {
+			c.late -= c.late / 8
+			return errno
+		}
+		c.late += (lateScale - c.late) / 8
+		return waitSys(&c.readFd, unix.POLLIN)
+	}
+	// Raw waits are off while answers come late; time the plain ones to
+	// learn when they would pay again.
 	began := time.Now()
-	var errno syscall.Errno
-	ready := false
-	if c.typicalWait < rawWaitFor/4 {
-		ready, errno = c.waitRaw()
+	errno := waitSys(&c.readFd, unix.POLLIN)
+	if time.Since(began) < rawWaitFor {
+		c.late -= c.late / 8
+	} else {
+		c.late += (lateScale - c.late) / 8
 	}
-	if !ready && errno == 0 {
-		errno = waitSys(&c.readFd, unix.POLLIN)
-	}
-	c.typicalWait += (time.Since(began) - c.typicalWait) / 8
 	return errno
 }
+
+// late is a moving average of how often an answer takes longer than a raw
+// wait may last (lateScale: always). A raw wait that runs out costs a
+// wake-up for nothing on top of the plain wait after it; a plain wait costs
+// about half a wake-up more than a raw one that succeeds. So raw waits pay
+// while fewer than a third of the answers come late; a quarter leaves a
+// margin.
+const (
+	lateScale  = 1 << 16
+	lateForRaw = lateScale / 4
+)
 
 // waitRaw waits up to rawWaitFor for something to read, in a raw system
 // call. It needs a processor per connection (HoldsProcessor) so that no

@@ -8,6 +8,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -96,21 +97,44 @@ func TestBlockingConnRoundTrips(t *testing.T) {
 	}
 }
 
-// A server that answers later than a raw wait may last is still heard, and
-// the connection learns to wait where the scheduler sees it.
+// A server that answers later than a raw wait may last is still heard; the
+// connection learns to wait where the scheduler sees it, and to wait raw
+// again once answers come quickly.
 func TestBlockingConnSlowAnswers(t *testing.T) {
-	c := dial(t, "unix", listen(t, "unix", echo(4*rawWaitFor)))
-	buf := make([]byte, 1)
-	for i := 0; i < 20; i++ {
-		if _, err := c.Write([]byte{'x'}); err != nil {
-			t.Fatal(err)
+	var delay atomic.Int64
+	delay.Store(int64(4 * rawWaitFor))
+	c := dial(t, "unix", listen(t, "unix", func(s net.Conn) {
+		buf := make([]byte, 1)
+		for {
+			if _, err := s.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(time.Duration(delay.Load()))
+			if _, err := s.Write(buf); err != nil {
+				return
+			}
 		}
-		if _, err := io.ReadFull(c, buf); err != nil {
-			t.Fatalf("answer %d: %v", i, err)
+	}))
+	roundTrips := func(n int) {
+		t.Helper()
+		buf := make([]byte, 1)
+		for i := 0; i < n; i++ {
+			if _, err := c.Write([]byte{'x'}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatalf("answer %d: %v", i, err)
+			}
 		}
 	}
-	if c.typicalWait < rawWaitFor/4 {
-		t.Fatalf("typical wait %v after answers %v late: raw waits would go on", c.typicalWait, 4*rawWaitFor)
+	roundTrips(20)
+	if c.late < lateForRaw {
+		t.Fatalf("lateness %d/%d after 20 answers %v late: raw waits would go on", c.late, lateScale, 4*rawWaitFor)
+	}
+	delay.Store(0)
+	roundTrips(40)
+	if c.late >= lateForRaw {
+		t.Fatalf("lateness %d/%d after 40 prompt answers: raw waits would stay off", c.late, lateScale)
 	}
 }
 

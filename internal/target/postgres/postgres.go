@@ -62,13 +62,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, target.Redact(u.String()), err)
 	}
-	// Waiting in the worker's own thread (target.DialBlocking) measured
-	// at least as fast as Go's poller over TCP and the unix socket, for
-	// less CPU (bench/README.md).
-	io := target.NetIOBlocking
-	if opts.NetIO == target.NetIOPoll {
-		io = target.NetIOPoll
-	} else {
+	// Measured (bench/README.md): with pgconn, waiting in the worker's own
+	// thread (target.DialBlocking) costs about what Go's poller does for
+	// point selects and read-write transactions, and more for pgbench's
+	// tpcb-like, where the poller wakes once for several answers. So the
+	// poller unless blocking is asked for.
+	io := target.NetIOPoll
+	if opts.NetIO == target.NetIOBlocking {
+		io = target.NetIOBlocking
 		cfg.DialFunc = target.DialBlocking
 	}
 	return &Target{cfg: cfg, mode: mode, netIO: io, redacted: target.Redact(u.String())}, nil

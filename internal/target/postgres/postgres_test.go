@@ -66,8 +66,8 @@ func TestConformance(t *testing.T) {
 	t.Run("socket/prepared", func(t *testing.T) {
 		targettest.Run(t, engine("DBMARK_TEST_POSTGRES_SOCKET", target.Options{PGMode: postgres.ModePrepared}))
 	})
-	t.Run("tcp/prepared/poll", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: postgres.ModePrepared, NetIO: target.NetIOPoll}))
+	t.Run("tcp/prepared/blocking", func(t *testing.T) {
+		targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: postgres.ModePrepared, NetIO: target.NetIOBlocking}))
 	})
 }
 
