@@ -325,7 +325,11 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			prepOpts = append(prepOpts, string(normalize(nil, o)))
 		}
 	}
-	prepared := "" // the values of the prepare options the data was last prepared with
+	prepared := ""  // the values of the prepare options the data was last prepared with
+	ranOne := false // a run of this sweep has found the data prepared
+	for _, cs := range state {
+		ranOne = ranOne || len(cs.values) > 0
+	}
 	for i, c := range cells {
 		cs := state[c.Key()]
 		for pol.More(cs.values) {
@@ -348,14 +352,14 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			key := strings.Join(prepKey, " ")
 			fresh := len(prepKey) > 0 && key != prepared
 			ref := &result.SweepRef{ID: rec.ID, Cell: c.Map(), Iteration: cs.runs + 1}
-			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh})
+			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh, repair: ranOne})
 			if res != nil {
 				cs.runs++
 			}
 			if err != nil {
 				return err
 			}
-			prepared = key
+			prepared, ranOne = key, true
 			cs.values = append(cs.values, res.Summary.Headline)
 			label := c.Key()
 			if label == "" {

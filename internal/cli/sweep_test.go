@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -293,4 +294,54 @@ func TestCompareRuns(t *testing.T) {
 			t.Errorf("compare lacks %q:\n%s", want, o.stdout)
 		}
 	}
+}
+
+// pgbench's table of clients x transactions per client, on the embedded
+// SQLite: -c and -t become axes under their long names.
+func TestSweepTpcbClientsByTransactions(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	o := dbmark(t, ctx, "sweep", "tpcb", "-s", "1", "-c", "1,2", "-t", "10:20:10", "--iterations", "1")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{`sweep 1 \(`, `(?m)^client +transactions=10 +transactions=20$`, `(?m)^2 +\d`} {
+		if !regexp.MustCompile(want).MatchString(o.stdout) {
+			t.Errorf("table lacks %s:\n%s", want, o.stdout)
+		}
+	}
+	if n := strings.Count(dbmark(t, ctx, "results", "list").stdout, "tpcb"); n != 4 {
+		t.Errorf("%d tpcb runs stored, want 2 x 2", n)
+	}
+}
+
+// A sweep of file I/O modes: seqwr, cut short by its limit, leaves the
+// files short, and the seqrd runs after it find them prepared again.
+func TestSweepFileioModes(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := []string{"--dir", dir, "--file-num", "1", "--file-total-size", "4M"}
+	if o := dbmark(t, ctx, append([]string{"prepare", "fileio"}, opts...)...); o.code != 0 {
+		t.Fatalf("prepare: %d %s", o.code, o.stderr)
+	}
+	o := dbmark(t, ctx, append([]string{"sweep", "fileio", "--mode", "seqwr,seqrd", "--threads", "1,2", "--events", "8", "--time", "0",
+		"--iterations", "1"}, opts...)...)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	// Modes down, threads across; the seqrd runs after seqwr ones ran.
+	for _, want := range []string{`(?m)^mode +threads=1 +threads=2$`, `(?m)^seqwr +\d`, `(?m)^seqrd +\d`} {
+		if !regexp.MustCompile(want).MatchString(o.stdout) {
+			t.Errorf("table lacks %s:\n%s", want, o.stdout)
+		}
+	}
+	if n := strings.Count(dbmark(t, ctx, "results", "list").stdout, "fileio"); n != 4 {
+		t.Errorf("%d fileio runs stored, want 2 x 2", n)
+	}
+	// A single run is not repaired: the seqwr above left the files short.
+	if o := dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "seqwr", "--events", "8"}, opts...)...); o.code != 0 {
+		t.Fatalf("seqwr: %s", o.stderr)
+	}
+	oneLineError(t, dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "seqrd", "--events", "8"}, opts...)...), "cut short")
 }

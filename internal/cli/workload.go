@@ -268,6 +268,11 @@ type runOpts struct {
 	st    store.Store      // where to keep the result; nil opens --store unless --no-store
 	sweep *result.SweepRef // the sweep cell the run belongs to
 	fresh bool             // clean up and prepare before the run (a new value of a prepare option)
+	// repair prepares again when the data fails the workload's check: in a
+	// sweep whose earlier runs found it prepared, a run can leave it
+	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
+	// files short).
+	repair bool
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -335,12 +340,17 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if pc, ok := w.(workload.PreparedChecker); ok {
 		if err := pc.Prepared(ctx, env); err != nil {
 			_, canPrepare := w.(workload.Preparer)
-			if !embedded || !canPrepare || ctx.Err() != nil {
+			if !(embedded || o.repair) || !canPrepare || ctx.Err() != nil {
 				return nil, setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
 			}
-			a.Logger.Info("preparing the embedded database", "workload", w.Meta().Name, "target", tg.Redacted(), "because", err)
+			what := "preparing the embedded database"
+			if !embedded {
+				what = "preparing again for this sweep"
+			}
+			a.Logger.Info(what, "workload", w.Meta().Name, "target", tg.Redacted(), "because", err)
 			// The embedded database is dbmark's own: tables left by a run
-			// with other options are dropped rather than refused.
+			// with other options are dropped rather than refused. In a
+			// sweep, data an earlier run changed is made again.
 			if err := a.reprepare(ctx, w, env); err != nil {
 				return nil, setupError(ctx, err)
 			}
