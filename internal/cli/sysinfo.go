@@ -136,8 +136,12 @@ func writeSysinfo(w io.Writer, info *sysinfo) {
 		line("lvm "+l.Device, l.Name+" on "+strings.Join(l.Slaves, " "))
 	}
 	for _, mt := range m.Mounts {
-		line(strings.ReplaceAll(mt.Role, "_", " "), fmt.Sprintf("%s on %s (%s %s) %s, %s free of %s", mt.Path, mt.MountPoint, mt.Device, mt.FSType,
-			strings.Join(mt.Options, ","), probe.BytesIEC(mt.FreeBytes), probe.BytesIEC(mt.TotalBytes)))
+		used := ""
+		if mt.UsedBytes > 0 {
+			used = ", " + probe.BytesIEC(mt.UsedBytes) + " in it"
+		}
+		line(strings.ReplaceAll(mt.Role, "_", " "), fmt.Sprintf("%s on %s (%s %s) %s, %s free of %s%s", mt.Path, mt.MountPoint, mt.Device, mt.FSType,
+			strings.Join(mt.Options, ","), probe.BytesIEC(mt.FreeBytes), probe.BytesIEC(mt.TotalBytes), used))
 	}
 	writeUnknown(w, m.Unknown)
 	if t := info.Target; t != nil {

@@ -1,11 +1,13 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,13 +146,25 @@ func TestNothingAtAll(t *testing.T) {
 }
 
 func TestThisMachineIsQuick(t *testing.T) {
-	dir := t.TempDir()
-	e := Machine(context.Background(), Options{Dirs: []Dir{{"working_dir", dir}}})
+	dir, data := t.TempDir(), t.TempDir()
+	// A database's data directory: its size on disk is measured.
+	if err := os.MkdirAll(filepath.Join(data, "base"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{1 << 20, 3 << 20} {
+		if err := os.WriteFile(filepath.Join(data, "base", strconv.Itoa(i)), bytes.Repeat([]byte{1}, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := Machine(context.Background(), Options{Dirs: []Dir{{"working_dir", dir}, {"data_dir", data}}})
 	if e.Kernel == "" || e.CPUs < 1 || e.ClockNowNS <= 0 {
 		t.Errorf("live facts missing: %+v", e)
 	}
-	if len(e.Mounts) != 1 || e.Mounts[0].TotalBytes == 0 {
-		t.Errorf("mount of %s: %+v (unknown: %v)", dir, e.Mounts, e.Unknown)
+	if len(e.Mounts) != 2 || e.Mounts[0].TotalBytes == 0 {
+		t.Fatalf("mounts of %s and %s: %+v (unknown: %v)", dir, data, e.Mounts, e.Unknown)
+	}
+	if used := e.Mounts[1].UsedBytes; used < 4<<20 || used > 5<<20 || e.Mounts[0].UsedBytes != 0 {
+		t.Errorf("data directory holding 4 MiB: used %d bytes (working dir: %d, not measured)", used, e.Mounts[0].UsedBytes)
 	}
 }
 

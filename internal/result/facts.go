@@ -71,6 +71,9 @@ type Mount struct {
 	Options    []string `json:"options,omitempty"`
 	FreeBytes  uint64   `json:"free_bytes,omitempty"`
 	TotalBytes uint64   `json:"total_bytes,omitempty"`
+	// UsedBytes is what the files under Path take on disk (the data
+	// directory only).
+	UsedBytes uint64 `json:"used_bytes,omitempty"`
 }
 
 // EngineFacts are what the engine says about itself beyond its settings.
