@@ -12,12 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/store"
 )
 
 func (a *App) reportCmd() *cobra.Command {
 	var out, title string
+	var redactIt bool
 	cmd := &cobra.Command{
 		Use:   "report ID... [-o report.html]",
 		Short: "Write stored runs (or every run of a sweep) as one self-contained HTML report with charts",
@@ -41,6 +43,13 @@ An ID is a result's number or UUID prefix (see: dbmark results list), or a sweep
 				if err != nil {
 					return err
 				}
+				if redactIt {
+					for i := range runs {
+						if runs[i].Result, err = redact.Result(runs[i].Result); err != nil {
+							return fmt.Errorf("redact result %d: %w", runs[i].ID, err)
+						}
+					}
+				}
 				if err := writeReport(out, runs, htmlreport.Options{Title: title, Library: lib}); err != nil {
 					return err
 				}
@@ -51,6 +60,7 @@ An ID is a result's number or UUID prefix (see: dbmark results list), or a sweep
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	cmd.Flags().StringVar(&title, "title", "", "the report's title (default: dbmark report)")
+	cmd.Flags().BoolVar(&redactIt, "redact", false, "remove host names, addresses, serial numbers, user names and paths, as results export does: for a report to share")
 	return cmd
 }
 

@@ -101,6 +101,25 @@ func TestQuickThenReport(t *testing.T) {
 		}
 		readPage(t, path)
 	}
+
+	// --redact: a report to share has no host name.
+	host, err := os.Hostname()
+	if err != nil || len(host) < 4 {
+		t.Skipf("host name %q: too short to look for", host)
+	}
+	for _, redacted := range []bool{false, true} {
+		path := filepath.Join(dir, fmt.Sprintf("redacted-%v.html", redacted))
+		args := []string{"report", "-o", path, "1"}
+		if redacted {
+			args = append(args, "--redact")
+		}
+		if o := dbmark(t, ctx, args...); o.code != 0 {
+			t.Fatalf("report %v: %s", args, o.stderr)
+		}
+		if has := strings.Contains(readPage(t, path), host); has == redacted {
+			t.Errorf("report %v: host name %q in the page: %v", args, host, has)
+		}
+	}
 }
 
 // readPage checks a written report is a whole, self-contained page.

@@ -82,7 +82,6 @@ func TestReportInChromium(t *testing.T) {
 	var runs []htmlreport.Run
 	if *screenshots != "" {
 		runs = sample(t, 8*time.Second) // enough intervals for a picture worth keeping
-		withSeriesStandIns(runs)
 	} else {
 		runs = sharedSample(t)
 	}
@@ -178,7 +177,7 @@ func TestReportInChromium(t *testing.T) {
 	// The sample has a two-axis sweep with repeats, overlaid runs, a counter
 	// and a rows series: every kind of chart must be there.
 	for _, id := range []string{"g1-sweep-5f0c2d9e-line", "g1-sweep-5f0c2d9e-bars", "g1-sweep-5f0c2d9e-box",
-		"g1-tput", "g1-lat", "g1-pct", "g2-tput", "g2-ctr1", "g2-rows1", "g2-pct"} {
+		"g1-tput", "g1-lat", "g1-pct", "g2-tput", "g2-ctr1", "g2-pct", "g3-tput", "g3-rows1"} {
 		found := false
 		for _, s := range states {
 			found = found || s.ID == id
@@ -215,6 +214,7 @@ func shoot(t *testing.T, ctx context.Context, dir string) {
 	}
 	shots := []struct{ file, sel string }{
 		{"report-time.png", "#g2-time"},
+		{"report-rows.png", "#g3-rows"},
 		{"report-latency.png", "#g1-latency"},
 	}
 	for _, s := range shots {

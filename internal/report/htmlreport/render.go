@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dbmark/dbmark/internal/result"
 )
 
 // Options are what a report shows besides the runs.
@@ -195,6 +197,12 @@ func configOf(runs []Run) config {
 				{"CPU", fmt.Sprintf("%d × %s", e.CPUs, e.CPUModel)}, {"memory", bytesText(e.MemoryB)},
 				{"clock source", e.ClockSrc}, {"clock read", fmt.Sprintf("%.1f ns", e.ClockNowNS)},
 				{"GOMAXPROCS", strconv.Itoa(e.GoMaxProcs)}}
+			if f := e.MachineFacts; f != nil {
+				rows = append(rows, machineRows(f)...)
+			}
+			for _, w := range res.Warnings {
+				rows = append(rows, kv{"warning", w})
+			}
 			envs.add(r.ref(), rows, nil)
 		}
 		t := res.Target
@@ -202,7 +210,25 @@ func configOf(runs []Run) config {
 			{"data directory", t.DataDir}}
 		var settings []kv
 		for _, k := range slices.Sorted(maps.Keys(t.Settings)) {
-			settings = append(settings, kv{k, t.Settings[k]})
+			v := t.Settings[k]
+			if f := t.EngineFacts; f != nil {
+				if nd, ok := f.NonDefault[k]; ok {
+					v += " (not the default " + nd.Default + ")"
+					if nd.Source != "" {
+						v = strings.TrimSuffix(v, ")") + ", from " + nd.Source + ")"
+					}
+				}
+			}
+			settings = append(settings, kv{k, v})
+		}
+		if f := t.EngineFacts; f != nil {
+			rows = append(rows, kv{"cache", bytesText(f.CacheBytes)}, kv{"data size", bytesText(f.DataBytes)})
+			for _, k := range slices.Sorted(maps.Keys(f.Sizes)) {
+				rows = append(rows, kv{k, f.Sizes[k]})
+			}
+			if n := len(f.NonDefault); n > 0 {
+				rows = append(rows, kv{"settings not at their default", strconv.Itoa(n) + " (marked below)"})
+			}
 		}
 		tgts.add(r.ref(), rows, settings)
 	}
@@ -278,8 +304,56 @@ func (b *blocks) list() []block {
 }
 
 func bytesText(n uint64) string {
-	if n == 0 {
+	switch {
+	case n == 0:
 		return ""
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// machineRows are the machine's facts beyond the basics: what the reader
+// needs to know what the numbers are of (the disks, where the data lives,
+// the CPU's governor, a RAID check running).
+func machineRows(f *result.MachineFacts) []kv {
+	rows := []kv{{"distribution", f.Distribution}}
+	if f.Sockets > 0 {
+		rows = append(rows, kv{"sockets, cores", fmt.Sprintf("%d, %d", f.Sockets, f.Cores)})
+	}
+	if f.CPUMHz > 0 {
+		rows = append(rows, kv{"CPU MHz", fmt.Sprintf("%.0f (max %.0f)", f.CPUMHz, f.CPUMaxMHz)})
+	}
+	virt := strings.Join(slices.DeleteFunc([]string{f.Virtualization, f.Container, f.SystemVendor, f.ProductName, f.InstanceType},
+		func(s string) bool { return s == "" }), ", ")
+	rows = append(rows, kv{"governor", f.Governor}, kv{"virtualization", virt},
+		kv{"swap", bytesText(f.SwapBytes)}, kv{"swap in use", bytesText(f.SwapUsedBytes)},
+		kv{"transparent huge pages", f.THP})
+	for _, d := range f.Disks {
+		kind := ""
+		if d.Rotational != nil {
+			kind = "SSD or virtual"
+			if *d.Rotational {
+				kind = "rotational"
+			}
+		}
+		rows = append(rows, kv{"disk " + d.Name, strings.Join(slices.DeleteFunc([]string{d.Model, bytesText(d.SizeBytes), kind,
+			"scheduler " + d.Scheduler, fmt.Sprintf("nr_requests %d, read-ahead %d KiB", d.QueueDepth, d.ReadAheadK)},
+			func(s string) bool { return s == "" || s == "scheduler " }), ", ")})
+	}
+	for _, a := range f.RAID {
+		rows = append(rows, kv{"RAID " + a.Name, fmt.Sprintf("%s, chunk %s, %s, state %s, sync_action %s",
+			a.Level, bytesText(a.ChunkBytes), strings.Join(a.Members, " "), a.State, a.SyncAction)})
+	}
+	for _, lv := range f.LVM {
+		rows = append(rows, kv{"device-mapper " + lv.Device, lv.Name + " on " + strings.Join(lv.Slaves, " ")})
+	}
+	for _, m := range f.Mounts {
+		v := fmt.Sprintf("%s (%s) on %s, %s, %s free", m.FSType, strings.Join(m.Options, ","), m.MountPoint, m.Device, bytesText(m.FreeBytes))
+		if m.UsedBytes > 0 {
+			v += ", " + bytesText(m.UsedBytes) + " in it"
+		}
+		rows = append(rows, kv{strings.ReplaceAll(m.Role, "_", " ") + " " + m.Path, v})
+	}
+	return rows
 }

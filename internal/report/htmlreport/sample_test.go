@@ -18,8 +18,10 @@ import (
 
 // sample makes real results on the embedded SQLite: a sweep of
 // oltp_point_select (threads 1,2 x rand-type uniform,special, two iterations
-// each, linked by one SweepRef as a sweep links its runs) and two
-// oltp_read_write runs to overlay. measure is each run's measured time.
+// each, linked by one SweepRef as a sweep links its runs), two
+// oltp_read_write runs to overlay, and two insert benchmark runs (series
+// keyed by rows). Every run samples the OS counters. measure is each run's
+// measured time.
 func sample(t *testing.T, measure time.Duration) []htmlreport.Run {
 	t.Helper()
 	dir := t.TempDir()
@@ -60,6 +62,9 @@ func sample(t *testing.T, measure time.Duration) []htmlreport.Run {
 	for _, threads := range []string{"1", "2"} {
 		run("oltp_read_write", "--threads", threads)
 	}
+	for _, inserters := range []string{"1", "2"} {
+		run("iibench", "--recreate", "--inserters", inserters, "--report-rows", "2000")
+	}
 	return runs
 }
 
@@ -76,28 +81,8 @@ func sharedSample(t *testing.T) []htmlreport.Run {
 	defer shared.Unlock()
 	if shared.runs == nil {
 		shared.runs = sample(t, 1600*time.Millisecond)
-		withSeriesStandIns(shared.runs)
 	}
 	return shared.runs
-}
-
-// withSeriesStandIns adds, to the oltp_read_write runs, the two kinds of
-// named series other workloads and samplers record, built from each run's
-// own measured numbers: a counter on the time axis, and a rows series (the
-// rows written so far, and the write rate).
-func withSeriesStandIns(runs []htmlreport.Run) {
-	for _, r := range runs {
-		if r.Result.Workload.Name != "oltp_read_write" {
-			continue
-		}
-		var rows float64
-		for i := range r.Result.Series {
-			iv := &r.Result.Series[i]
-			rows += iv.WritesPerS * iv.DurationS
-			iv.Extra = map[string]float64{"queries_per_s": iv.ReadsPerS + iv.WritesPerS + iv.OtherPerS,
-				"rows": rows, "rows_per_s": iv.WritesPerS}
-		}
-	}
 }
 
 // library is the embedded chart library. Without it (a build before `make
