@@ -24,7 +24,7 @@ import (
 // of the goroutine, an epoll wake-up, often a hand-off between threads, and
 // a second read; a benchmark client waits for the server after every
 // statement, so that machinery was most of its CPU. Here a worker waits in
-// ppoll and reads with recvfrom, both made as raw system calls (rawWait):
+// ppoll and reads with recvfrom, both made as raw system calls (waitRaw, rawIO):
 // the goroutine keeps its processor, so nothing in the scheduler moves. The
 // cost is an OS thread and a processor per connection while it waits, which
 // the runner provides (HoldsProcessor); the C tools use a thread per
