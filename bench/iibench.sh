@@ -20,6 +20,8 @@
 #   BENCH_LOAD_ROWS=0      rows of the load with 3 secondary indexes (0: skip it)
 #   BENCH_LOAD_TIME=15m    time limit of that load
 #   BENCH_LOAD_INSERTERS=4 and BENCH_LOAD_BATCH=1000 (rows per INSERT) for it
+#   BENCH_LOAD_MY_POOL=    InnoDB buffer pool for MariaDB's load (e.g. 4G; needs root over the
+#                          test server's socket; put back afterwards). Default: the server's own
 #   BENCH_DB=dbmark_iibench_bench  database created and dropped on each engine
 #   BENCH_OUT=DIR          where the raw logs go (default: a new /tmp/dbmark-iibench.XXXXXX)
 set -euo pipefail
@@ -36,6 +38,7 @@ LOAD_ROWS=${BENCH_LOAD_ROWS:-0}
 LOAD_TIME=${BENCH_LOAD_TIME:-15m}
 LOAD_INSERTERS=${BENCH_LOAD_INSERTERS:-4}
 LOAD_BATCH=${BENCH_LOAD_BATCH:-1000}
+LOAD_MY_POOL=${BENCH_LOAD_MY_POOL:-}
 DB=${BENCH_DB:-dbmark_iibench_bench}
 GNU_TIME=/usr/bin/time
 DBMARK=$ROOT/bin/dbmark
@@ -198,8 +201,15 @@ if ((ROUNDS > 0)); then
 fi
 
 [[ $LOAD_ROWS == 0 ]] && exit 0
+my_root() { mariadb --no-defaults -uroot -S "$DBMARK_TEST_MY_SOCKET" -N -B "$@"; }
 for e in $ENGINES; do
 	log="$OUT/load-$e"
+	pool=
+	if [[ $e == mariadb && -n $LOAD_MY_POOL ]]; then
+		pool=$(my_root -e "SELECT @@innodb_buffer_pool_size")
+		my_root -e "SET GLOBAL innodb_buffer_pool_size = $(numfmt --from=iec "$LOAD_MY_POOL")"
+		log "mariadb: innodb_buffer_pool_size $LOAD_MY_POOL for the load (was $pool bytes)"
+	fi
 	log "$e: loading $LOAD_ROWS rows with 3 secondary indexes (at most $LOAD_TIME)"
 	"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" "$DBMARK" run iibench --target "$(url_of "$e")" --recreate \
 		--inserters "$LOAD_INSERTERS" --rows-per-insert "$LOAD_BATCH" --secondary-indexes 3 --max-rows "$LOAD_ROWS" \
@@ -211,4 +221,5 @@ for e in $ENGINES; do
 	echo "|---|---|---|---|---|---|"
 	jq -r '.rows.series[] | "| \(.rows / 1e6) | \(.inserts_per_s | floor) | \(.cum_inserts_per_s | floor) | \((.insert_latency // []) | map(select(.p == 99)) | .[0].ms // "-") | \(.data_bytes / 1e6 | floor) | \(.index_bytes / 1e6 | floor) |"' "$log.json"
 	"$DBMARK" cleanup iibench --target "$(url_of "$e")" >/dev/null
+	if [[ -n $pool ]]; then my_root -e "SET GLOBAL innodb_buffer_pool_size = $pool"; fi
 done
