@@ -99,6 +99,12 @@ func activity(ctx context.Context, root string, d time.Duration) []string {
 	case <-t.C:
 	}
 	b, _ := r.Snapshot()
+	return otherActivity(a, b)
+}
+
+// otherActivity names the work between two snapshots that was not this
+// process's: CPU above busyCPUPct of all CPUs, devices above busyDiskPct.
+func otherActivity(a, b OSSnapshot) []string {
 	var w []string
 	if dt := total(b.CPU) - total(a.CPU); dt > 0 {
 		others := 100 * (busy(b.CPU) - busy(a.CPU) - (b.SelfCPU - a.SelfCPU)) / dt

@@ -5,7 +5,9 @@ import (
 	"context"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -199,42 +201,56 @@ func TestPreflight(t *testing.T) {
 	}
 }
 
-// TestOSRates checks the counter arithmetic against a second snapshot
-// whose counters moved by known amounts in one second.
-func TestOSRates(t *testing.T) {
-	root := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(root, "proc", name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+// writeProc writes a fixture file under root/proc.
+func writeProc(t *testing.T, root, name, body string) {
+	t.Helper()
+	p := filepath.Join(root, "proc", name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	mem := "MemTotal: 1000 kB\nMemAvailable: 600 kB\nCached: 300 kB\nDirty: 20 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n"
-	write("meminfo", mem)
-	write("stat", "cpu  100 0 50 800 40 0 10 0 0 0\ncpu0 100 0 50 800 40 0 10 0 0 0\nctxt 1000\n")
-	write("diskstats", " 259 0 nvme0n1 100 0 2048 50 200 0 4096 150 0 1000 2000 0 0 0 0 0 0\n")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshotPair reads fixture /proc counters twice, one second apart: meminfo
+// as given, then stat and diskstats from before and after.
+func snapshotPair(t *testing.T, meminfo string, before, after [2]string) (a, b OSSnapshot) {
+	t.Helper()
+	root := t.TempDir()
+	writeProc(t, root, "meminfo", meminfo)
 	r, err := NewOSReader(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := r.Snapshot()
-	if err != nil {
-		t.Fatal(err)
+	for i, s := range []*OSSnapshot{&a, &b} {
+		files := [][2]string{before, after}[i]
+		writeProc(t, root, "stat", files[0])
+		writeProc(t, root, "diskstats", files[1])
+		if *s, err = r.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
 	}
+	b.At = a.At.Add(time.Second)
+	return a, b
+}
+
+// TestOSRates checks the counter arithmetic against a second snapshot
+// whose counters moved by known amounts in one second.
+func TestOSRates(t *testing.T) {
 	// +1 s: 100 ticks of CPU (user 30, system 10+5 softirq, iowait 20, idle 35),
 	// 300 more context switches, 100 reads and 50 writes of 1 MiB in total
 	// each way, 600 ms of read and write time, 500 ms busy, 1500 ms weighted.
-	write("stat", "cpu  130 0 60 835 60 0 15 0 0 0\ncpu0 130 0 60 835 60 0 15 0 0 0\nctxt 1300\n")
-	write("diskstats", " 259 0 nvme0n1 200 0 4096 350 250 0 6144 450 0 1500 3500 0 0 0 0 0 0\n")
-	b, err := r.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.At = a.At.Add(time.Second)
+	a, b := snapshotPair(t,
+		"MemTotal: 1000 kB\nMemAvailable: 600 kB\nCached: 300 kB\nDirty: 20 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n",
+		[2]string{
+			"cpu  100 0 50 800 40 0 10 0 0 0\ncpu0 100 0 50 800 40 0 10 0 0 0\nctxt 1000\n",
+			" 259 0 nvme0n1 100 0 2048 50 200 0 4096 150 0 1000 2000 0 0 0 0 0 0\n",
+		},
+		[2]string{
+			"cpu  130 0 60 835 60 0 15 0 0 0\ncpu0 130 0 60 835 60 0 15 0 0 0\nctxt 1300\n",
+			" 259 0 nvme0n1 200 0 4096 350 250 0 6144 450 0 1500 3500 0 0 0 0 0 0\n",
+		})
 	got := map[string]float64{}
 	for _, rd := range OSRates(a, b) {
 		got[rd.Name] = rd.Value
@@ -254,5 +270,58 @@ func TestOSRates(t *testing.T) {
 		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9 {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
 		}
+	}
+}
+
+// TestOtherActivity checks the busy-machine warning's arithmetic: CPU that
+// this process used is not "other", and a device's utilisation is named.
+func TestOtherActivity(t *testing.T) {
+	// +1 s: 100 ticks, 60 of them busy (user 50, system 10); nvme0n1 busy
+	// 500 ms of the second, sda 5 ms.
+	a, b := snapshotPair(t, "MemTotal: 1000 kB\nMemAvailable: 600 kB\n",
+		[2]string{
+			"cpu  100 0 50 800 40 0 10 0 0 0\nctxt 1000\n",
+			" 259 0 nvme0n1 100 0 2048 50 200 0 4096 150 0 1000 2000 0 0 0 0 0 0\n 8 0 sda 1 0 8 1 1 0 8 1 0 10 10 0 0 0 0 0 0\n",
+		},
+		[2]string{
+			"cpu  150 0 60 840 40 0 10 0 0 0\nctxt 1300\n",
+			" 259 0 nvme0n1 200 0 4096 350 250 0 6144 450 0 1500 3500 0 0 0 0 0 0\n 8 0 sda 2 0 16 2 1 0 8 1 0 15 15 0 0 0 0 0 0\n",
+		})
+
+	w := otherActivity(a, b)
+	if len(w) != 2 || !strings.Contains(w[0], "other processes are using 60% of the CPUs") ||
+		!strings.Contains(w[1], "disks are busy before the run (nvme0n1 50%)") {
+		t.Errorf("busy machine: %q", w)
+	}
+	// The same second with 0.4 s of it spent by this process: 20% is others'.
+	b.SelfCPU = a.SelfCPU + 0.4
+	w = otherActivity(a, b)
+	if len(w) != 1 || !strings.HasPrefix(w[0], "disks are busy") {
+		t.Errorf("own CPU counted as others': %q", w)
+	}
+}
+
+// TestPreflightSeesABusyProcess runs a process that spins on one CPU while
+// the preflight watches the live machine: its CPU must be reported.
+func TestPreflightSeesABusyProcess(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc on this machine")
+	}
+	// One spinning process is 100/NCPU percent of the machine; the warning
+	// starts at 25%, so with more than 3 CPUs it cannot show.
+	if n := runtime.NumCPU(); 100/float64(n) <= busyCPUPct {
+		t.Skipf("%d CPUs: one busy process stays under the threshold", n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spin := exec.CommandContext(ctx, "sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = spin.Wait() }()
+	e := &result.Environment{MachineFacts: &result.MachineFacts{}}
+	w := Preflight(ctx, Check{Env: e, Sample: 500 * time.Millisecond})
+	if !slices.ContainsFunc(w, func(l string) bool { return strings.HasPrefix(l, "other processes are using") }) {
+		t.Errorf("a process spinning on a CPU went unnoticed: %q", w)
 	}
 }
