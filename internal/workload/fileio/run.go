@@ -215,7 +215,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	case opRead:
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
-		n, err := unix.Pread(w.f.fds[req.file], buf, req.off)
+		n, err := pread(w.f.fds[req.file], buf, req.off)
 		unlock()
 		if err := ioResult("read", req, n, err); err != nil {
 			return 0, err
@@ -228,7 +228,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
 		w.prepareWrite(buf, req)
-		n, err := unix.Pwrite(w.f.fds[req.file], buf, req.off)
+		n, err := pwrite(w.f.fds[req.file], buf, req.off)
 		unlock()
 		if err := ioResult("write", req, n, err); err != nil {
 			return 0, err
