@@ -165,7 +165,7 @@ type Load struct {
 	// kept (figures only the workload knows, steps that follow the load).
 	Finish func(ctx context.Context, res *result.Result)
 	// SyscallBound says the workers spend their time blocked in system
-	// calls that return quickly (file I/O with the sync engine): the runner
+	// calls that return quickly (file I/O): the runner
 	// then gives every worker a processor of the Go scheduler, so one back
 	// from a system call never waits for the scheduler to take a processor
 	// from a worker still blocked in one.

@@ -91,7 +91,7 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 			{Name: "fsync", Kind: metrics.Other},
 		},
 		OpBytes:      []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
-		SyscallBound: o.Engine != EngineIOUring,
+		SyscallBound: true,
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			f, ok := conn.(*Files)
 			if !ok {

@@ -178,10 +178,12 @@ func (r *ring) push(e sqe) {
 	r.pending++
 }
 
-// enter submits what was pushed and waits for at least wait completions.
+// enter submits what was pushed and waits for at least wait completions,
+// in a raw system call for the reason pread is one (rawio.go): the worker
+// has a processor of its own (Load.SyscallBound).
 func (r *ring) enter(wait uint32) error {
 	for {
-		n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), uintptr(wait), ioringEnterGetevents, 0, 0)
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending), uintptr(wait), ioringEnterGetevents, 0, 0)
 		if errno == unix.EINTR {
 			continue
 		}
