@@ -77,7 +77,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
-	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine: blocking on MySQL, poll on PostgreSQL)")
+	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: blocking on MySQL, poll on PostgreSQL and for iibench)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -184,6 +184,9 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 	switch netIO {
 	case "auto":
 		netIO = ""
+		if c, ok := w.(workload.NetIOChooser); ok {
+			netIO = c.NetIO()
+		}
 	case target.NetIOBlocking, target.NetIOPoll:
 	default:
 		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be auto, blocking or poll", f.netIO))
