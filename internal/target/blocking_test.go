@@ -68,31 +68,35 @@ func echo(delay time.Duration) func(net.Conn) {
 	}
 }
 
+// roundTrips sends small messages, as statements are, and one far larger
+// than a socket buffer, whose write waits for the server to read and whose
+// reads fill the caller's buffer again and again, through an echo server.
+func roundTrips(t *testing.T, c net.Conn) {
+	t.Helper()
+	for _, size := range []int{1, 100, 4096, 8 << 20} {
+		msg := bytes.Repeat([]byte{byte(size)}, size)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Write(msg)
+			errc <- err
+		}()
+		got := make([]byte, size)
+		if _, err := io.ReadFull(c, got); err != nil {
+			t.Fatalf("%d bytes: read: %v", size, err)
+		}
+		if err := <-errc; err != nil {
+			t.Fatalf("%d bytes: write: %v", size, err)
+		}
+		if !bytes.Equal(got, msg) {
+			t.Fatalf("%d bytes: the echo differs", size)
+		}
+	}
+}
+
 func TestBlockingConnRoundTrips(t *testing.T) {
 	for _, network := range []string{"unix", "tcp"} {
 		t.Run(network, func(t *testing.T) {
-			c := dial(t, network, listen(t, network, echo(0)))
-			// Small messages, as statements are, and one far larger than a
-			// socket buffer, whose write waits for the server to read and
-			// whose reads fill the caller's buffer again and again.
-			for _, size := range []int{1, 100, 4096, 8 << 20} {
-				msg := bytes.Repeat([]byte{byte(size)}, size)
-				errc := make(chan error, 1)
-				go func() {
-					_, err := c.Write(msg)
-					errc <- err
-				}()
-				got := make([]byte, size)
-				if _, err := io.ReadFull(c, got); err != nil {
-					t.Fatalf("%d bytes: read: %v", size, err)
-				}
-				if err := <-errc; err != nil {
-					t.Fatalf("%d bytes: write: %v", size, err)
-				}
-				if !bytes.Equal(got, msg) {
-					t.Fatalf("%d bytes: the echo differs", size)
-				}
-			}
+			roundTrips(t, dial(t, network, listen(t, network, echo(0))))
 		})
 	}
 }

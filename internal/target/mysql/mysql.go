@@ -117,8 +117,7 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 		var c net.Conn
 		var err error
 		if t.pollIO {
-			var d net.Dialer
-			c, err = d.DialContext(ctx, network, addr)
+			c, err = target.DialPoll(ctx, network, addr)
 		} else {
 			c, err = target.DialBlocking(ctx, network, addr)
 		}

@@ -68,6 +68,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	// tpcb-like, where the poller wakes once for several answers. So the
 	// poller unless blocking is asked for.
 	io := target.NetIOPoll
+	cfg.DialFunc = target.DialPoll
 	if opts.NetIO == target.NetIOBlocking {
 		io = target.NetIOBlocking
 		cfg.DialFunc = target.DialBlocking

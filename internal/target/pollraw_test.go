@@ -1,0 +1,56 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// DialPoll's connection carries small and socket-buffer-sized messages both
+// ways, a deadline in the past interrupts a pending read as a timeout, and
+// a server that hangs up reads as io.EOF.
+func TestPollConn(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			ctx := context.Background()
+			c, err := DialPoll(ctx, network, listen(t, network, echo(0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, ok := c.(*pollConn); !ok {
+				t.Fatalf("DialPoll gave a %T, not its raw reader", c)
+			}
+			roundTrips(t, c)
+
+			silent, err := DialPoll(ctx, network, listen(t, network, func(s net.Conn) { _, _ = io.Copy(io.Discard, s) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer silent.Close()
+			errc := make(chan error, 1)
+			go func() {
+				_, err := silent.Read(make([]byte, 1))
+				errc <- err
+			}()
+			time.Sleep(20 * time.Millisecond) // let the read park
+			InterruptConn(silent)()
+			var ne net.Error
+			if err := <-errc; !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("interrupted read: %v, want a timeout error", err)
+			}
+
+			hangup, err := DialPoll(ctx, network, listen(t, network, func(net.Conn) {}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hangup.Close()
+			if _, err := hangup.Read(make([]byte, 1)); err != io.EOF {
+				t.Fatalf("read after the server hung up: %v, want io.EOF", err)
+			}
+		})
+	}
+}
