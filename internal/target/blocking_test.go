@@ -135,10 +135,15 @@ func TestBlockingConnSlowAnswers(t *testing.T) {
 	if c.late < lateForRaw {
 		t.Fatalf("lateness %d/%d after 20 answers %v late: raw waits would go on", c.late, lateScale, 4*rawWaitFor)
 	}
+	// Prompt answers bring raw waits back within about ten of them; on a
+	// loaded machine some still come late, so allow many more, but not for
+	// ever.
 	delay.Store(0)
-	roundTrips(40)
-	if c.late >= lateForRaw {
-		t.Fatalf("lateness %d/%d after 40 prompt answers: raw waits would stay off", c.late, lateScale)
+	for i := 0; c.late >= lateForRaw; i++ {
+		if i == 500 {
+			t.Fatalf("lateness %d/%d after %d prompt answers: raw waits would stay off", c.late, lateScale, i)
+		}
+		roundTrips(1)
 	}
 }
 
