@@ -11,7 +11,8 @@ import (
 // iibench from the command line: the threads come from --inserters and
 // --query-threads, --max-rows ends the run without --time, the rows and
 // their series are in the stored result. --insert-rate makes the run last
-// long enough (about 0.25 s) for live lines.
+// long enough (about 0.25 s) for live lines, and a line for each
+// --report-rows mark passed.
 func TestIibenchRunIsStored(t *testing.T) {
 	dir := home(t)
 	ctx := context.Background()
@@ -24,6 +25,9 @@ func TestIibenchRunIsStored(t *testing.T) {
 	}
 	if !strings.Contains(o.stdout, "rows: ") || !strings.Contains(o.stdout, "Rows (purchases_index)") || !strings.Contains(o.stdout, "rows/s: ") {
 		t.Fatalf("no rows in the live lines or the summary:\n%s", o.stdout)
+	}
+	if !strings.Contains(o.stderr, "[ rows: ") || !strings.Contains(o.stderr, " cum ins/s: ") {
+		t.Fatalf("no line as the table passed a --report-rows mark:\n%s", o.stderr)
 	}
 	r := readResult(t, js)
 	if r.Run.Threads != 3 || r.Rows == nil || r.Rows.Inserted != 5000 || len(r.Rows.Series) == 0 || r.Summary.HeadlineUnit != "rows/s" {

@@ -9,6 +9,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 )
@@ -85,6 +86,9 @@ func (a *rowsAcc) tick(iv metrics.Interval, p *result.Interval) {
 	a.qTotal += ops[opQuery].Count
 	if a.next > 0 && total >= a.next {
 		a.point(total, ins-del)
+		if w := a.s.env.Progress; w != nil {
+			fmt.Fprintln(w, report.RowLine(a.points[len(a.points)-1], a.ps))
+		}
 		n := int64(a.s.o.ReportRows)
 		a.next = (total/n + 1) * n
 	}
