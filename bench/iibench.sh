@@ -22,6 +22,8 @@
 #   BENCH_LOAD_INSERTERS=4 and BENCH_LOAD_BATCH=1000 (rows per INSERT) for it
 #   BENCH_LOAD_MY_POOL=    InnoDB buffer pool for MariaDB's load (e.g. 4G; needs root over the
 #                          test server's socket; put back afterwards). Default: the server's own
+#   BENCH_LOAD_MY_LOG=     InnoDB redo log size for it, the same way (e.g. 2G; the test server's is
+#                          96 MiB, which keeps InnoDB flushing pages to stay within it)
 #   BENCH_DB=dbmark_iibench_bench  database created and dropped on each engine
 #   BENCH_OUT=DIR          where the raw logs go (default: a new /tmp/dbmark-iibench.XXXXXX)
 set -euo pipefail
@@ -39,6 +41,7 @@ LOAD_TIME=${BENCH_LOAD_TIME:-15m}
 LOAD_INSERTERS=${BENCH_LOAD_INSERTERS:-4}
 LOAD_BATCH=${BENCH_LOAD_BATCH:-1000}
 LOAD_MY_POOL=${BENCH_LOAD_MY_POOL:-}
+LOAD_MY_LOG=${BENCH_LOAD_MY_LOG:-}
 DB=${BENCH_DB:-dbmark_iibench_bench}
 GNU_TIME=/usr/bin/time
 DBMARK=$ROOT/bin/dbmark
@@ -210,16 +213,23 @@ for e in $ENGINES; do
 		my_root -e "SET GLOBAL innodb_buffer_pool_size = $(numfmt --from=iec "$LOAD_MY_POOL")"
 		log "mariadb: innodb_buffer_pool_size $LOAD_MY_POOL for the load (was $pool bytes)"
 	fi
+	redo=
+	if [[ $e == mariadb && -n $LOAD_MY_LOG ]]; then
+		redo=$(my_root -e "SELECT @@innodb_log_file_size")
+		my_root -e "SET GLOBAL innodb_log_file_size = $(numfmt --from=iec "$LOAD_MY_LOG")"
+		log "mariadb: innodb_log_file_size $LOAD_MY_LOG for the load (was $redo bytes)"
+	fi
 	log "$e: loading $LOAD_ROWS rows with 3 secondary indexes (at most $LOAD_TIME)"
 	"$GNU_TIME" -f "%e %U %S %M" -o "$log.time" "$DBMARK" run iibench --target "$(url_of "$e")" --recreate \
 		--inserters "$LOAD_INSERTERS" --rows-per-insert "$LOAD_BATCH" --secondary-indexes 3 --max-rows "$LOAD_ROWS" \
 		--time "$LOAD_TIME" --report-rows "$((LOAD_ROWS / 25))" --no-store --json "$log.json" >"$log.out" 2>&1 || true
 	echo
-	echo "$e: $(jq -r '.rows.inserted' "$log.json") rows in $(jq -r '.summary.duration_s | floor' "$log.json") s, dbmark peak RSS $(awk '{ printf "%.0f MiB", $4 / 1024 }' "$log.time")"
+	echo "$e: $(jq -r '.rows.inserted' "$log.json") rows in $(jq -r '.summary.duration_s | floor' "$log.json") s, dbmark peak RSS $(awk 'END { printf "%.0f MiB, client CPU %.1f s", $4 / 1024, $2 + $3 }' "$log.time")"
 	echo
 	echo "| rows (M) | inserts/s since previous | cumulative inserts/s | insert p99 (ms) | data MB | index MB |"
 	echo "|---|---|---|---|---|---|"
-	jq -r '.rows.series[] | "| \(.rows / 1e6) | \(.inserts_per_s | floor) | \(.cum_inserts_per_s | floor) | \((.insert_latency // []) | map(select(.p == 99)) | .[0].ms // "-") | \(.data_bytes / 1e6 | floor) | \(.index_bytes / 1e6 | floor) |"' "$log.json"
+	jq -r '.rows.series[] | "| \(.rows / 1e6) | \(.inserts_per_s | floor) | \(.cum_inserts_per_s | floor) | \((.insert_latency // []) | map(select(.p == 99)) | .[0].ms | if . == null then "-" else floor end) | \(.data_bytes / 1e6 | floor) | \(.index_bytes / 1e6 | floor) |"' "$log.json"
 	"$DBMARK" cleanup iibench --target "$(url_of "$e")" >/dev/null
 	if [[ -n $pool ]]; then my_root -e "SET GLOBAL innodb_buffer_pool_size = $pool"; fi
+	if [[ -n $redo ]]; then my_root -e "SET GLOBAL innodb_log_file_size = $redo"; fi
 done
