@@ -42,6 +42,7 @@ type Target struct {
 	// openMu serialises opening: the driver switches a new file to WAL on
 	// open, which needs a lock that concurrent opens would fight over.
 	openMu sync.Mutex
+	caches caches
 }
 
 // Open accepts sqlite:///abs/path.db, sqlite://rel/path.db and file: URLs.
@@ -95,12 +96,14 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 		return nil, fmt.Errorf("open SQLite database %s: directory %s does not exist (create it first)", t.path, dir)
 	}
 	t.openMu.Lock()
-	dc, err := t.drv.Open(t.dsn)
+	dc, db, err := t.openRaw()
 	t.openMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite database %s: %w", t.path, err)
 	}
-	return &Conn{c: dc.(*sqlite3.SQLiteConn)}, nil
+	c := &Conn{c: dc.(*sqlite3.SQLiteConn), cache: connCache{db: db, set: &t.caches}}
+	t.caches.add(c)
+	return c, nil
 }
 
 // pragmas reported by Inspect: the settings that change SQLite's speed and durability.
@@ -194,6 +197,7 @@ func (dialect) Begin(write bool) string {
 type Conn struct {
 	c      *sqlite3.SQLiteConn
 	closed bool
+	cache  connCache
 }
 
 // Exec runs sql and discards any rows.
@@ -242,6 +246,7 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.cache.set.remove(c)
 	return c.c.Close()
 }
 

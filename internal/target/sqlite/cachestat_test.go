@@ -1,0 +1,139 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
+)
+
+// withCounters opens a new database file and a counter reader on it.
+func withCounters(t *testing.T) (target.Target, target.CounterReader) {
+	t.Helper()
+	tg := sqlite.New(filepath.Join(t.TempDir(), "cache.db"))
+	r, err := tg.(target.CounterSource).OpenCounters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return tg, r
+}
+
+func counters(t *testing.T, r target.CounterReader) map[string]float64 {
+	t.Helper()
+	cs, err := r.ReadCounters(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]float64{}
+	for _, c := range cs {
+		m[c.Name] = c.Value
+	}
+	return m
+}
+
+func exec(t *testing.T, c target.Conn, sqls ...string) {
+	t.Helper()
+	for _, s := range sqls {
+		if err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// The page cache counters are the sums over the target's connections, the
+// workers' as well as any other: a scan of a table larger than a small
+// cache misses, one that fits hits, and closing a connection keeps what it
+// counted.
+func TestPageCacheCounters(t *testing.T) {
+	ctx := context.Background()
+	tg, r := withCounters(t)
+	w, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About 400 pages of 4 KiB.
+	exec(t, w, "CREATE TABLE t (id INTEGER PRIMARY KEY, pad TEXT)",
+		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO t SELECT i, printf('%.300c', 'x') FROM n")
+	scan := "SELECT COUNT(*) FROM t WHERE pad <> ''"
+
+	small, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, small, "PRAGMA cache_size = 10")
+	before := counters(t, r)
+	if before["connections"] != 2 || before["pages_written"] == 0 || before["cache_bytes"] == 0 || before["memory_used"] == 0 {
+		t.Fatalf("after loading the table on one connection of two: %v", before)
+	}
+	for range 3 {
+		if _, _, err := small.QueryRow(ctx, scan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := counters(t, r)
+	if d := after["blocks_read"] - before["blocks_read"]; d < 3*300 {
+		t.Fatalf("3 scans of ~400 pages through a 10-page cache read %v pages from the file", d)
+	}
+
+	// The writer's cache holds the table: its scans hit.
+	before = after
+	for range 3 {
+		if _, _, err := w.QueryRow(ctx, scan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after = counters(t, r)
+	if d := after["blocks_hit"] - before["blocks_hit"]; d < 3*300 {
+		t.Fatalf("3 scans in a warm cache hit %v pages", d)
+	}
+
+	before = after
+	if err := small.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after = counters(t, r)
+	if after["connections"] != 1 || after["blocks_read"] < before["blocks_read"] || after["blocks_hit"] < before["blocks_hit"] {
+		t.Fatalf("closing a connection: before %v, after %v", before, after)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A connection running a long statement holds its mutex; reading the
+// counters does not wait for the statement to end.
+func TestPageCacheCountersDoNotWaitForAStatement(t *testing.T) {
+	ctx := context.Background()
+	tg, r := withCounters(t)
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	exec(t, c, "CREATE TABLE t (id INTEGER PRIMARY KEY)")
+	stmtCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		// Far longer than the test: the cancel below ends it.
+		_, _, err := c.QueryRow(stmtCtx, "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r WHERE i < 1e12) SELECT COUNT(*) FROM r")
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // lets the statement start
+	for range 5 {
+		m := counters(t, r)
+		if m["connections"] != 1 {
+			t.Fatalf("counters during a statement: %v", m)
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the statement ended before the counters were read: %v", err)
+	default:
+	}
+	stop()
+	<-done
+}
