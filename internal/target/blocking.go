@@ -77,6 +77,9 @@ func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { _ = unix.Shutdown(fd, unix.SHUT_RDWR) })
 	err = unix.Connect(fd, sa)
+	if err == unix.EINTR {
+		err = awaitConnect(ctx, fd)
+	}
 	stop()
 	if err != nil {
 		unix.Close(fd)
@@ -93,6 +96,37 @@ func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	c := &blockingConn{fd: fd, network: network, addr: addr}
 	c.readFd.Fd, c.writeFd.Fd = int32(fd), int32(fd)
 	return c, nil
+}
+
+// awaitConnect waits for a connect that a signal interrupted. With a send
+// timeout set the kernel does not restart connect, whatever the handler's
+// flags say; it goes on making the connection, and poll tells when it is
+// made or has failed.
+func awaitConnect(ctx context.Context, fd int) error {
+	for {
+		ms := -1
+		if dl, ok := ctx.Deadline(); ok {
+			ms = max(int(time.Until(dl).Milliseconds()), 0)
+		}
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}, ms)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return unix.ETIMEDOUT
+		}
+		soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err != nil {
+			return err
+		}
+		if soErr != 0 {
+			return syscall.Errno(soErr)
+		}
+		return nil
+	}
 }
 
 // rawWaitFor bounds a wait in a system call that the Go scheduler does not

@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // listen starts a server on network that hands each accepted connection to
@@ -221,5 +227,66 @@ func TestBlockingConnInterruptAndClose(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// A signal that lands while connect waits (with a deadline, the kernel does
+// not restart it) does not fail the dial: the connection is still made.
+func TestDialBlockingSurvivesASignal(t *testing.T) {
+	// A listener whose accept queue is full drops new SYNs, so a connect
+	// waits for the client's retry a second later.
+	lfd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(lfd)
+	if err := unix.Bind(lfd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Listen(lfd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(lfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*unix.SockaddrInet4).Port)
+	first, err := net.Dial("tcp", addr) // fills the queue
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1) // handled, so it interrupts rather than kills
+	defer signal.Stop(sigs)
+	tid := make(chan int)
+	dialed := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- unix.Gettid()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c, err := DialBlocking(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		dialed <- err
+	}()
+	id := <-tid
+	time.Sleep(200 * time.Millisecond) // in connect by now
+	if err := unix.Tgkill(unix.Getpid(), id, syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	<-sigs
+	// Make room: the retried SYN is accepted.
+	nfd, _, err := unix.Accept(lfd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(nfd)
+	if err := <-dialed; err != nil {
+		t.Fatalf("dial interrupted by a signal: %v", err)
 	}
 }
