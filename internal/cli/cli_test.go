@@ -385,3 +385,24 @@ func TestLostConnectionsReconnect(t *testing.T) {
 		})
 	}
 }
+
+// TestPgbenchAliasHelp checks that each pgbench short flag is named once in
+// its flag's help, whether or not the common flag's help already names it.
+func TestPgbenchAliasHelp(t *testing.T) {
+	home(t)
+	o := dbmark(t, context.Background(), "run", "tpcb", "--help")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, short := range []string{"-M", "-c", "-P"} {
+		var line string
+		for _, l := range strings.Split(o.stdout, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), short+", ") {
+				line = l
+			}
+		}
+		if n := strings.Count(line, "(pgbench's "+short+")"); n != 1 {
+			t.Errorf("help for %s names pgbench's flag %d times: %q", short, n, line)
+		}
+	}
+}

@@ -153,7 +153,11 @@ func alias(fs *pflag.FlagSet, common, long, short string) {
 	if name == "" {
 		name = "pgbench-" + short
 	}
-	fs.VarP(f.Value, name, short, f.Usage+" (pgbench's -"+short+")")
+	usage := f.Usage
+	if tag := "(pgbench's -" + short + ")"; !strings.Contains(usage, tag) {
+		usage += " " + tag
+	}
+	fs.VarP(f.Value, name, short, usage)
 	a := fs.Lookup(name)
 	a.DefValue = f.DefValue
 	if long == "" {
