@@ -4,10 +4,12 @@
 #
 #   make testenv-start && bash bench/memory.sh
 #   MEM_TIME=600 MEM_THREADS=256 MEM_TARGET=postgres-tcp bash bench/memory.sh
+#   MEM_TEST=tpcb MEM_THREADS=8 bash bench/memory.sh     # pgbench's tpcb-like, scale 10
 #
 #   MEM_TIME=600        seconds of the run
 #   MEM_THREADS=256     client threads (connections)
-#   MEM_TEST=oltp_point_select
+#   MEM_TEST=oltp_point_select   or another OLTP test, or tpcb
+#   MEM_SCRIPT=tpcb-like         with MEM_TEST=tpcb: the builtin script (-b)
 #   MEM_TARGET=postgres-tcp | mariadb-tcp
 #   MEM_EVERY=10        seconds between RSS samples
 set -euo pipefail
@@ -33,14 +35,23 @@ esac
 
 make -s build
 BIN=bin/dbmark
-OPTS=(--target "$URL" --tables 4 --table-size 100000)
-# The soak's own tables: prepared once, kept for the next soak.
-if ! $BIN run "$TEST" "${OPTS[@]}" --events 1 --time 0 --no-store -q >/dev/null 2>&1; then
-	$BIN cleanup "$TEST" "${OPTS[@]}" -q >/dev/null
-	$BIN prepare "$TEST" "${OPTS[@]}" --threads 4 -q >/dev/null
+OUT=$(mktemp -d /tmp/dbmark-memory.XXXXXX)
+if [[ $TEST == tpcb ]]; then
+	# pgbench's tables at scale 10, prepared once and kept for the next soak.
+	OPTS=(--target "$URL" -b "${MEM_SCRIPT:-tpcb-like}")
+	if ! $BIN run tpcb "${OPTS[@]}" -t 1 -n --no-store -q >/dev/null 2>&1; then
+		$BIN prepare tpcb --target "$URL" -s 10 -q >"$OUT/prepare.log" 2>&1 ||
+			{ cat "$OUT/prepare.log" >&2; exit 1; }
+	fi
+else
+	OPTS=(--target "$URL" --tables 4 --table-size 100000)
+	# The soak's own tables: prepared once, kept for the next soak.
+	if ! $BIN run "$TEST" "${OPTS[@]}" --events 1 --time 0 --no-store -q >/dev/null 2>&1; then
+		$BIN cleanup "$TEST" "${OPTS[@]}" -q >/dev/null
+		$BIN prepare "$TEST" "${OPTS[@]}" --threads 4 -q >/dev/null
+	fi
 fi
 
-OUT=$(mktemp -d /tmp/dbmark-memory.XXXXXX)
 $BIN run "$TEST" "${OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>&1 &
 PID=$!
 echo "| elapsed s | RSS MiB | threads (OS) |"
