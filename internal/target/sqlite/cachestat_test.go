@@ -35,6 +35,25 @@ func counters(t *testing.T, r target.CounterReader) map[string]float64 {
 	return m
 }
 
+func connect(t *testing.T, tg target.Target) target.Conn {
+	t.Helper()
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// queryTimes runs sql on c n times.
+func queryTimes(t *testing.T, c target.Conn, sql string, n int) {
+	t.Helper()
+	for range n {
+		if _, _, err := c.QueryRow(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func exec(t *testing.T, c target.Conn, sqls ...string) {
 	t.Helper()
 	for _, s := range sqls {
@@ -49,31 +68,20 @@ func exec(t *testing.T, c target.Conn, sqls ...string) {
 // cache misses, one that fits hits, and closing a connection keeps what it
 // counted.
 func TestPageCacheCounters(t *testing.T) {
-	ctx := context.Background()
 	tg, r := withCounters(t)
-	w, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := connect(t, tg)
 	// About 400 pages of 4 KiB.
 	exec(t, w, "CREATE TABLE t (id INTEGER PRIMARY KEY, pad TEXT)",
 		"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 4000) INSERT INTO t SELECT i, printf('%.300c', 'x') FROM n")
 	scan := "SELECT COUNT(*) FROM t WHERE pad <> ''"
 
-	small, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := connect(t, tg)
 	exec(t, small, "PRAGMA cache_size = 10")
 	before := counters(t, r)
 	if before["connections"] != 2 || before["pages_written"] == 0 || before["cache_bytes"] == 0 || before["memory_used"] == 0 {
 		t.Fatalf("after loading the table on one connection of two: %v", before)
 	}
-	for range 3 {
-		if _, _, err := small.QueryRow(ctx, scan); err != nil {
-			t.Fatal(err)
-		}
-	}
+	queryTimes(t, small, scan, 3)
 	after := counters(t, r)
 	if d := after["blocks_read"] - before["blocks_read"]; d < 3*300 {
 		t.Fatalf("3 scans of ~400 pages through a 10-page cache read %v pages from the file", d)
@@ -81,11 +89,7 @@ func TestPageCacheCounters(t *testing.T) {
 
 	// The writer's cache holds the table: its scans hit.
 	before = after
-	for range 3 {
-		if _, _, err := w.QueryRow(ctx, scan); err != nil {
-			t.Fatal(err)
-		}
-	}
+	queryTimes(t, w, scan, 3)
 	after = counters(t, r)
 	if d := after["blocks_hit"] - before["blocks_hit"]; d < 3*300 {
 		t.Fatalf("3 scans in a warm cache hit %v pages", d)
@@ -109,10 +113,7 @@ func TestPageCacheCounters(t *testing.T) {
 func TestPageCacheCountersDoNotWaitForAStatement(t *testing.T) {
 	ctx := context.Background()
 	tg, r := withCounters(t)
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, tg)
 	defer c.Close()
 	exec(t, c, "CREATE TABLE t (id INTEGER PRIMARY KEY)")
 	stmtCtx, stop := context.WithCancel(ctx)
