@@ -36,33 +36,45 @@ func DialPoll(ctx context.Context, network, addr string) (net.Conn, error) {
 		c.Close()
 		return nil, fmt.Errorf("raw access to the socket: %w", err)
 	}
-	return &pollConn{Conn: c, rc: rc}, nil
+	return newPollConn(c, rc), nil
 }
 
 // pollConn keeps the net package's connection for closing, addresses and
 // deadlines (the poller's waits honour them) and replaces its reads and
-// writes.
+// writes. The functions handed to the raw connection, and what they read
+// and write, live here: closures made per call would cost an allocation
+// per read and per write.
 type pollConn struct {
 	net.Conn
-	rc syscall.RawConn
+	rc      syscall.RawConn
+	readFn  func(fd uintptr) bool
+	writeFn func(fd uintptr) bool
+	// A read and a write may run at once (pgconn reads in the background
+	// while a long write is stuck), so each has its own.
+	rd, wr rawOp
+}
+
+// rawOp is one read's or write's buffer, progress and error.
+type rawOp struct {
+	buf   []byte
+	n     int
+	errno syscall.Errno
+}
+
+func newPollConn(c net.Conn, rc syscall.RawConn) *pollConn {
+	pc := &pollConn{Conn: c, rc: rc}
+	pc.readFn, pc.writeFn = pc.readRaw, pc.writeRaw
+	return pc
 }
 
 func (c *pollConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var (
-		n     int
-		errno syscall.Errno
-	)
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, errno = rawIO(unix.SYS_RECVFROM, int(fd), b)
-			if errno != unix.EINTR {
-				return errno != unix.EAGAIN
-			}
-		}
-	})
+	c.rd = rawOp{buf: b}
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rd.n, c.rd.errno
+	c.rd.buf = nil
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -74,25 +86,21 @@ func (c *pollConn) Read(b []byte) (int, error) {
 	return n, nil
 }
 
-func (c *pollConn) Write(b []byte) (int, error) {
-	written := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for written < len(b) {
-			var n int
-			n, errno = rawIO(unix.SYS_SENDTO, int(fd), b[written:])
-			switch errno {
-			case 0:
-				written += n
-			case unix.EINTR:
-			case unix.EAGAIN:
-				return false // the socket's buffer is full: wait in the poller
-			default:
-				return true
-			}
+// readRaw reads once; it returns false to wait in the poller.
+func (c *pollConn) readRaw(fd uintptr) bool {
+	for {
+		c.rd.n, c.rd.errno = rawIO(unix.SYS_RECVFROM, int(fd), c.rd.buf)
+		if c.rd.errno != unix.EINTR {
+			return c.rd.errno != unix.EAGAIN
 		}
-		return true
-	})
+	}
+}
+
+func (c *pollConn) Write(b []byte) (int, error) {
+	c.wr = rawOp{buf: b}
+	err := c.rc.Write(c.writeFn)
+	written, errno := c.wr.n, c.wr.errno
+	c.wr.buf = nil
 	switch {
 	case err != nil:
 		return written, c.opError("write", err)
@@ -100,6 +108,27 @@ func (c *pollConn) Write(b []byte) (int, error) {
 		return written, c.opError("write", os.NewSyscallError("sendto", errno))
 	}
 	return written, nil
+}
+
+// writeRaw writes what it can; it returns false to wait in the poller
+// when the socket's buffer is full.
+func (c *pollConn) writeRaw(fd uintptr) bool {
+	w := &c.wr
+	for w.n < len(w.buf) {
+		var n int
+		n, w.errno = rawIO(unix.SYS_SENDTO, int(fd), w.buf[w.n:])
+		switch w.errno {
+		case 0:
+			w.n += n
+		case unix.EINTR:
+		case unix.EAGAIN:
+			return false
+		default:
+			return true
+		}
+	}
+	w.errno = 0
+	return true
 }
 
 func (c *pollConn) opError(op string, err error) error {
