@@ -296,7 +296,7 @@ type ProtocolConn interface {
 	Protocol() string
 	// RunText runs SQL text (one or more statements) with the simple
 	// protocol and returns its last result as RowStmt.RunRow does.
-	RunText(ctx context.Context, sql string) (Row, error)
+	RunText(ctx context.Context, sql []byte) (Row, error)
 	// StartPipeline enters pipeline mode; until End, the connection is
 	// used only through the Pipeline. It fails in the simple protocol.
 	StartPipeline(ctx context.Context) (Pipeline, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -15,28 +16,16 @@ func (c *Conn) Protocol() string { return c.mode }
 
 // RunText runs sql with the simple protocol and keeps the last row of its
 // last result. The row is reused by the next call.
-func (c *Conn) RunText(ctx context.Context, sql string) (target.Row, error) {
+func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {
 	if err := c.watch.Watch(ctx); err != nil {
 		return target.Row{}, err
 	}
-	c.row.Rows = 0
-	c.row.Columns = c.row.Columns[:0]
-	if err := c.runText(sql, &c.row); err != nil {
-		return target.Row{}, c.wrap(ctx, err)
+	queueQuery(c.w, sql)
+	res := c.keepLast(nil)
+	if err := c.roundTrip(ctx, res); err != nil {
+		return target.Row{}, err
 	}
-	return c.row, nil
-}
-
-// runText runs sql with the simple protocol into row, which ends up
-// holding the last result.
-func (c *Conn) runText(sql string, row *target.Row) error {
-	mrr := c.pc.Exec(bg, sql)
-	for mrr.NextResult() {
-		row.Rows = 0
-		row.Columns = row.Columns[:0]
-		_ = readLastRow(mrr.ResultReader(), row) // the error is also Close's
-	}
-	return mrr.Close()
+	return res.row, nil
 }
 
 // errSimplePipeline is pgbench's refusal, word for word.
@@ -48,6 +37,8 @@ type pipeline struct {
 	c     *Conn
 	p     *pgconn.Pipeline
 	syncs []bool // per queued item: a sync (true) or a statement
+	vals  [][]byte
+	bufs  [][]byte
 }
 
 // StartPipeline enters pipeline mode (extended and prepared modes only).
@@ -58,7 +49,7 @@ func (c *Conn) StartPipeline(ctx context.Context) (target.Pipeline, error) {
 	if err := c.watch.Watch(ctx); err != nil {
 		return nil, err
 	}
-	c.pl = pipeline{c: c, p: c.pc.StartPipeline(bg), syncs: c.pl.syncs[:0]}
+	c.pl = pipeline{c: c, p: c.pc.StartPipeline(bg), syncs: c.pl.syncs[:0], vals: c.pl.vals, bufs: c.pl.bufs}
 	return &c.pl, nil
 }
 
@@ -69,12 +60,36 @@ func (p *pipeline) Queue(st target.Stmt, args []target.Value) error {
 		return fmt.Errorf("pipeline: %T is not a statement of this connection", st)
 	}
 	if s.sd != nil {
-		p.p.SendQueryStatement(s.sd, s.encode(args), nil, nil)
+		p.p.SendQueryStatement(s.sd, p.encode(args), nil, nil)
 	} else {
-		p.p.SendQueryParams(s.sql, s.encode(args), nil, nil, nil)
+		p.p.SendQueryParams(s.sql, p.encode(args), nil, nil, nil)
 	}
 	p.syncs = append(p.syncs, false)
 	return nil
+}
+
+// encode writes args as text parameters into reused buffers; pgconn
+// copies them into its own at once.
+func (p *pipeline) encode(args []target.Value) [][]byte {
+	if cap(p.vals) < len(args) {
+		p.vals = make([][]byte, len(args))
+		p.bufs = make([][]byte, len(args))
+	}
+	p.vals = p.vals[:len(args)]
+	for i, a := range args {
+		switch {
+		case a.IsNull:
+			p.vals[i] = nil // pgconn sends a nil parameter as NULL
+		case a.IsStr && a.Str == nil:
+			p.vals[i] = []byte{} // an empty string, not NULL
+		case a.IsStr:
+			p.vals[i] = a.Str
+		default:
+			p.bufs[i] = strconv.AppendInt(p.bufs[i][:0], a.Int, 10)
+			p.vals[i] = p.bufs[i]
+		}
+	}
+	return p.vals
 }
 
 // Sync sends what is queued with a sync after it, without waiting.

@@ -204,18 +204,39 @@ func (dialect) Begin(bool) string                 { return "BEGIN" }
 // Conn is one PostgreSQL connection.
 type Conn struct {
 	pc     *pgconn.PgConn
+	w      *wire // statements; pgconn for the rest
 	mode   string
 	watch  target.CancelWatch
 	nextID atomic.Int64
 	closed bool
-	row    target.Row // RunText's reused result
-	pl     pipeline   // reused by every StartPipeline
+	res    results  // RunText's and RunRow's reused result
+	pl     pipeline // reused by every StartPipeline
 }
 
 func newConn(pc *pgconn.PgConn, mode string) *Conn {
-	c := &Conn{pc: pc, mode: mode}
+	c := &Conn{pc: pc, w: newWire(pc.Conn()), mode: mode}
+	c.res.keep = true
 	c.watch.Interrupt = target.InterruptConn(pc.Conn())
 	return c
+}
+
+// roundTrip sends what is queued and reads the answers into res.
+func (c *Conn) roundTrip(ctx context.Context, res *results) error {
+	err := c.w.flush()
+	if err == nil {
+		err = c.w.read(res)
+	}
+	return c.wrap(ctx, err)
+}
+
+// keepLast resets c.res for a request whose last row is kept; cols names
+// the columns when the server will not describe them.
+func (c *Conn) keepLast(cols []string) *results {
+	c.res.rows, c.res.affected, c.res.open = 0, 0, false
+	c.res.row.Rows = 0
+	c.res.row.Columns = c.res.row.Columns[:0]
+	c.res.cols = cols
+	return &c.res
 }
 
 // closeTimeout bounds the polite goodbye to the server.
@@ -238,8 +259,9 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 	if err := c.watch.Watch(ctx); err != nil {
 		return err
 	}
-	_, err := c.pc.Exec(bg, sql).ReadAll()
-	return c.wrap(ctx, err)
+	queueQuery(c.w, sql)
+	var res results
+	return c.roundTrip(ctx, &res)
 }
 
 // QueryRow returns the first column of the first row as text.
@@ -271,6 +293,9 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 			return nil, fmt.Errorf("prepare %q: %w", sql, c.wrap(ctx, err))
 		}
 		s.sd = sd
+		for _, f := range sd.Fields {
+			s.cols = append(s.cols, f.Name)
+		}
 	case ModeSimple:
 		tpl, err := target.ParseTemplate(sql)
 		if err != nil {
@@ -290,6 +315,12 @@ func (c *Conn) Close() error {
 	c.watch.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
+	if c.w.broken != nil {
+		// Lost or interrupted: no goodbye to send, only a socket to close.
+		cancel()
+		_ = c.pc.Close(ctx)
+		return nil
+	}
 	return c.pc.Close(ctx)
 }
 
@@ -298,11 +329,36 @@ type Stmt struct {
 	c    *Conn
 	sql  string
 	sd   *pgconn.StatementDescription
+	cols []string         // the prepared statement's column names
 	tpl  *target.Template // simple mode
-	vals [][]byte         // reused argument buffers
-	bufs [][]byte
-	text []byte
-	row  target.Row // RunRow's reused result
+	text []byte           // simple mode's reused SQL text
+}
+
+// queue queues one execution of the statement with args; describe asks
+// for the columns when the server would not otherwise send them.
+func (s *Stmt) queue(args []target.Value) error {
+	w := s.c.w
+	switch s.c.mode {
+	case ModeSimple:
+		b, err := s.tpl.Render(s.text[:0], args, false)
+		if err != nil {
+			return err
+		}
+		s.text = b
+		queueQuery(w, b)
+		return nil
+	case ModePrepared:
+		w.bind(s.sd.Name, args)
+	default:
+		// pgbench's -M extended (libpq's PQsendQueryParams): parse, bind
+		// and describe the unnamed statement every time.
+		w.parse("", s.sql)
+		w.bind("", args)
+		w.describePortal()
+	}
+	w.execute()
+	w.sync()
+	return nil
 }
 
 // Run executes the statement and discards its rows.
@@ -310,27 +366,15 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	if err := s.c.watch.Watch(ctx); err != nil {
 		return 0, err
 	}
-	var rr *pgconn.ResultReader
-	switch s.c.mode {
-	case ModeSimple:
-		return s.runSimple(ctx, args)
-	case ModePrepared:
-		rr = s.c.pc.ExecStatement(bg, s.sd, s.encode(args), nil, nil)
-	default:
-		rr = s.c.pc.ExecParams(bg, s.sql, s.encode(args), nil, nil, nil)
+	if err := s.queue(args); err != nil {
+		return 0, err
 	}
-	var rows int64
-	for rr.NextRow() {
-		rows++
+	var res results
+	err := s.c.roundTrip(ctx, &res)
+	if res.rows == 0 {
+		res.rows = res.affected
 	}
-	tag, err := rr.Close()
-	if err != nil {
-		return rows, s.c.wrap(ctx, err)
-	}
-	if rows == 0 {
-		rows = tag.RowsAffected()
-	}
-	return rows, nil
+	return res.rows, err
 }
 
 // RunRow executes the statement and keeps the last row it returned.
@@ -338,110 +382,14 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 	if err := s.c.watch.Watch(ctx); err != nil {
 		return target.Row{}, err
 	}
-	s.row.Rows = 0
-	s.row.Columns = s.row.Columns[:0]
-	var err error
-	switch s.c.mode {
-	case ModeSimple:
-		b, rerr := s.tpl.Render(s.text[:0], args, false)
-		if rerr != nil {
-			return target.Row{}, rerr
-		}
-		s.text = b
-		err = s.c.runText(string(b), &s.row)
-	case ModePrepared:
-		err = s.readRows(s.c.pc.ExecStatement(bg, s.sd, s.encode(args), nil, nil))
-	default:
-		err = s.readRows(s.c.pc.ExecParams(bg, s.sql, s.encode(args), nil, nil, nil))
+	if err := s.queue(args); err != nil {
+		return target.Row{}, err
 	}
-	if err != nil {
-		return target.Row{}, s.c.wrap(ctx, err)
+	res := s.c.keepLast(s.cols)
+	if err := s.c.roundTrip(ctx, res); err != nil {
+		return target.Row{}, err
 	}
-	return s.row, nil
-}
-
-// readRows reads one result into s.row, copying the last row's values.
-func (s *Stmt) readRows(rr *pgconn.ResultReader) error { return readLastRow(rr, &s.row) }
-
-// readLastRow reads one result into row (whose counts the caller has
-// reset), copying the last row's values.
-func readLastRow(rr *pgconn.ResultReader, row *target.Row) error {
-	for rr.NextRow() {
-		row.Rows++
-		vals := rr.Values()
-		if cap(row.Values) < len(vals) {
-			row.Values = make([][]byte, len(vals))
-		}
-		row.Values = row.Values[:len(vals)]
-		for i, v := range vals {
-			if v == nil {
-				row.Values[i] = nil
-				continue
-			}
-			row.Values[i] = append(row.Values[i][:0:0], v...)
-		}
-	}
-	if row.Rows > 0 {
-		for _, f := range rr.FieldDescriptions() {
-			row.Columns = append(row.Columns, f.Name)
-		}
-	}
-	tag, err := rr.Close()
-	if err == nil && row.Rows == 0 {
-		row.Rows = tag.RowsAffected()
-		row.Columns = row.Columns[:0]
-	}
-	return err
-}
-
-// encode writes args as text parameters into reused buffers.
-func (s *Stmt) encode(args []target.Value) [][]byte {
-	if cap(s.vals) < len(args) {
-		s.vals = make([][]byte, len(args))
-		s.bufs = make([][]byte, len(args))
-	}
-	s.vals = s.vals[:len(args)]
-	for i, a := range args {
-		switch {
-		case a.IsNull:
-			s.vals[i] = nil // pgconn sends a nil parameter as NULL
-			continue
-		case a.IsStr && a.Str == nil:
-			s.vals[i] = []byte{} // an empty string, not NULL
-			continue
-		case a.IsStr:
-			s.vals[i] = a.Str
-			continue
-		}
-		s.bufs[i] = strconv.AppendInt(s.bufs[i][:0], a.Int, 10)
-		s.vals[i] = s.bufs[i]
-	}
-	return s.vals
-}
-
-func (s *Stmt) runSimple(ctx context.Context, args []target.Value) (int64, error) {
-	b, err := s.tpl.Render(s.text[:0], args, false)
-	if err != nil {
-		return 0, err
-	}
-	s.text = b
-	mrr := s.c.pc.Exec(bg, string(b))
-	var rows, affected int64
-	for mrr.NextResult() {
-		rr := mrr.ResultReader()
-		for rr.NextRow() {
-			rows++
-		}
-		tag, _ := rr.Close()
-		affected += tag.RowsAffected()
-	}
-	if err := mrr.Close(); err != nil {
-		return rows, s.c.wrap(ctx, err)
-	}
-	if rows == 0 {
-		rows = affected
-	}
-	return rows, nil
+	return res.row, nil
 }
 
 // Close deallocates a prepared statement.

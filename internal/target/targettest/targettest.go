@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,7 +198,7 @@ func Run(t *testing.T, e Engine) {
 		if !ok {
 			t.Skip("the engine has one protocol and no pipeline")
 		}
-		row, err := pc.RunText(ctx, fmt.Sprintf("SELECT 1 AS a; SELECT id AS b, c FROM %s WHERE id IN (2, 3) ORDER BY id", table))
+		row, err := pc.RunText(ctx, fmt.Appendf(nil, "SELECT 1 AS a; SELECT id AS b, c FROM %s WHERE id IN (2, 3) ORDER BY id", table))
 		if err != nil || row.Rows != 2 || len(row.Columns) != 2 || row.Columns[0] != "b" || string(row.Values[0]) != "3" {
 			t.Fatalf("RunText = %d rows, columns %q, values %q, %v; want the last result's last row: b = 3", row.Rows, row.Columns, row.Values, err)
 		}
@@ -476,6 +477,26 @@ func Run(t *testing.T, e Engine) {
 			t.Fatalf("Classify(unknown) = %v", info.Class)
 		}
 	})
+}
+
+// Dial opens the target at raw with open and connects once; the
+// connection is closed when the test ends.
+func Dial(t *testing.T, open target.Opener, raw string, opts target.Options) (target.Target, target.Conn) {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return tg, c
 }
 
 func mustExec(t *testing.T, c target.Conn, sql string) {

@@ -598,7 +598,7 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 	var row target.Row
 	var err error
 	if c.simple {
-		row, err = c.proto.RunText(ctx, string(c.simpleText(cs, cmd)))
+		row, err = c.proto.RunText(ctx, c.simpleText(cs, cmd))
 		if err != nil {
 			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
 // These tests run scripts whose SQL behaves differently in pgbench's -M
@@ -45,19 +46,7 @@ func pgConn(t *testing.T, raw, mode string) target.Conn {
 
 func pgConnDialect(t *testing.T, raw, mode string) (target.Conn, target.Dialect) {
 	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := postgres.Open(context.Background(), u, target.Options{PGMode: mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tg.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	tg, c := targettest.Dial(t, postgres.Open, raw, target.Options{PGMode: mode})
 	return c, tg.Dialect()
 }
 
