@@ -4,7 +4,7 @@
 //
 // Workers never share a lock: each owns a Handle whose mutex is taken only by
 // that worker and, once per tick, by the ticker. Per-worker histograms are
-// sparse (hdrhistogram PackedHistogram) and reset on every tick, so memory
+// sparse (counts by bucket in a small table) and reset on every tick, so memory
 // does not grow with the length of a run or with the spread of latencies;
 // the dense merged histograms exist once per operation.
 package metrics
@@ -64,12 +64,10 @@ const SelfRecorded Op = -1
 // NewHistogram returns an empty dense histogram with the registry's bounds.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowestNS, highestNS, sigFigs) }
 
-func newPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowestNS, highestNS, sigFigs) }
-
 // opCounts is what one worker recorded for one operation since the last tick.
 type opCounts struct {
-	hist    *hdr.PackedHistogram // latency: from the intended start under a rate
-	service *hdr.PackedHistogram // from the actual start; only under a rate
+	hist    sparse  // latency: from the intended start under a rate
+	service *sparse // from the actual start; only under a rate
 	count   int64
 	sumNS   int64
 }
@@ -82,9 +80,22 @@ type Handle struct {
 	errs       map[ErrorKey]int64
 	retries    int64
 	reconnects int64
-	lag        *hdr.PackedHistogram
+	lag        sparse
 	clamped    int64
+	// pending holds the latest Record calls, folded into ops when full
+	// and at each tick. Appending is a store into a line the worker wrote
+	// last time; a table lookup per call was a load that missed the
+	// cache, the server having run on the processor in between.
+	pending []recorded
 }
+
+type recorded struct {
+	op Op
+	ns int64
+}
+
+// pendingMax bounds a worker's pending values (4 KiB).
+const pendingMax = 256
 
 // ErrorKey identifies a class of errors: its class name and code.
 type ErrorKey struct {
@@ -108,10 +119,7 @@ func (o *opCounts) record(d time.Duration, h *Handle) {
 	if over {
 		h.clamped++
 	}
-	if o.hist == nil {
-		o.hist = newPacked()
-	}
-	_ = o.hist.RecordValue(v) // v is within bounds, so this cannot fail
+	o.hist.record(v)
 	o.count++
 	o.sumNS += v
 }
@@ -119,8 +127,19 @@ func (o *opCounts) record(d time.Duration, h *Handle) {
 // Record adds one completed operation with its latency.
 func (h *Handle) Record(op Op, d time.Duration) {
 	h.mu.Lock()
-	h.ops[op].record(d, h)
+	h.pending = append(h.pending, recorded{op, int64(d)})
+	if len(h.pending) == pendingMax {
+		h.fold()
+	}
 	h.mu.Unlock()
+}
+
+// fold records the pending values; h.mu is held.
+func (h *Handle) fold() {
+	for _, r := range h.pending {
+		h.ops[r.op].record(time.Duration(r.ns), h)
+	}
+	h.pending = h.pending[:0]
 }
 
 // RecordScheduled adds one completed operation run under a rate schedule:
@@ -131,15 +150,12 @@ func (h *Handle) RecordScheduled(op Op, latency, service, lag time.Duration) {
 	o := &h.ops[op]
 	o.record(latency, h)
 	if o.service == nil {
-		o.service = newPacked()
+		o.service = &sparse{}
 	}
 	v, _ := clampNS(service)
-	_ = o.service.RecordValue(v)
-	if h.lag == nil {
-		h.lag = newPacked()
-	}
+	o.service.record(v)
 	v, _ = clampNS(lag)
-	_ = h.lag.RecordValue(v)
+	h.lag.record(v)
 	h.mu.Unlock()
 }
 
@@ -204,7 +220,7 @@ func (r *Registry) OpByName(name string) (Op, bool) {
 
 // NewHandle returns a fresh handle for one worker.
 func (r *Registry) NewHandle() *Handle {
-	h := &Handle{ops: make([]opCounts, len(r.specs))}
+	h := &Handle{ops: make([]opCounts, len(r.specs)), pending: make([]recorded, 0, pendingMax)}
 	r.mu.Lock()
 	r.handles = append(r.handles, h)
 	r.mu.Unlock()
@@ -286,6 +302,7 @@ func (t *Totals) add(u *Totals) {
 func (t *Totals) drain(h *Handle) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.fold()
 	for i := range h.ops {
 		src, dst := &h.ops[i], &t.Ops[i]
 		if src.count == 0 {
@@ -293,14 +310,12 @@ func (t *Totals) drain(h *Handle) {
 		}
 		dst.Count += src.count
 		dst.SumNS += src.sumNS
-		src.hist.MergeInto(dst.Hist)
-		src.hist.Reset()
+		src.hist.mergeInto(dst.Hist)
 		if src.service != nil {
 			if dst.Service == nil {
 				dst.Service = NewHistogram()
 			}
-			src.service.MergeInto(dst.Service)
-			src.service.Reset()
+			src.service.mergeInto(dst.Service)
 		}
 		src.count, src.sumNS = 0, 0
 	}
@@ -312,12 +327,11 @@ func (t *Totals) drain(h *Handle) {
 	t.Reconnects += h.reconnects
 	t.Clamped += h.clamped
 	h.retries, h.reconnects, h.clamped = 0, 0, 0
-	if h.lag != nil && h.lag.TotalCount() > 0 {
+	if h.lag.total > 0 {
 		if t.Lag == nil {
 			t.Lag = NewHistogram()
 		}
-		h.lag.MergeInto(t.Lag)
-		h.lag.Reset()
+		h.lag.mergeInto(t.Lag)
 	}
 }
 
