@@ -299,7 +299,10 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	if rate > 0 {
 		sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
 	}
-	var done int64
+	var (
+		done  int64
+		clock workload.Clock // shared with a worker that reads the time itself
+	)
 	for events == 0 || done < events {
 		if ctx.Err() != nil {
 			return nil
@@ -330,6 +333,11 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 		if sched == nil {
 			intended = began
 		}
+		cs, shared := w.(workload.ClockSharer)
+		if shared {
+			clock.Now = began
+			cs.ShareClock(&clock)
+		}
 		a := r.event(ctx, id, h, &conn, &w)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
 			return nil
@@ -347,7 +355,10 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 			}
 			continue
 		}
-		end := time.Now()
+		end := clock.Now
+		if !shared || !end.After(began) {
+			end = time.Now()
+		}
 		if a.op == metrics.SelfRecorded {
 			done++
 			continue

@@ -59,6 +59,19 @@ type EventObserver interface {
 	Observe(e EventInfo)
 }
 
+// Clock carries the last time a worker read the clock, so the runner need
+// not read it again where an event starts and ends: that was two of five
+// reads in a pgbench transaction, each one a cache miss in the kernel's
+// clock page after the server ran. The runner sets Now to the event's
+// start; a worker that times its steps leaves in it the end of its last
+// step, or the zero time when it cannot say.
+type Clock struct{ Now time.Time }
+
+// ClockSharer is a Worker that shares its clock reads through c.
+type ClockSharer interface {
+	ShareClock(c *Clock)
+}
+
 // Reporter adds a workload's own figures to the result before it is kept,
 // and its own lines after the summary.
 type Reporter interface {

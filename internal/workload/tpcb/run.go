@@ -346,15 +346,40 @@ func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *
 	return wk, nil
 }
 
-// recorder times each command into its operation.
+// recorder times each command into its operation and shares the times
+// it reads with the runner.
 type recorder struct {
-	h   *metrics.Handle
-	ops []metrics.Op
+	h     *metrics.Handle
+	ops   []metrics.Op
+	clock *workload.Clock
 }
 
-func (r *recorder) Command(i int, d time.Duration) {
+func (r *recorder) Begin() time.Time {
+	if r.clock != nil && !r.clock.Now.IsZero() {
+		return r.clock.Now
+	}
+	return time.Now()
+}
+
+func (r *recorder) Command(i int, end time.Time, d time.Duration) {
 	if op := r.ops[i]; op >= 0 {
 		r.h.Record(op, d)
+	}
+	if r.clock != nil {
+		r.clock.Now = end
+	}
+}
+
+// ShareClock shares the recorder's clock reads with the runner
+// (workload.ClockSharer).
+func (wk *worker) ShareClock(c *workload.Clock) { wk.rec.clock = c }
+
+// freshClock makes the next command read the clock itself: after a
+// failure (a retry must not count the rollback in its first command) or a
+// connection made for the transaction.
+func (wk *worker) freshClock() {
+	if wk.rec.clock != nil {
+		wk.rec.clock.Now = time.Time{}
 	}
 }
 
@@ -391,11 +416,15 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 			if err := wk.reconnect(ctx); err != nil {
 				return wk.rs.scripts[wk.cur].op, err
 			}
+			wk.freshClock()
 		}
 	}
 	e := wk.rs.scripts[wk.cur]
 	wk.rec.ops = e.cmdOps
 	err := wk.client.Run(ctx, e.s, &wk.rec)
+	if err != nil {
+		wk.freshClock()
+	}
 	return e.op, err
 }
 

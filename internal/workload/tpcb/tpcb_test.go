@@ -411,3 +411,38 @@ func TestServerSideGeneration(t *testing.T) {
 		})
 	}
 }
+
+// TestTransactionTimeCoversItsCommands: the runner takes a transaction's
+// start and end from the clock reads of its commands; the transaction's
+// latency must still cover every command, and the commands' latencies
+// add up to it.
+func TestTransactionTimeCoversItsCommands(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "c.db")
+	must(t, "prepare", "tpcb", "--target", tg, "-q", "-s", "1")
+	script := filepath.Join(dir, "sleepy.sql")
+	if err := os.WriteFile(script, []byte("\\sleep 20 ms\nSELECT 1;\n\\sleep 10 ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "r.json")
+	must(t, "run", "tpcb", "--target", tg, "-f", script, "-r", "-c", "2", "-t", "5", "-n", "--json", js, "--no-store", "-q")
+	r := readResult(t, js)
+	var tx, sum float64
+	for _, o := range r.Summary.Ops {
+		switch {
+		case strings.HasPrefix(o.Name, "script:"):
+			tx = o.Latency.MeanMS
+		case o.Count != 10:
+			t.Fatalf("%s ran %d times, want 10", o.Name, o.Count)
+		default:
+			sum += o.Latency.MeanMS
+		}
+	}
+	if tx < 30 || tx > 30+20 {
+		t.Fatalf("transaction mean %.3f ms for 30 ms of sleep", tx)
+	}
+	// The histograms keep three significant digits: 0.1% either way.
+	if d := tx - sum; d < -0.001*tx || d > 1 {
+		t.Fatalf("transaction mean %.3f ms, its commands' means add up to %.3f ms", tx, sum)
+	}
+}

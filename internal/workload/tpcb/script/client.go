@@ -54,9 +54,12 @@ func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
 }
 
 // Recorder receives the time each executed command took, by its index in
-// the script, for per-command reports (-r).
+// the script, for per-command reports (-r). Begin is when the first
+// command starts, a time the caller may already hold; end is when
+// command i ended.
 type Recorder interface {
-	Command(i int, d time.Duration)
+	Begin() time.Time
+	Command(i int, end time.Time, d time.Duration)
 }
 
 // variable is one client variable. Its value is known by its text (from
@@ -256,7 +259,10 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 	cs := c.script(s)
 	c.save()
 	c.inPipe = false
-	last := time.Now()
+	var last time.Time
+	if rec != nil {
+		last = rec.Begin()
+	}
 	for pc := 0; pc < len(s.Commands); {
 		cmd := s.Commands[pc]
 		c.cmdIdx = pc
@@ -267,7 +273,7 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		}
 		if rec != nil {
 			now := time.Now()
-			rec.Command(pc, now.Sub(last))
+			rec.Command(pc, now, now.Sub(last))
 			last = now
 		}
 		pc = next

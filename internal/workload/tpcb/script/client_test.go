@@ -117,7 +117,8 @@ func query(t *testing.T, c target.Conn, sql string) string {
 
 type counts map[int]int
 
-func (c counts) Command(i int, _ time.Duration) { c[i]++ }
+func (c counts) Begin() time.Time                            { return time.Now() }
+func (c counts) Command(i int, _ time.Time, _ time.Duration) { c[i]++ }
 
 // TestClientOnEngines runs builtin and custom scripts on every engine and
 // checks what they did to the tables and to the variables.
