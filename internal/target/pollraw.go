@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -50,8 +51,10 @@ type pollConn struct {
 	readFn  func(fd uintptr) bool
 	writeFn func(fd uintptr) bool
 	// A read and a write may run at once (pgconn reads in the background
-	// while a long write is stuck), so each has its own.
-	rd, wr rawOp
+	// while a long write is stuck), so each has its own state; two reads,
+	// or two writes, take turns, as net.Conn allows them at once.
+	rdMu, wrMu sync.Mutex
+	rd, wr     rawOp
 }
 
 // rawOp is one read's or write's buffer, progress and error.
@@ -71,10 +74,12 @@ func (c *pollConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	c.rdMu.Lock()
 	c.rd = rawOp{buf: b}
 	err := c.rc.Read(c.readFn)
 	n, errno := c.rd.n, c.rd.errno
 	c.rd.buf = nil
+	c.rdMu.Unlock()
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -97,10 +102,12 @@ func (c *pollConn) readRaw(fd uintptr) bool {
 }
 
 func (c *pollConn) Write(b []byte) (int, error) {
+	c.wrMu.Lock()
 	c.wr = rawOp{buf: b}
 	err := c.rc.Write(c.writeFn)
 	written, errno := c.wr.n, c.wr.errno
 	c.wr.buf = nil
+	c.wrMu.Unlock()
 	switch {
 	case err != nil:
 		return written, c.opError("write", err)

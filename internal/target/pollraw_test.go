@@ -1,10 +1,13 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,5 +55,51 @@ func TestPollConn(t *testing.T) {
 				t.Fatalf("read after the server hung up: %v, want io.EOF", err)
 			}
 		})
+	}
+}
+
+// TestPollConnConcurrentReads: net.Conn allows reads (and writes) from
+// several goroutines at once, as pgconn does when it drains a connection
+// it is closing; each gets its own bytes, none is lost or read twice.
+func TestPollConnConcurrentReads(t *testing.T) {
+	const total = 4 << 20
+	c, err := DialPoll(context.Background(), "unix", listen(t, "unix", echo(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	for range 4 { // writers: total bytes of ones
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Write(bytes.Repeat([]byte{1}, total/4)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	var got atomic.Int64
+	for range 4 { // readers: sum what comes back
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 1000)
+			for got.Load() < total {
+				_ = c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+				n, err := c.Read(buf)
+				for _, b := range buf[:n] {
+					got.Add(int64(b))
+				}
+				var ne net.Error
+				if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got.Load() != total {
+		t.Fatalf("read back %d bytes' worth, want %d", got.Load(), total)
 	}
 }
