@@ -394,8 +394,8 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 
 // Close deallocates a prepared statement.
 func (s *Stmt) Close() error {
-	if s.sd == nil || s.c.closed {
-		return nil
+	if s.sd == nil || s.c.closed || s.c.w.broken != nil {
+		return nil // a lost connection takes its statements with it
 	}
 	err := s.c.pc.Deallocate(bg, s.sd.Name)
 	s.sd = nil

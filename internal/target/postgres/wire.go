@@ -35,6 +35,7 @@ type wire struct {
 
 const (
 	wireReadSize = 16 << 10
+	wireKeepSize = 256 << 10 // a larger read buffer is given back after its answer
 	// wireMaxMessage bounds the buffer a message may ask for: the server
 	// never sends more than 1 GB in one field.
 	wireMaxMessage = 1<<30 + 1<<20
@@ -230,6 +231,9 @@ func (w *wire) read(res *results) error {
 		}
 		switch t {
 		case 'Z': // ReadyForQuery
+			if len(w.in) > wireKeepSize && w.r == w.w {
+				w.in, w.r, w.w = make([]byte, wireReadSize), 0, 0 // give back a large answer's room
+			}
 			return first
 		case 'T': // RowDescription
 			w.startResult(res)
@@ -359,6 +363,9 @@ func keepRow(row *target.Row, body []byte) error {
 		}
 		// A value of the last row must stay non-nil even when empty:
 		// nil is NULL.
+		if cap(row.Values[i]) > wireKeepSize {
+			row.Values[i] = nil // do not keep a large value's room
+		}
 		row.Values[i] = append(row.Values[i][:0], body[:size]...)
 		if row.Values[i] == nil {
 			row.Values[i] = []byte{}
