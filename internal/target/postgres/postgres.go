@@ -334,8 +334,8 @@ type Stmt struct {
 	text []byte           // simple mode's reused SQL text
 }
 
-// queue queues one execution of the statement with args; describe asks
-// for the columns when the server would not otherwise send them.
+// queue queues one execution of the statement with args in the
+// connection's mode.
 func (s *Stmt) queue(args []target.Value) error {
 	w := s.c.w
 	switch s.c.mode {

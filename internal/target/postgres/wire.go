@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -89,33 +90,12 @@ func (w *wire) bind(name string, args []target.Value) {
 		default:
 			lat := len(w.out)
 			w.out = append(w.out, 0, 0, 0, 0)
-			w.out = appendInt(w.out, a.Int)
+			w.out = strconv.AppendInt(w.out, a.Int, 10)
 			binary.BigEndian.PutUint32(w.out[lat:], uint32(len(w.out)-lat-4))
 		}
 	}
 	w.out = append(w.out, 0, 0) // result formats: all text
 	w.end(at)
-}
-
-func appendInt(b []byte, v int64) []byte {
-	if v >= 0 && v < 10 {
-		return append(b, byte('0'+v))
-	}
-	var tmp [20]byte
-	i := len(tmp)
-	u := uint64(v)
-	if v < 0 {
-		u = uint64(-v)
-	}
-	for u > 0 {
-		i--
-		tmp[i] = byte('0' + u%10)
-		u /= 10
-	}
-	if v < 0 {
-		b = append(b, '-')
-	}
-	return append(b, tmp[i:]...)
 }
 
 // describePortal asks for the unnamed portal's columns, as libpq does for
@@ -376,7 +356,8 @@ func keepRow(row *target.Row, body []byte) error {
 }
 
 // rowsAffected is the number at the end of a command tag ("UPDATE 1",
-// "INSERT 0 1", "SELECT 5"), 0 when there is none.
+// "INSERT 0 1", "SELECT 5"), 0 when there is none: pgconn's
+// CommandTag.RowsAffected, read from the message without making a string.
 func rowsAffected(tag []byte) int64 {
 	if len(tag) > 0 && tag[len(tag)-1] == 0 {
 		tag = tag[:len(tag)-1]
