@@ -1,0 +1,194 @@
+package mux_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/mux"
+)
+
+func socketPair(t *testing.T) (int, int) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	return fds[0], fds[1]
+}
+
+// readByte waits in the task until one byte can be read from fd.
+func readByte(ctx context.Context, fd int) (byte, error) {
+	var b [1]byte
+	for {
+		n, err := unix.Read(fd, b[:])
+		if n == 1 {
+			return b[0], nil
+		}
+		if err != unix.EAGAIN {
+			return 0, err
+		}
+		if err := mux.From(ctx).WaitFD(ctx, fd, false); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// Two tasks of one loop play ping-pong over a socket pair: each waits for
+// the other's byte, which only works if a wait hands the thread over. All
+// of it runs on one OS thread.
+func TestTasksShareOneThreadAndWaitForSockets(t *testing.T) {
+	a, b := socketPair(t)
+	var l mux.Loop
+	const rounds = 1000
+	var tids sync.Map
+	var got [2]int
+	play := func(me, fd int, serve bool) func(context.Context) {
+		return func(ctx context.Context) {
+			tids.Store(unix.Gettid(), true)
+			if mux.From(ctx) == nil {
+				t.Error("From finds no task in the task's context")
+				return
+			}
+			if serve {
+				if _, err := unix.Write(fd, []byte{0}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			for i := 0; i < rounds; i++ {
+				v, err := readByte(ctx, fd)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[me]++
+				if serve && i == rounds-1 {
+					return
+				}
+				if _, err := unix.Write(fd, []byte{v + 1}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}
+	l.Add(play(0, a, true))
+	l.Add(play(1, b, false))
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != rounds || got[1] != rounds {
+		t.Fatalf("bytes received: %v, want %d each", got, rounds)
+	}
+	n := 0
+	tids.Range(func(any, any) bool { n++; return true })
+	if n != 1 {
+		t.Fatalf("tasks ran on %d threads, want 1", n)
+	}
+}
+
+// Sleeps end in time order and no earlier than asked, even when another
+// task's socket wakes the loop meanwhile.
+func TestSleepsEndOnTimeWhileSocketsAreBusy(t *testing.T) {
+	a, b := socketPair(t)
+	var l mux.Loop
+	var mu sync.Mutex
+	var order []time.Duration
+	start := time.Now()
+	for _, d := range []time.Duration{60 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond} {
+		l.Add(func(ctx context.Context) {
+			if err := mux.Sleep(ctx, d); err != nil {
+				t.Error(err)
+			}
+			if el := time.Since(start); el < d {
+				t.Errorf("a %v sleep ended after %v", d, el)
+			}
+			mu.Lock()
+			order = append(order, d)
+			mu.Unlock()
+		})
+	}
+	// A busy neighbour: bytes arrive every millisecond for 80 ms.
+	go func() {
+		for i := 0; i < 80; i++ {
+			time.Sleep(time.Millisecond)
+			unix.Write(b, []byte{1})
+		}
+		unix.Write(b, []byte{0})
+	}()
+	l.Add(func(ctx context.Context) {
+		for {
+			v, err := readByte(ctx, a)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if v == 0 {
+				return
+			}
+		}
+	})
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 60 * time.Millisecond}
+	if len(order) != 3 || order[0] != want[0] || order[1] != want[1] || order[2] != want[2] {
+		t.Fatalf("sleeps ended in order %v, want %v", order, want)
+	}
+}
+
+// When the loop's context ends, tasks waiting for silent sockets and long
+// sleeps get its error at once; a wait on a derived context ends with it.
+func TestWaitsEndWithTheirContext(t *testing.T) {
+	a, _ := socketPair(t)
+	c, _ := socketPair(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var l mux.Loop
+	errs := make([]error, 3)
+	l.Add(func(ctx context.Context) { _, errs[0] = readByte(ctx, a) })
+	l.Add(func(ctx context.Context) { errs[1] = mux.Sleep(ctx, time.Hour) })
+	var derived time.Duration
+	l.Add(func(ctx context.Context) {
+		dctx, dcancel := context.WithTimeout(ctx, 30*time.Millisecond)
+		defer dcancel()
+		s := time.Now()
+		_, errs[2] = readByte(dctx, c)
+		derived = time.Since(s)
+	})
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	if err := l.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("the loop took %v to end after its context did", el)
+	}
+	if !errors.Is(errs[0], context.Canceled) || !errors.Is(errs[1], context.Canceled) {
+		t.Fatalf("waits ended with %v and %v, want context.Canceled", errs[0], errs[1])
+	}
+	if !errors.Is(errs[2], context.DeadlineExceeded) || derived > 150*time.Millisecond {
+		t.Fatalf("the derived context's wait ended with %v after %v, want its deadline after 30 ms", errs[2], derived)
+	}
+}
+
+// Sleep outside a loop is an ordinary sleep.
+func TestSleepWithoutALoop(t *testing.T) {
+	start := time.Now()
+	if err := mux.Sleep(context.Background(), 20*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 20*time.Millisecond {
+		t.Fatalf("slept %v", el)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := mux.Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sleep on an ended context: %v", err)
+	}
+}
