@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
@@ -39,6 +40,11 @@ type Config struct {
 	// SkipLate and CountFailed are the workload's RunHints.
 	SkipLate    time.Duration
 	CountFailed bool
+	// Jobs, when positive, serves the workers from this many threads,
+	// each a loop waiting for all its workers' connections at once, as
+	// pgbench's -j threads do, where the target's connections allow it
+	// (target.Multiplexes); otherwise every worker is a goroutine.
+	Jobs int
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
@@ -94,7 +100,19 @@ var ErrInterrupted = errors.New("interrupted")
 // Run drives the load until a limit is reached, ctx is cancelled or a fatal
 // error occurs. It always returns an outcome with what was measured.
 func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
-	if load.SyscallBound || target.HoldsProcessor(tg) {
+	jobs := 0
+	if cfg.Jobs > 0 && target.Multiplexes(tg) {
+		jobs = min(cfg.Jobs, cfg.Threads)
+	}
+	if jobs > 0 {
+		// A loop keeps its processor while it waits (mux.Loop.poll);
+		// the rest of the program needs one of its own.
+		prev := runtime.GOMAXPROCS(0)
+		if want := jobs + 2; want > prev {
+			runtime.GOMAXPROCS(want)
+			defer runtime.GOMAXPROCS(prev)
+		}
+	} else if load.SyscallBound || target.HoldsProcessor(tg) {
 		// With fewer processors than workers, a worker back from a system
 		// call waits until the scheduler's monitor takes a processor from
 		// one still blocked (it looks every 20 µs to 10 ms): sequential
@@ -127,14 +145,36 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 
 	var wg sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
-	for i := 0; i < cfg.Threads; i++ {
+	work := func(ctx context.Context, id int) {
+		if err := r.worker(ctx, id, perWorker[id], start); err != nil {
+			cancel(err)
+		}
+	}
+	if jobs == 0 {
+		for i := 0; i < cfg.Threads; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); work(wctx, i) }()
+		}
+	}
+	for j, first := 0, 0; j < jobs; j++ {
+		// pgbench's split: job j serves a contiguous range of clients,
+		// the first Threads%jobs of them one more.
+		n := cfg.Threads / jobs
+		if j < cfg.Threads%jobs {
+			n++
+		}
+		var l mux.Loop
+		for id := first; id < first+n; id++ {
+			l.Add(func(ctx context.Context) { work(ctx, id) })
+		}
+		first += n
 		wg.Add(1)
-		go func(id int) {
+		go func() {
 			defer wg.Done()
-			if err := r.worker(wctx, id, perWorker[id], start); err != nil {
+			if err := l.Run(wctx); err != nil {
 				cancel(err)
 			}
-		}(i)
+		}()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -320,12 +360,8 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 				}
 			}
 			if d := time.Until(intended); d > 0 {
-				t := time.NewTimer(d)
-				select {
-				case <-ctx.Done():
-					t.Stop()
+				if mux.Sleep(ctx, d) != nil {
 					return nil
-				case <-t.C:
 				}
 			}
 		}
@@ -460,10 +496,8 @@ func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool
 		if !again || ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, nil, err
 		}
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-time.After(backoff):
+		if err := mux.Sleep(ctx, backoff); err != nil {
+			return nil, nil, err
 		}
 		backoff = min(backoff*2, time.Second)
 	}

@@ -5,13 +5,19 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // TestServerGoneEndsTheRunInBoundedTime closes a database to new
@@ -83,3 +89,69 @@ func open(t *testing.T, raw string) target.Target {
 	}
 	return tg
 }
+
+// TestJobsServeTheirWorkersFromOneThreadEach: with Jobs on a target whose
+// connections can wait in a loop, every worker runs in a mux task and
+// job j's workers (pgbench's contiguous split, the first ones one more)
+// share one OS thread; with SQLite, whose statements cannot, each worker
+// is a goroutine of its own.
+func TestJobsServeTheirWorkersFromOneThreadEach(t *testing.T) {
+	raw := os.Getenv("DBMARK_TEST_POSTGRES")
+	if raw == "" {
+		t.Skip("DBMARK_TEST_POSTGRES not set (make test starts the servers)")
+	}
+	const threads, jobs = 5, 2
+	var mu sync.Mutex
+	tids := map[int]map[int]bool{} // worker -> threads it ran on
+	inTask := map[int]bool{}
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				if err := conn.Exec(ctx, "SELECT 1"); err != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if tids[id] == nil {
+					tids[id] = map[int]bool{}
+				}
+				tids[id][unix.Gettid()] = true
+				inTask[id] = mux.From(ctx) != nil
+				return nil
+			}), nil
+		},
+	}
+	cfg := runner.Config{Threads: threads, Jobs: jobs, Events: 500, MaxTries: 1, Percentiles: []float64{50}}
+	out := runner.Run(context.Background(), cfg, open(t, raw), load, nil, quiet)
+	if out.Err != nil || out.Summary.Events != 500 {
+		t.Fatalf("run: %v, %d events", out.Err, out.Summary.Events)
+	}
+	thread := map[int]int{} // worker -> its one thread
+	for id := 0; id < threads; id++ {
+		if len(tids[id]) != 1 || !inTask[id] {
+			t.Fatalf("worker %d ran on threads %v, in a task: %v; want one thread, in a task", id, tids[id], inTask[id])
+		}
+		for tid := range tids[id] {
+			thread[id] = tid
+		}
+	}
+	// Workers 0-2 are job 0's, 3-4 job 1's.
+	if thread[0] != thread[1] || thread[1] != thread[2] || thread[3] != thread[4] || thread[0] == thread[3] {
+		t.Fatalf("workers' threads %v: want 0-2 on one, 3-4 on another", thread)
+	}
+
+	clear(inTask)
+	out = runner.Run(context.Background(), runner.Config{Threads: 2, Jobs: 1, Events: 20, MaxTries: 1, Percentiles: []float64{50}}, counterTable(t, ""), load, nil, quiet)
+	if out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if inTask[0] || inTask[1] {
+		t.Fatal("SQLite's workers ran in mux tasks")
+	}
+}
+
+type workerFunc func(ctx context.Context) error
+
+func (f workerFunc) Event(ctx context.Context, retry bool) (metrics.Op, error) { return 0, f(ctx) }
+func (f workerFunc) Close() error                                              { return nil }

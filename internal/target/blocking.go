@@ -190,25 +190,37 @@ func (c *blockingConn) Read(b []byte) (int, error) {
 }
 
 func (c *blockingConn) Write(b []byte) (int, error) {
+	return c.writeAll(b, c.waitWritable)
+}
+
+// writeAll writes all of b, calling wait while the socket's buffer is
+// full (the server is busy reading).
+func (c *blockingConn) writeAll(b []byte, wait func() error) (int, error) {
 	written := 0
 	for written < len(b) {
 		n, errno := rawIO(unix.SYS_SENDTO, c.fd, b[written:])
 		switch errno {
 		case 0:
 			written += n
-			continue
 		case unix.EINTR:
-			continue
 		case unix.EAGAIN:
-			// The socket's buffer is full: the server is busy reading.
-			if errno = waitSys(&c.writeFd, unix.POLLOUT); errno == 0 {
-				continue
+			if err := wait(); err != nil {
+				return written, err
 			}
+		default:
+			_, err := c.result(0, errno, "write")
+			return written, err
 		}
-		_, err := c.result(0, errno, "write")
-		return written, err
 	}
 	return written, nil
+}
+
+func (c *blockingConn) waitWritable() error {
+	if errno := waitSys(&c.writeFd, unix.POLLOUT); errno != 0 {
+		_, err := c.result(0, errno, "write")
+		return err
+	}
+	return nil
 }
 
 // waitRead waits until the socket has something to read (or is closed).

@@ -172,6 +172,18 @@ func HoldsProcessor(tg Target) bool {
 	return ok && h.HoldsProcessor()
 }
 
+// Multiplexer is a target whose connections can wait for the server in
+// a mux task (target.TaskConn), so that one thread serves many of them.
+type Multiplexer interface {
+	Multiplexes() bool
+}
+
+// Multiplexes says whether tg's connections can share a thread's loop.
+func Multiplexes(tg Target) bool {
+	m, ok := tg.(Multiplexer)
+	return ok && m.Multiplexes()
+}
+
 // NetIO modes.
 const (
 	NetIOBlocking = "blocking"

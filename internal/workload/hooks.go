@@ -21,6 +21,9 @@ type RunHints struct {
 	// CountFailed makes failed and skipped events count toward the event
 	// limit, as pgbench's -t counts them.
 	CountFailed bool
+	// Jobs serves the workers from this many threads where the target
+	// allows it (runner.Config.Jobs); 0: a goroutine per worker.
+	Jobs int
 }
 
 // RunAdjuster settles options that depend on each other after parsing

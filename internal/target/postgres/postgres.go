@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -80,6 +81,10 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 // system calls (target.ProcessorHolder).
 func (t *Target) HoldsProcessor() bool { return t.netIO == target.NetIOBlocking }
 
+// Multiplexes: statements can wait in a mux task (connections opened in
+// one are made for it, see Connect).
+func (t *Target) Multiplexes() bool { return true }
+
 func (t *Target) Kind() string                        { return "postgres" }
 func (t *Target) Redacted() string                    { return t.redacted }
 func (t *Target) Dialect() target.Dialect             { return dialect{} }
@@ -90,7 +95,13 @@ func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 func (t *Target) Mode() string { return t.mode }
 
 func (t *Target) connectRaw(ctx context.Context) (*pgconn.PgConn, error) {
-	pc, err := pgconn.ConnectConfig(ctx, t.cfg.Copy())
+	cfg := t.cfg.Copy()
+	if mux.From(ctx) != nil {
+		// A task's connection must stay out of Go's poller
+		// (target.TaskConn); its statements wait in the task's loop.
+		cfg.DialFunc = target.DialBlocking
+	}
+	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(t.cfg, err)
 	}
@@ -222,6 +233,7 @@ func newConn(pc *pgconn.PgConn, mode string) *Conn {
 
 // roundTrip sends what is queued and reads the answers into res.
 func (c *Conn) roundTrip(ctx context.Context, res *results) error {
+	c.w.use(ctx)
 	err := c.w.flush()
 	if err == nil {
 		err = c.w.read(res)

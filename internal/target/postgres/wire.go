@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -26,7 +28,14 @@ import (
 // pgbench's select-only script. Here a request is one buffer and one
 // write, and answers are parsed in place from one read buffer.
 type wire struct {
-	conn   net.Conn
+	conn net.Conn
+	// In a mux task the request waits in the task's loop (one thread's
+	// poll over its connections) instead of in Go's poller: tc is the
+	// connection's task-aware I/O, if it has one, and task the task of
+	// ctx, the context of the request in flight.
+	tc     target.TaskConn
+	task   *mux.Task
+	ctx    context.Context
 	out    []byte
 	in     []byte // in[r:w] is read and not yet parsed
 	r, w   int
@@ -43,7 +52,31 @@ const (
 )
 
 func newWire(conn net.Conn) *wire {
-	return &wire{conn: conn, in: make([]byte, wireReadSize)}
+	w := &wire{conn: conn, in: make([]byte, wireReadSize)}
+	w.tc, _ = conn.(target.TaskConn)
+	return w
+}
+
+// use makes ctx the context of the next request. A worker passes the same
+// one every time, so the task is looked up once.
+func (w *wire) use(ctx context.Context) {
+	if w.tc != nil && ctx != w.ctx {
+		w.ctx, w.task = ctx, mux.From(ctx)
+	}
+}
+
+func (w *wire) write(b []byte) (int, error) {
+	if w.task != nil {
+		return w.tc.WriteWait(w.ctx, w.task, b)
+	}
+	return w.conn.Write(b)
+}
+
+func (w *wire) readSome(b []byte) (int, error) {
+	if w.task != nil {
+		return w.tc.ReadWait(w.ctx, w.task, b)
+	}
+	return w.conn.Read(b)
 }
 
 // begin starts a message of type t in the output buffer and returns where
@@ -122,7 +155,7 @@ func (w *wire) flush() error {
 		w.out = w.out[:0]
 		return w.broken
 	}
-	_, err := w.conn.Write(w.out)
+	_, err := w.write(w.out)
 	w.out = w.out[:0]
 	if err != nil {
 		return w.fail(err)
@@ -156,7 +189,7 @@ func (w *wire) next() (byte, []byte, error) {
 		} else {
 			w.room(5)
 		}
-		k, err := w.conn.Read(w.in[w.w:])
+		k, err := w.readSome(w.in[w.w:])
 		w.w += k
 		if err != nil && k == 0 {
 			if errors.Is(err, io.EOF) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -429,14 +430,7 @@ func (c *Client) sleep(ctx context.Context, cs *clientScript, pc int, cmd *Comma
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return mux.Sleep(ctx, d)
 }
 
 // shell runs \shell or \setshell through /bin/sh, as pgbench's system()
