@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -31,7 +32,8 @@ type Loop struct {
 	wakeFd  int      // an eventfd other goroutines write to wake the loop
 	ctx     context.Context
 	live    int
-	base    time.Time // the loop's clock counts from here
+	base    time.Time            // the loop's clock counts from here
+	running atomic.Pointer[Task] // the task on the thread now, if any
 }
 
 // waiter is one suspended wait; a task resumed for another reason and
@@ -70,6 +72,11 @@ const (
 
 // ErrClosed is returned by a wait whose loop has ended.
 var ErrClosed = errors.New("mux: loop ended")
+
+// ErrNotInTask is returned by a wait called from outside its task's own
+// goroutine (a driver's helper goroutine reading the connection), which
+// must not suspend the task.
+var ErrNotInTask = errors.New("mux: wait from outside the task")
 
 type taskKey struct{}
 
@@ -155,7 +162,10 @@ func (t *Task) body(yield func(struct{}) bool) {
 // resume runs t until it waits again or returns.
 func (l *Loop) resume(t *Task, why wakeReason) {
 	t.woke = why
-	if _, ok := t.next(); !ok {
+	l.running.Store(t)
+	_, ok := t.next()
+	l.running.Store(nil)
+	if !ok {
 		t.fd, t.until = -1, 0
 		l.live--
 	}
@@ -222,6 +232,9 @@ func (l *Loop) wake() {
 	_, _ = unix.Write(l.wakeFd, one[:])
 }
 
+// Context is the context the task's function was given.
+func (t *Task) Context() context.Context { return t.ctx }
+
 // WaitFD suspends the task until fd is readable (or writable, with
 // write), or until ctx ends.
 func (t *Task) WaitFD(ctx context.Context, fd int, write bool) error {
@@ -241,6 +254,9 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (t *Task) wait(ctx context.Context, fd int, events int16, until int64) error {
+	if t.l.running.Load() != t {
+		return ErrNotInTask
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -192,3 +192,32 @@ func TestSleepWithoutALoop(t *testing.T) {
 		t.Fatalf("Sleep on an ended context: %v", err)
 	}
 }
+
+// A wait called from another goroutine while the task is suspended (a
+// driver's helper reading the task's connection) fails instead of
+// suspending the task from the wrong goroutine.
+func TestWaitFromOutsideTheTaskFails(t *testing.T) {
+	a, b := socketPair(t)
+	var l mux.Loop
+	var outside error
+	l.Add(func(ctx context.Context) {
+		task := mux.From(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(20 * time.Millisecond) // the task is waiting by then
+			outside = task.WaitFD(ctx, a, false)
+			unix.Write(b, []byte{1})
+		}()
+		if _, err := readByte(ctx, a); err != nil {
+			t.Error(err)
+		}
+		<-done
+	})
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(outside, mux.ErrNotInTask) {
+		t.Fatalf("a wait from another goroutine returned %v, want ErrNotInTask", outside)
+	}
+}
