@@ -23,28 +23,34 @@ type TaskConn interface {
 }
 
 // ReadWait reads once what the server sent, waiting in t while there is
-// nothing.
+// nothing. Like Read it waits first, as an answer is mostly not there yet
+// when asked for, unless the last read filled the caller's buffer.
 func (c *blockingConn) ReadWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	wait := !c.full
 	for {
-		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
-		switch errno {
-		case 0:
-			return c.result(n, nil, "read")
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
+		if wait {
 			if c.interrupted.Load() {
 				return c.result(0, nil, "read")
 			}
 			if err := t.WaitFD(ctx, c.fd, false); err != nil {
 				return 0, &net.OpError{Op: "read", Net: c.network, Err: err}
 			}
-			continue
 		}
-		return c.result(0, errno, "read")
+		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
+		switch errno {
+		case 0:
+			c.full = n == len(b)
+			return c.result(n, nil, "read")
+		case unix.EINTR:
+			wait = false
+		case unix.EAGAIN:
+			wait = true
+		default:
+			return c.result(0, errno, "read")
+		}
 	}
 }
 
@@ -60,35 +66,4 @@ func (c *blockingConn) WriteWait(ctx context.Context, t *mux.Task, b []byte) (in
 		}
 		return nil
 	})
-}
-
-// DialTask opens a connection as DialBlocking does; when ctx belongs to a
-// mux task, the connection's Read and Write wait in that task for as long
-// as it lives. That suits drivers that read and write a net.Conn only
-// from the goroutine that called them (go-sql-driver/mysql); a read from
-// another goroutine fails (mux.ErrNotInTask) instead of suspending the task.
-func DialTask(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := DialBlocking(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	t := mux.From(ctx)
-	if t == nil {
-		return c, nil
-	}
-	return &taskBound{blockingConn: c.(*blockingConn), t: t}, nil
-}
-
-// taskBound is a blockingConn whose reads and writes wait in its task.
-type taskBound struct {
-	*blockingConn
-	t *mux.Task
-}
-
-func (c *taskBound) Read(b []byte) (int, error) {
-	return c.ReadWait(c.t.Context(), c.t, b)
-}
-
-func (c *taskBound) Write(b []byte) (int, error) {
-	return c.WriteWait(c.t.Context(), c.t, b)
 }

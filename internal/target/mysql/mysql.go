@@ -18,7 +18,6 @@ import (
 
 	my "github.com/go-sql-driver/mysql"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -117,14 +116,9 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var c net.Conn
 		var err error
-		switch {
-		case mux.From(ctx) != nil:
-			// The driver reads and writes only in its caller, the
-			// task: the connection can wait in the task's loop.
-			c, err = target.DialTask(ctx, network, addr)
-		case t.pollIO:
+		if t.pollIO {
 			c, err = target.DialPoll(ctx, network, addr)
-		default:
+		} else {
 			c, err = target.DialBlocking(ctx, network, addr)
 		}
 		nc = c
@@ -142,9 +136,6 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	c.watch.Interrupt = target.InterruptConn(nc)
 	return c, nil
 }
-
-// Multiplexes: a connection opened in a mux task waits in its loop.
-func (t *Target) Multiplexes() bool { return true }
 
 // HoldsProcessor says whether connections wait for the server in raw
 // system calls (target.ProcessorHolder).
