@@ -160,17 +160,21 @@ type blockingConn struct {
 }
 
 func (c *blockingConn) Read(b []byte) (int, error) {
+	return c.readSome(b, c.waitReadable)
+}
+
+// readSome reads once, calling wait first, as an answer is mostly not
+// there yet when the driver asks for it; but when the last read filled
+// the buffer, more is likely waiting.
+func (c *blockingConn) readSome(b []byte, wait func() error) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	// An answer is mostly not there yet when the driver asks for it, so
-	// wait first; but when the last read filled the buffer, more is likely
-	// waiting.
-	wait := !c.full
+	waitFirst := !c.full
 	for {
-		if wait {
-			if errno := c.waitRead(); errno != 0 {
-				return c.result(0, errno, "read")
+		if waitFirst {
+			if err := wait(); err != nil {
+				return 0, err
 			}
 		}
 		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
@@ -179,14 +183,21 @@ func (c *blockingConn) Read(b []byte) (int, error) {
 			c.full = n == len(b)
 			return c.result(n, nil, "read")
 		case unix.EINTR:
-			wait = false
-			continue
+			waitFirst = false
 		case unix.EAGAIN:
-			wait = true
-			continue
+			waitFirst = true
+		default:
+			return c.result(0, errno, "read")
 		}
-		return c.result(0, errno, "read")
 	}
+}
+
+func (c *blockingConn) waitReadable() error {
+	if errno := c.waitRead(); errno != 0 {
+		_, err := c.result(0, errno, "read")
+		return err
+	}
+	return nil
 }
 
 func (c *blockingConn) Write(b []byte) (int, error) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"net"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/dbmark/dbmark/internal/mux"
 )
 
@@ -23,35 +21,18 @@ type TaskConn interface {
 }
 
 // ReadWait reads once what the server sent, waiting in t while there is
-// nothing. Like Read it waits first, as an answer is mostly not there yet
-// when asked for, unless the last read filled the caller's buffer.
+// nothing (first, like Read).
 func (c *blockingConn) ReadWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	wait := !c.full
-	for {
-		if wait {
-			if c.interrupted.Load() {
-				return c.result(0, nil, "read")
-			}
-			if err := t.WaitFD(ctx, c.fd, false); err != nil {
-				return 0, &net.OpError{Op: "read", Net: c.network, Err: err}
-			}
+	return c.readSome(b, func() error {
+		if c.interrupted.Load() {
+			_, err := c.result(0, nil, "read")
+			return err
 		}
-		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
-		switch errno {
-		case 0:
-			c.full = n == len(b)
-			return c.result(n, nil, "read")
-		case unix.EINTR:
-			wait = false
-		case unix.EAGAIN:
-			wait = true
-		default:
-			return c.result(0, errno, "read")
+		if err := t.WaitFD(ctx, c.fd, false); err != nil {
+			return &net.OpError{Op: "read", Net: c.network, Err: err}
 		}
-	}
+		return nil
+	})
 }
 
 // WriteWait writes all of b, waiting in t while the socket's buffer is full.
