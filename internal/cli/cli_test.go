@@ -96,6 +96,7 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{[]string{"run", "oltp_read_only", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"run", "oltp_read_only", "--threads", "0"}, "--threads 0"},
 		{[]string{"run", "oltp_read_only", "--tables", "0"}, "--tables 0"},
+		{[]string{"run", "oltp_read_only", "--jobs", "-1"}, "--jobs -1: must not be negative"},
 		{[]string{"run", "oltp_read_only", "--rand-type", "lumpy"}, "lumpy"},
 		{[]string{"run", "oltp_read_only", "--time", "soon"}, "not a duration"},
 		{[]string{"run", "oltp_read_only", "--percentiles", "50,200"}, "percentile"},

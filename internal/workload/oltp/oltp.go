@@ -110,7 +110,7 @@ func (w *Workload) Meta() workload.Meta {
 // AdjustRun validates --jobs and hands it to the runner.
 func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
 	if w.opt.Jobs < 0 {
-		return workload.RunHints{}, fmt.Errorf("--jobs %d: must not be negative (0: a goroutine per connection)", w.opt.Jobs)
+		return workload.RunHints{}, fmt.Errorf("--jobs %d: must not be negative (0 serves each connection on its own)", w.opt.Jobs)
 	}
 	if w.name == "bulk_insert" {
 		// COPY runs through pgconn, which waits on its own: one
