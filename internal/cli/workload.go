@@ -487,6 +487,11 @@ func fill(res *result.Result, out *runner.Outcome) {
 	if res.Environment != nil && out.GoMaxProcs > 0 {
 		res.Environment.GoMaxProcs = out.GoMaxProcs
 	}
+	if out.Loops > 0 {
+		// The connections waited in the loops, not as the driver string
+		// read before the run says.
+		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one ppoll", out.Loops)
+	}
 }
 
 // redactArgs removes passwords from a command line: in URLs, and in the

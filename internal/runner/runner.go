@@ -92,6 +92,9 @@ type Outcome struct {
 	Series    []result.Interval
 	// GoMaxProcs is the Go scheduler's processor count during the run.
 	GoMaxProcs int
+	// Loops is how many threads served the workers from loops (Config.Jobs
+	// where the target allowed it); 0: a goroutine per worker.
+	Loops int
 }
 
 // ErrInterrupted is returned when the run's context was cancelled from outside.
@@ -222,7 +225,7 @@ loop:
 		series = append(series, r.point(iv))
 	}
 
-	out := &Outcome{StartedAt: start, EndedAt: end, Series: series, Status: result.StatusOK, GoMaxProcs: gomaxprocs}
+	out := &Outcome{StartedAt: start, EndedAt: end, Series: series, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs}
 	cause := context.Cause(wctx)
 	switch {
 	case ctx.Err() != nil:

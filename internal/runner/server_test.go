@@ -124,8 +124,8 @@ func TestJobsServeTheirWorkersFromOneThreadEach(t *testing.T) {
 	}
 	cfg := runner.Config{Threads: threads, Jobs: jobs, Events: 500, MaxTries: 1, Percentiles: []float64{50}}
 	out := runner.Run(context.Background(), cfg, open(t, raw), load, nil, quiet)
-	if out.Err != nil || out.Summary.Events != 500 {
-		t.Fatalf("run: %v, %d events", out.Err, out.Summary.Events)
+	if out.Err != nil || out.Summary.Events != 500 || out.Loops != jobs {
+		t.Fatalf("run: %v, %d events, %d loops", out.Err, out.Summary.Events, out.Loops)
 	}
 	thread := map[int]int{} // worker -> its one thread
 	for id := 0; id < threads; id++ {
@@ -146,8 +146,8 @@ func TestJobsServeTheirWorkersFromOneThreadEach(t *testing.T) {
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}
-	if inTask[0] || inTask[1] {
-		t.Fatal("SQLite's workers ran in mux tasks")
+	if inTask[0] || inTask[1] || out.Loops != 0 {
+		t.Fatalf("SQLite's workers ran in mux tasks (%d loops)", out.Loops)
 	}
 }
 
