@@ -61,6 +61,19 @@ fio_rw() { case $1 in rndrd) echo randread ;; rndwr) echo randwrite ;; seqrd) ec
 db_mode() { case $1 in seqwr) echo seqrewr ;; *) echo "$1" ;; esac; }
 dir_of() { case $1 in rndrd | seqrd) echo read ;; *) echo write ;; esac; }
 
+# fio's sequential jobs each walk the file from offset 0, so several jobs
+# would read or write the same block at nearly the same moment; dbmark's
+# threads share one cursor (sysbench's semantics) and touch each block
+# once a pass. Giving each job a region of its own makes the same I/O:
+# every block once, in sequential streams.
+seq_regions() {
+	local mode=$1 thr=$2 bytes
+	case $mode in seqrd | seqwr) ;; *) return ;; esac
+	((thr > 1)) || return
+	bytes=$(numfmt --from=iec "$SIZE")
+	echo "--size=$((bytes / thr / 16384 * 16384)) --offset_increment=$((bytes / thr / 16384 * 16384))"
+}
+
 # one TOOL MODE THREADS ENGINE DEPTH -> "iops cpu_us_per_io p50_us p95_us"
 one() {
 	local tool=$1 mode=$2 thr=$3 eng=$4 depth=$5 tf js d
@@ -68,7 +81,8 @@ one() {
 	if [[ $tool == fio ]]; then
 		local ioe=psync
 		[[ $eng == io_uring ]] && ioe=io_uring
-		"$GNU_TIME" -f "%e %U %S" -o "$tf" "$FIO" --name=cell --filename="$FILE" --size="$SIZE" --rw="$(fio_rw "$mode")" \
+		# shellcheck disable=SC2046 # seq_regions prints separate options
+		"$GNU_TIME" -f "%e %U %S" -o "$tf" "$FIO" --name=cell --filename="$FILE" --size="$SIZE" $(seq_regions "$mode" "$thr") --rw="$(fio_rw "$mode")" \
 			--bs=16k --direct=1 --ioengine=$ioe --iodepth="$depth" --numjobs="$thr" --group_reporting \
 			--time_based --runtime="$TIME_S" --output-format=json --output="$js" >/dev/null
 		read -r _ u s <"$tf"
