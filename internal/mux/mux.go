@@ -232,9 +232,6 @@ func (l *Loop) wake() {
 	_, _ = unix.Write(l.wakeFd, one[:])
 }
 
-// Context is the context the task's function was given.
-func (t *Task) Context() context.Context { return t.ctx }
-
 // WaitFD suspends the task until fd is readable (or writable, with
 // write), or until ctx ends.
 func (t *Task) WaitFD(ctx context.Context, fd int, write bool) error {
@@ -262,7 +259,7 @@ func (t *Task) wait(ctx context.Context, fd int, events int16, until int64) erro
 	}
 	// The loop's own context wakes it already; one derived from it needs
 	// its own alarm, for this wait only.
-	if ctx != t.ctx && ctx != t.l.ctx && ctx.Done() != t.l.ctx.Done() {
+	if ctx != t.ctx && ctx.Done() != t.l.ctx.Done() {
 		stop := context.AfterFunc(ctx, t.l.wake)
 		defer stop()
 	}

@@ -107,25 +107,24 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	if cfg.Jobs > 0 && target.Multiplexes(tg) {
 		jobs = min(cfg.Jobs, cfg.Threads)
 	}
-	if jobs > 0 {
-		// A loop keeps its processor while it waits (mux.Loop.poll);
-		// the rest of the program needs one of its own.
-		prev := runtime.GOMAXPROCS(0)
-		if want := jobs + 2; want > prev {
-			runtime.GOMAXPROCS(want)
-			defer runtime.GOMAXPROCS(prev)
-		}
-	} else if load.SyscallBound || target.HoldsProcessor(tg) {
-		// With fewer processors than workers, a worker back from a system
-		// call waits until the scheduler's monitor takes a processor from
-		// one still blocked (it looks every 20 µs to 10 ms): sequential
-		// O_DIRECT writes at 16 threads ran at 40% of fio's rate that way.
-		// Connections that wait in raw system calls hold theirs outright.
-		prev := runtime.GOMAXPROCS(0)
-		if want := cfg.Threads + 2; want > prev {
-			runtime.GOMAXPROCS(want)
-			defer runtime.GOMAXPROCS(prev)
-		}
+	// Threads that wait in raw system calls keep their processors, so
+	// the rest of the program needs processors of its own: a loop waits
+	// that way (mux.Loop.poll), and so do connections that hold their
+	// processor. With fewer processors than such workers, a worker back
+	// from a system call waits until the scheduler's monitor takes a
+	// processor from one still blocked (it looks every 20 µs to 10 ms):
+	// sequential O_DIRECT writes at 16 threads ran at 40% of fio's rate
+	// that way.
+	want := 0
+	switch {
+	case jobs > 0:
+		want = jobs + 2
+	case load.SyscallBound || target.HoldsProcessor(tg):
+		want = cfg.Threads + 2
+	}
+	if prev := runtime.GOMAXPROCS(0); want > prev {
+		runtime.GOMAXPROCS(want)
+		defer runtime.GOMAXPROCS(prev)
 	}
 	gomaxprocs := runtime.GOMAXPROCS(0)
 	start := time.Now()

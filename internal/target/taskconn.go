@@ -23,28 +23,27 @@ type TaskConn interface {
 // ReadWait reads once what the server sent, waiting in t while there is
 // nothing (first, like Read).
 func (c *blockingConn) ReadWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
-	return c.readSome(b, func() error {
-		if c.interrupted.Load() {
-			_, err := c.result(0, nil, "read")
-			return err
-		}
-		if err := t.WaitFD(ctx, c.fd, false); err != nil {
-			return &net.OpError{Op: "read", Net: c.network, Err: err}
-		}
-		return nil
-	})
+	return c.readSome(b, func() error { return c.waitTask(ctx, t, false) })
 }
 
 // WriteWait writes all of b, waiting in t while the socket's buffer is full.
 func (c *blockingConn) WriteWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
-	return c.writeAll(b, func() error {
-		if c.interrupted.Load() {
-			_, err := c.result(0, nil, "write")
-			return err
-		}
-		if err := t.WaitFD(ctx, c.fd, true); err != nil {
-			return &net.OpError{Op: "write", Net: c.network, Err: err}
-		}
-		return nil
-	})
+	return c.writeAll(b, func() error { return c.waitTask(ctx, t, true) })
+}
+
+// waitTask suspends t until the socket can be read (or written), unless
+// the connection was interrupted.
+func (c *blockingConn) waitTask(ctx context.Context, t *mux.Task, write bool) error {
+	op := "read"
+	if write {
+		op = "write"
+	}
+	if c.interrupted.Load() {
+		_, err := c.result(0, nil, op)
+		return err
+	}
+	if err := t.WaitFD(ctx, c.fd, write); err != nil {
+		return &net.OpError{Op: op, Net: c.network, Err: err}
+	}
+	return nil
 }
