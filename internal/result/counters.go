@@ -2,6 +2,9 @@ package result
 
 // Counters are the OS and database counters sampled during a run.
 type Counters struct {
+	// IntervalS is the sampling interval. A long run's series hold each
+	// counter's mean over several samples per point, so that they stay
+	// within a fixed number of points (see sampler.Config.MaxPoints).
 	IntervalS float64         `json:"interval_s"`
 	Series    []CounterSeries `json:"series"`
 	// Unknown maps a source ("os", "db") to why it could not be sampled.

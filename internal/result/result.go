@@ -243,23 +243,26 @@ type Histogram struct {
 	Encoded string `json:"encoded"`
 }
 
-// Interval is one point of the series.
+// Interval is one point of the series: one tick of the runner, or in a long
+// run several neighbouring ticks merged (MergeIntervals).
 type Interval struct {
-	T            float64            `json:"t"` // seconds since start, at the end of the interval
-	DurationS    float64            `json:"duration_s"`
-	Warmup       bool               `json:"warmup,omitempty"`
-	EventsPerS   float64            `json:"events_per_s"`
-	ReadsPerS    float64            `json:"reads_per_s"`
-	WritesPerS   float64            `json:"writes_per_s"`
-	OtherPerS    float64            `json:"other_per_s"`
-	ReadMiBPerS  float64            `json:"read_mib_per_s,omitempty"`
-	WriteMiBPerS float64            `json:"write_mib_per_s,omitempty"`
-	ErrorsPerS   float64            `json:"errors_per_s"`
-	ReconnPerS   float64            `json:"reconnects_per_s"`
-	RetriesPerS  float64            `json:"retries_per_s,omitempty"`
-	Latency      []Percentile       `json:"latency,omitempty"`
-	LagMeanMS    float64            `json:"lag_mean_ms,omitempty"`
-	Extra        map[string]float64 `json:"extra,omitempty"`
+	T            float64      `json:"t"` // seconds since start, at the end of the interval
+	DurationS    float64      `json:"duration_s"`
+	Warmup       bool         `json:"warmup,omitempty"`
+	EventsPerS   float64      `json:"events_per_s"`
+	ReadsPerS    float64      `json:"reads_per_s"`
+	WritesPerS   float64      `json:"writes_per_s"`
+	OtherPerS    float64      `json:"other_per_s"`
+	ReadMiBPerS  float64      `json:"read_mib_per_s,omitempty"`
+	WriteMiBPerS float64      `json:"write_mib_per_s,omitempty"`
+	ErrorsPerS   float64      `json:"errors_per_s"`
+	ReconnPerS   float64      `json:"reconnects_per_s"`
+	RetriesPerS  float64      `json:"retries_per_s,omitempty"`
+	Latency      []Percentile `json:"latency,omitempty"`
+	LagMeanMS    float64      `json:"lag_mean_ms,omitempty"`
+	// Extra holds a workload's own figures: a name ending in "_per_s" is a
+	// rate, any other a level at the end of the interval.
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 // SweepRef links a run to the sweep it belongs to.

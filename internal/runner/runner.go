@@ -19,6 +19,7 @@ import (
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/series"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -48,7 +49,15 @@ type Config struct {
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
+	// MaxPoints bounds the series: past it, neighbouring intervals are
+	// merged (result.MergeIntervals), so a long run's memory stays flat.
+	// 0: DefaultMaxPoints.
+	MaxPoints int
 }
+
+// DefaultMaxPoints keeps two hours of one-second intervals; a longer run's
+// series has a coarser step.
+const DefaultMaxPoints = 7200
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
@@ -187,10 +196,14 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	}
 	ticker := time.NewTicker(tickEvery)
 	defer ticker.Stop()
-	var series []result.Interval
+	maxPoints := cfg.MaxPoints
+	if maxPoints <= 0 {
+		maxPoints = DefaultMaxPoints
+	}
+	points := series.New(maxPoints, result.MergeIntervals)
 	tick := func(now time.Time) {
 		warm := now.Before(warmupEnd.Add(tickEvery / 10))
-		r.emit(reg.Tick(now, warm), &series, sink)
+		r.emit(reg.Tick(now, warm), points, sink)
 	}
 	// A tick exactly at the end of the warm-up starts the measured span there.
 	var warmTimer <-chan time.Time
@@ -214,17 +227,17 @@ loop:
 			tick(now)
 		case now := <-warmTimer:
 			warmTimer = nil
-			r.emit(reg.Tick(now, true), &series, sink)
+			r.emit(reg.Tick(now, true), points, sink)
 			ticker.Reset(tickEvery)
 		}
 	}
 	end := time.Now()
 	iv := reg.Tick(end, end.Before(warmupEnd))
 	if iv.Totals.KindCount(metrics.Event) > 0 || iv.Seconds() > 0.05 {
-		series = append(series, r.point(iv))
+		points.Add(r.point(iv))
 	}
 
-	out := &Outcome{StartedAt: start, EndedAt: end, Series: series, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs}
+	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs}
 	cause := context.Cause(wctx)
 	switch {
 	case ctx.Err() != nil:
@@ -524,9 +537,9 @@ func (s *schedule) next() time.Time {
 }
 
 // emit adds an interval to the series and shows it.
-func (r *run) emit(iv metrics.Interval, series *[]result.Interval, sink Sink) {
+func (r *run) emit(iv metrics.Interval, points *series.Bounded[result.Interval], sink Sink) {
 	p := r.point(iv)
-	*series = append(*series, p)
+	points.Add(p)
 	if sink != nil && r.cfg.ReportInterval > 0 {
 		sink(p, r.cfg.Threads)
 	}

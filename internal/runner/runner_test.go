@@ -266,6 +266,44 @@ func TestWarmupIsShownNotCounted(t *testing.T) {
 	}
 }
 
+// TestLongRunSeriesStaysBounded runs 50 report intervals with room for 8
+// points: the series must merge its intervals and still account for every
+// event and every second, with the warm-up kept apart.
+func TestLongRunSeriesStaysBounded(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Warmup, c.Duration, c.ReportInterval, c.MaxPoints = 100*time.Millisecond, 500*time.Millisecond, 10*time.Millisecond, 8
+	lines := 0
+	out := runner.Run(context.Background(), c, tg, script(increment), func(result.Interval, int) { lines++ }, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	if lines < 30 {
+		t.Fatalf("only %d live lines in 0.6 s at 10 ms: the live report must not be thinned", lines)
+	}
+	if n := len(out.Series); n > 9 {
+		t.Fatalf("%d series points, limit 8 (+1 being filled)", n)
+	}
+	var events, secs float64
+	warm := true
+	for i, p := range out.Series {
+		if p.Warmup && !warm {
+			t.Fatalf("point %d is warm-up after a measured one: %+v", i, out.Series)
+		}
+		warm = p.Warmup
+		if !p.Warmup {
+			events += p.EventsPerS * p.DurationS
+			secs += p.DurationS
+		}
+	}
+	if got := int64(events + 0.5); got != out.Summary.Events {
+		t.Errorf("the merged points hold %d events, the summary %d", got, out.Summary.Events)
+	}
+	if secs < 0.45 || secs > 0.7 {
+		t.Errorf("the measured points cover %.3f s of a 0.5 s run", secs)
+	}
+}
+
 func TestRateIsOpenLoop(t *testing.T) {
 	tg := counterTable(t, "")
 	c := cfg()

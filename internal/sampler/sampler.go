@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/series"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -25,16 +26,28 @@ type Config struct {
 	DB     target.CounterSource
 	NoDB   string
 	Logger *slog.Logger
+	// MaxPoints bounds each series: past it, neighbouring samples are
+	// averaged in pairs, so a long run's memory stays flat. 0: 7200.
+	MaxPoints int
 }
 
+// point is a sample, or the mean of n neighbouring samples ending at at.
 type point struct {
 	at time.Time
 	v  float64
+	n  float64
 }
 
-type series struct {
+// mergePoints averages two neighbouring points: a rate over their span, a
+// gauge's mean level.
+func mergePoints(a, b point) (point, bool) {
+	n := a.n + b.n
+	return point{at: b.at, v: (a.v*a.n + b.v*b.n) / n, n: n}, true
+}
+
+type counterSeries struct {
 	name, unit, kind, source string
-	points                   []point
+	points                   *series.Bounded[point]
 }
 
 // Sampler collects the series. Latest is safe to call from any goroutine.
@@ -43,7 +56,7 @@ type Sampler struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	series  map[string]*series
+	series  map[string]*counterSeries
 	latest  map[string]float64
 	unknown map[string]string
 }
@@ -53,8 +66,11 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.MaxPoints <= 0 {
+		cfg.MaxPoints = 7200
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{cfg: cfg, cancel: cancel, series: map[string]*series{}, latest: map[string]float64{}, unknown: map[string]string{}}
+	s := &Sampler{cfg: cfg, cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{}}
 	s.wg.Add(1)
 	go s.osLoop(ctx)
 	if cfg.DB != nil {
@@ -72,10 +88,10 @@ func (s *Sampler) add(at time.Time, source string, rs []probe.Reading) {
 	for _, r := range rs {
 		sr := s.series[r.Name]
 		if sr == nil {
-			sr = &series{name: r.Name, unit: r.Unit, kind: r.Kind, source: source}
+			sr = &counterSeries{name: r.Name, unit: r.Unit, kind: r.Kind, source: source, points: series.New(s.cfg.MaxPoints, mergePoints)}
 			s.series[r.Name] = sr
 		}
-		sr.points = append(sr.points, point{at, r.Value})
+		sr.points.Add(point{at, r.Value, 1})
 		s.latest[r.Name] = r.Value
 	}
 }
@@ -133,7 +149,7 @@ func (s *Sampler) Stop(start time.Time) *result.Counters {
 	for _, n := range names {
 		sr := s.series[n]
 		cs := result.CounterSeries{Name: sr.name, Unit: sr.unit, Kind: sr.kind, Source: sr.source}
-		for _, p := range sr.points {
+		for _, p := range sr.points.Points() {
 			if t := p.at.Sub(start).Seconds(); t >= 0 {
 				cs.Points = append(cs.Points, [2]float64{t, p.v})
 			}

@@ -80,3 +80,44 @@ func TestSamplerKeepsTheRunsAxis(t *testing.T) {
 		last = p[0]
 	}
 }
+
+// TestLongSamplingStaysBounded samples /proc 40 times with room for 4
+// points: each series must average its samples into at most 4 (+1) points
+// that stay in time order and in range.
+func TestLongSamplingStaysBounded(t *testing.T) {
+	start := time.Now()
+	s := Start(context.Background(), Config{Interval: 5 * time.Millisecond, NoDB: "none here", MaxPoints: 4})
+	time.Sleep(200 * time.Millisecond)
+	c := s.Stop(start)
+	found := false
+	for _, cs := range c.Series {
+		if len(cs.Points) > 5 {
+			t.Errorf("%s: %d points, limit 4 (+1 being filled)", cs.Name, len(cs.Points))
+		}
+		if cs.Name == "os.cpu.user" {
+			found = true
+			last := 0.0
+			for _, p := range cs.Points {
+				if p[0] < last || p[1] < 0 || p[1] > 100 {
+					t.Errorf("os.cpu.user point %v after %v: out of order or range", p, last)
+				}
+				last = p[0]
+			}
+			if last < 0.15 {
+				t.Errorf("os.cpu.user ends at %.3f s of 0.2 s: the last samples were lost", last)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no os.cpu.user series")
+	}
+}
+
+func TestMergePointsIsTheMeanOfTheSamples(t *testing.T) {
+	a := point{at: time.Unix(1, 0), v: 10, n: 3} // the mean of 3 samples
+	b := point{at: time.Unix(2, 0), v: 50, n: 1}
+	m, ok := mergePoints(a, b)
+	if !ok || m.v != 20 || m.n != 4 || !m.at.Equal(b.at) {
+		t.Errorf("merged %+v, want the mean 20 of 4 samples at the later time", m)
+	}
+}
