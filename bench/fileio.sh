@@ -11,7 +11,7 @@
 #   BENCH_DIR=DIR        directory on the disk under test (default: a new one under /var/tmp)
 #   BENCH_SIZE=2G        size of the one test file (check df: it must fit)
 #   BENCH_TIME=20        seconds per measured run
-#   BENCH_ROUNDS=3       runs per tool and cell
+#   BENCH_ROUNDS=3       rounds (each: one tool, the other, the first again)
 #   BENCH_THREADS="1 4 16"
 #   BENCH_DEPTHS="16 32" io_uring queue depths (one thread)
 #   BENCH_MODES="rndrd rndwr seqrd seqwr"
@@ -109,8 +109,11 @@ log "file $FILE ($SIZE), $TIME_S s a run, $ROUNDS rounds, raw numbers in $RAW"
 for ((r = 1; r <= ROUNDS; r++)); do
 	for c in "${cells[@]}"; do
 		read -r m t e q <<<"$c"
-		order="fio dbmark"
-		((r % 2 == 0)) && order="dbmark fio"
+		# A round brackets one tool's run between two of the other's (odd
+		# rounds fio, even rounds dbmark), so a steady drift of the disk
+		# cancels out of the round's ratio.
+		order="fio dbmark fio"
+		((r % 2 == 0)) && order="dbmark fio dbmark"
 		for tool in $order; do
 			res=$(one "$tool" "$m" "$t" "$e" "$q")
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$t" "$e" "$q" "$r" "$tool" "$res" >>"$RAW"
@@ -135,14 +138,16 @@ function median(s,   n, a, i, j, t) {
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 	v[k, $6, "iops"] = v[k, $6, "iops"] " " $7
 	v[k, $6, "cpu"] = v[k, $6, "cpu"] " " $8
-	run[k, $5, $6] = $7 " " $8 " " $9 " " $10
+	# The tool that ran twice in a round counts with the mean of its runs.
+	n[k, $5, $6]++
+	for (j = 1; j <= 4; j++) sum[k, $5, $6, j] += $(6 + j)
 }
 END {
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]; ri = rc = r50 = r95 = ""
 		for (r = 1; r <= 99; r++) {
-			if (!((k, r, "fio") in run) || !((k, r, "dbmark") in run)) continue
-			split(run[k, r, "fio"], f, " "); split(run[k, r, "dbmark"], d, " ")
+			if (!((k, r, "fio") in n) || !((k, r, "dbmark") in n)) continue
+			for (j = 1; j <= 4; j++) { f[j] = sum[k, r, "fio", j] / n[k, r, "fio"]; d[j] = sum[k, r, "dbmark", j] / n[k, r, "dbmark"] }
 			ri = ri " " d[1] / f[1]; rc = rc " " d[2] / f[2]; r50 = r50 " " d[3] / f[3]; r95 = r95 " " d[4] / f[4]
 		}
 		split(k, p, "|")

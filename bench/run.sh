@@ -9,7 +9,7 @@
 #
 # Settings (environment):
 #   BENCH_TIME=30        seconds per measured run
-#   BENCH_ROUNDS=3       measured runs per tool, per target and test
+#   BENCH_ROUNDS=3       rounds per target and test (each: one tool, the other, the first again)
 #   BENCH_WARMUP=5       seconds of one discarded run per tool before the rounds (0: none)
 #   BENCH_THREADS=8      client threads
 #   BENCH_TABLES=4       sbtest tables
@@ -215,10 +215,11 @@ measure() {
 	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss"
 }
 
-# record TARGET TEST ROUND TOOL: one measured run, appended to raw.tsv and printed.
+# record TARGET TEST ROUND TOOL K: the round's K-th measured run, appended to
+# raw.tsv and printed.
 record() {
-	local target=$1 test=$2 round=$3 tool=$4 r
-	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$tool.log")
+	local target=$1 test=$2 round=$3 tool=$4 k=$5 r
+	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$k-$tool.log")
 	read -r tx tps errs cpu wall rss <<<"$r"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" >>"$RAW"
 	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" \
@@ -254,10 +255,15 @@ for e in $ENGINES; do
 			fi
 			for ((r = 1; r <= ROUNDS; r++)); do
 				log "$target $test: round $r/$ROUNDS"
-				# Alternate which tool goes first, so that a drift (table bloat,
-				# checkpoints) does not always favour the same one.
-				if ((r % 2)); then order="sysbench dbmark"; else order="dbmark sysbench"; fi
-				for tool in $order; do record "$target" "$test" "$r" "$tool"; done
+				# A round brackets one tool's run between two of the other's
+				# (odd rounds sysbench, even rounds dbmark), so a steady drift
+				# (table bloat, checkpoints, a slower hour) cancels out of its ratio.
+				if ((r % 2)); then order="sysbench dbmark sysbench"; else order="dbmark sysbench dbmark"; fi
+				k=0
+				for tool in $order; do
+					k=$((k + 1))
+					record "$target" "$test" "$r" "$tool" "$k"
+				done
 			done
 		done
 	done
@@ -269,7 +275,9 @@ cat <<EOF
 
 ## Medians (dbmark / sysbench)
 
-Ratios are the median over rounds of the per-round ratio. tps: higher is
+Ratios are the median over rounds of the per-round ratio; in a round, the
+tool that ran twice counts with the mean of its two rates and its CPU over
+both runs' transactions. tps: higher is
 better for dbmark when the ratio is above 1. CPU/tx is the client process's
 user+sys CPU time divided by the transactions it completed: lower is better,
 so a ratio below 1 means dbmark needs less CPU per transaction.
@@ -290,7 +298,7 @@ function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 	key = $1 SUBSEP $2
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
 	run = key SUBSEP $3
-	tps[run, $4] = $6; cpt[run, $4] = $8 / $5
+	tps[run, $4] += $6; runs[run, $4]++; cpu[run, $4] += $8; txs[run, $4] += $5
 	add(T, key SUBSEP $4, $6); add(C, key SUBSEP $4, $8 * 1e6 / $5); add(M, key SUBSEP $4, $10 / 1024)
 	rounds[key] = rounds[key] " " $3
 }
@@ -301,8 +309,8 @@ END {
 		for (j = 1; j <= n; j++) {
 			run = key SUBSEP rs[j]
 			if (!((run, "sysbench") in tps) || !((run, "dbmark") in tps) || done[run]++) continue
-			add(R, key SUBSEP "tps", tps[run, "dbmark"] / tps[run, "sysbench"])
-			add(R, key SUBSEP "cpu", cpt[run, "dbmark"] / cpt[run, "sysbench"])
+			add(R, key SUBSEP "tps", (tps[run, "dbmark"] / runs[run, "dbmark"]) / (tps[run, "sysbench"] / runs[run, "sysbench"]))
+			add(R, key SUBSEP "cpu", (cpu[run, "dbmark"] / txs[run, "dbmark"]) / (cpu[run, "sysbench"] / txs[run, "sysbench"]))
 		}
 		split(key, kk, SUBSEP)
 		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", kk[1], kk[2],

@@ -8,7 +8,7 @@
 #
 # Settings (environment):
 #   BENCH_TIME=30        seconds per measured run
-#   BENCH_ROUNDS=3       measured runs per tool and cell
+#   BENCH_ROUNDS=3       rounds per cell (each: one tool, the other, the first again)
 #   BENCH_WARMUP=5       seconds of one discarded run per tool and cell (0: none)
 #   BENCH_CLIENTS=8      -c
 #   BENCH_JOBS=2         -j
@@ -135,10 +135,14 @@ for tr in $TRANSPORTS; do
 			fi
 			for ((r = 1; r <= ROUNDS; r++)); do
 				log "$cell: round $r/$ROUNDS"
-				# Alternate which tool goes first, so a drift does not always favour one.
-				if ((r % 2)); then order="pgbench dbmark"; else order="dbmark pgbench"; fi
+				# A round brackets one tool's run between two of the other's
+				# (odd rounds pgbench, even rounds dbmark), so a steady drift
+				# (table bloat, a slower hour) cancels out of its ratio.
+				if ((r % 2)); then order="pgbench dbmark pgbench"; else order="dbmark pgbench dbmark"; fi
+				k=0
 				for tool in $order; do
-					read -r tx tps cpu wall rss < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$tool.log")
+					k=$((k + 1))
+					read -r tx tps cpu wall rss < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$k-$tool.log")
 					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" >>"$RAW"
 					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" \
 						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024 }'
@@ -152,9 +156,11 @@ cat <<EOF
 
 ## Medians (dbmark / pgbench)
 
-The ratios are the median over rounds of each round's ratio. A tps ratio
-above 1 means dbmark ran more transactions per second; a CPU/tx ratio below
-1 means it spent less client CPU per transaction.
+The ratios are the median over rounds of each round's ratio; in a round,
+the tool that ran twice counts with the mean of its two rates and its CPU
+over both runs' transactions. A tps ratio above 1 means dbmark ran more
+transactions per second; a CPU/tx ratio below 1 means it spent less client
+CPU per transaction.
 
 | cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
@@ -170,7 +176,8 @@ function median(list,    a, n, i, j, t) {
 function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 {
 	if (!($1 in seen)) { seen[$1] = 1; cells[++nc] = $1 }
-	tps[$1, $2, $3] = $5; cpt[$1, $2, $3] = $6 / $4
+	k = $1 SUBSEP $2 SUBSEP $3
+	tps[k] += $5; runs[k]++; cpu[k] += $6; txs[k] += $4
 	add(T, $1 SUBSEP $3, $5); add(C, $1 SUBSEP $3, $6 * 1e6 / $4); add(M, $1 SUBSEP $3, $8 / 1024)
 	rounds[$1] = rounds[$1] " " $2
 }
@@ -180,9 +187,10 @@ END {
 		n = split(rounds[c], rs, " ")
 		for (j = 1; j <= n; j++) {
 			r = rs[j]
-			if (done[c, r]++ || !((c, r, "pgbench") in tps) || !((c, r, "dbmark") in tps)) continue
-			add(R, c SUBSEP "tps", tps[c, r, "dbmark"] / tps[c, r, "pgbench"])
-			add(R, c SUBSEP "cpu", cpt[c, r, "dbmark"] / cpt[c, r, "pgbench"])
+			d = c SUBSEP r SUBSEP "dbmark"; p = c SUBSEP r SUBSEP "pgbench"
+			if (done[c, r]++ || !(p in tps) || !(d in tps)) continue
+			add(R, c SUBSEP "tps", (tps[d] / runs[d]) / (tps[p] / runs[p]))
+			add(R, c SUBSEP "cpu", (cpu[d] / txs[d]) / (cpu[p] / txs[p]))
 		}
 		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", c,
 			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
