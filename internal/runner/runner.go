@@ -51,13 +51,9 @@ type Config struct {
 	SelfLimited bool
 	// MaxPoints bounds the series: past it, neighbouring intervals are
 	// merged (result.MergeIntervals), so a long run's memory stays flat.
-	// 0: DefaultMaxPoints.
+	// 0: series.DefaultLimit.
 	MaxPoints int
 }
-
-// DefaultMaxPoints keeps two hours of one-second intervals; a longer run's
-// series has a coarser step.
-const DefaultMaxPoints = 7200
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
@@ -196,11 +192,7 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	}
 	ticker := time.NewTicker(tickEvery)
 	defer ticker.Stop()
-	maxPoints := cfg.MaxPoints
-	if maxPoints <= 0 {
-		maxPoints = DefaultMaxPoints
-	}
-	points := series.New(maxPoints, result.MergeIntervals)
+	points := series.New(cfg.MaxPoints, result.MergeIntervals)
 	tick := func(now time.Time) {
 		warm := now.Before(warmupEnd.Add(tickEvery / 10))
 		r.emit(reg.Tick(now, warm), points, sink)

@@ -27,7 +27,8 @@ type Config struct {
 	NoDB   string
 	Logger *slog.Logger
 	// MaxPoints bounds each series: past it, neighbouring samples are
-	// averaged in pairs, so a long run's memory stays flat. 0: 7200.
+	// averaged in pairs, so a long run's memory stays flat. 0:
+	// series.DefaultLimit.
 	MaxPoints int
 }
 
@@ -65,9 +66,6 @@ type Sampler struct {
 func Start(ctx context.Context, cfg Config) *Sampler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.MaxPoints <= 0 {
-		cfg.MaxPoints = 7200
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Sampler{cfg: cfg, cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{}}

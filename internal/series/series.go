@@ -21,9 +21,16 @@ type Bounded[P any] struct {
 	npend  int // raw points in pend
 }
 
-// New returns an empty series that keeps at most limit points; below 2
-// means 2.
+// DefaultLimit keeps two hours of one-second points; a longer run's series
+// has a coarser step.
+const DefaultLimit = 7200
+
+// New returns an empty series that keeps at most limit points: 0 or less
+// means DefaultLimit, and fewer than 2 means 2.
 func New[P any](limit int, merge Merge[P]) *Bounded[P] {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
 	return &Bounded[P]{max: max(limit, 2), merge: merge, stride: 1}
 }
 
