@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -29,7 +30,7 @@ type Loop struct {
 	tasks   []*Task
 	pfds    []unix.PollFd
 	waiting []waiter // the wait behind each pfds entry after the first
-	wakeFd  int      // an eventfd other goroutines write to wake the loop
+	waker   *waker   // other goroutines wake the loop through it
 	ctx     context.Context
 	live    int
 	base    time.Time            // the loop's clock counts from here
@@ -103,9 +104,9 @@ func (l *Loop) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating the loop's eventfd: %w", err)
 	}
-	defer unix.Close(efd)
-	l.wakeFd, l.ctx, l.base = efd, ctx, time.Now()
-	stopWake := context.AfterFunc(ctx, l.wake)
+	l.waker, l.ctx, l.base = &waker{fd: efd}, ctx, time.Now()
+	defer l.waker.close()
+	stopWake := context.AfterFunc(ctx, l.waker.wake)
 	defer stopWake()
 
 	for _, t := range l.tasks {
@@ -174,7 +175,7 @@ func (l *Loop) resume(t *Task, why wakeReason) {
 // collect lists the waiting tasks' sockets after the eventfd and returns
 // the time until the earliest timed wait (-1: none).
 func (l *Loop) collect() int64 {
-	l.pfds = append(l.pfds[:0], unix.PollFd{Fd: int32(l.wakeFd), Events: unix.POLLIN})
+	l.pfds = append(l.pfds[:0], unix.PollFd{Fd: int32(l.waker.fd), Events: unix.POLLIN})
 	l.waiting = l.waiting[:0]
 	earliest := int64(0)
 	for _, t := range l.tasks {
@@ -226,10 +227,34 @@ func (l *Loop) wakeEnded() {
 	}
 }
 
-// wake makes the loop look at its tasks' contexts; any goroutine may call it.
-func (l *Loop) wake() {
+// waker is one Run's eventfd, written to make the loop look at its tasks'
+// contexts. A context's AfterFunc may call wake after Run has returned (a
+// stop that loses the race does not wait for it), and a write to a closed
+// descriptor's number goes to whatever the process opened next: a server
+// connection, which then reads a stray message. So wake and close take
+// turns, and a closed waker stays closed even if its Loop runs again.
+type waker struct {
+	mu     sync.Mutex
+	fd     int
+	closed bool
+}
+
+// wake may be called by any goroutine at any time.
+func (w *waker) wake() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
 	one := [8]byte{1}
-	_, _ = unix.Write(l.wakeFd, one[:])
+	_, _ = unix.Write(w.fd, one[:])
+}
+
+func (w *waker) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	_ = unix.Close(w.fd)
 }
 
 // WaitFD suspends the task until fd is readable (or writable, with
@@ -260,7 +285,7 @@ func (t *Task) wait(ctx context.Context, fd int, events int16, until int64) erro
 	// The loop's own context wakes it already; one derived from it needs
 	// its own alarm, for this wait only.
 	if ctx != t.ctx && ctx.Done() != t.l.ctx.Done() {
-		stop := context.AfterFunc(ctx, t.l.wake)
+		stop := context.AfterFunc(ctx, t.l.waker.wake)
 		defer stop()
 	}
 	t.fd, t.events, t.until, t.wctx = fd, events, until, ctx

@@ -157,6 +157,39 @@ type blockingConn struct {
 	// fires (from a context's AfterFunc) just after Close must not shut
 	// down the descriptor number, which a new connection may already reuse.
 	mu sync.Mutex
+	// ops counts the reads and writes in progress, plus opsClosed once
+	// Close has run. The descriptor is closed when both hold: a driver's
+	// helper goroutine still reading when its connection is closed must
+	// not go on to read from, or write to, whatever connection the process
+	// opens next under the same number.
+	ops      atomic.Int64
+	fdClosed atomic.Bool
+}
+
+const opsClosed = 1 << 40
+
+// enter starts a read or write; false: the connection is closed.
+func (c *blockingConn) enter() bool {
+	if c.ops.Add(1) >= opsClosed {
+		c.leave()
+		return false
+	}
+	return true
+}
+
+// leave ends what enter started, closing the descriptor if Close ran
+// meanwhile and this was the last call using it.
+func (c *blockingConn) leave() {
+	if c.ops.Add(-1) == opsClosed {
+		c.closeFd()
+	}
+}
+
+func (c *blockingConn) closeFd() error {
+	if !c.fdClosed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return unix.Close(c.fd)
 }
 
 func (c *blockingConn) Read(b []byte) (int, error) {
@@ -170,6 +203,10 @@ func (c *blockingConn) readSome(b []byte, wait func() error) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if !c.enter() {
+		return 0, net.ErrClosed
+	}
+	defer c.leave()
 	waitFirst := !c.full
 	for {
 		if waitFirst {
@@ -207,6 +244,10 @@ func (c *blockingConn) Write(b []byte) (int, error) {
 // writeAll writes all of b, calling wait while the socket's buffer is
 // full (the server is busy reading).
 func (c *blockingConn) writeAll(b []byte, wait func() error) (int, error) {
+	if !c.enter() {
+		return 0, net.ErrClosed
+	}
+	defer c.leave()
 	written := 0
 	for written < len(b) {
 		n, errno := rawIO(unix.SYS_SENDTO, c.fd, b[written:])
@@ -343,9 +384,12 @@ func (c *blockingConn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	// Wake any blocked reader before the descriptor goes away.
+	// Wake any blocked reader; the descriptor goes when it has left.
 	_ = unix.Shutdown(c.fd, unix.SHUT_RDWR)
-	return unix.Close(c.fd)
+	if c.ops.Add(opsClosed) == opsClosed {
+		return c.closeFd()
+	}
+	return nil
 }
 
 func (c *blockingConn) LocalAddr() net.Addr  { return addr{c.network, ""} }

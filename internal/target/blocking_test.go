@@ -230,6 +230,65 @@ func TestBlockingConnInterruptAndClose(t *testing.T) {
 	}
 }
 
+// Once closed, a connection never touches its descriptor's number again,
+// which the process may have given to a new connection: reads and writes
+// fail without reaching it. A read still in progress when Close runs
+// keeps the descriptor open until it returns, so it cannot end up reading
+// from the next connection either.
+func TestBlockingConnClosedLeavesItsNumberAlone(t *testing.T) {
+	silent := func(s net.Conn) { _, _ = io.Copy(io.Discard, s) }
+	addr := listen(t, "unix", silent)
+
+	c := dial(t, "unix", addr)
+	inode := func() uint64 {
+		var st unix.Stat_t
+		if err := unix.Fstat(c.fd, &st); err != nil {
+			return 0
+		}
+		return st.Ino
+	}
+	ours := inode()
+	if !c.enter() { // a read in progress
+		t.Fatal("enter on an open connection failed")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := inode(); got != ours {
+		t.Fatalf("the descriptor was closed under a read in progress (inode %d, was %d)", got, ours)
+	}
+	c.leave()
+	if got := inode(); got == ours {
+		t.Fatal("the descriptor is still open after the last read left")
+	}
+
+	// Say the number went to a new connection.
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	c.fd = pair[0]
+	if _, err := unix.Write(pair[1], []byte("theirs")); err != nil {
+		t.Fatal(err)
+	}
+
+	if n, err := c.Write([]byte{1, 0, 0, 0}); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write on a closed connection: %d, %v; want net.ErrClosed", n, err)
+	}
+	if n, err := c.Read(make([]byte, 16)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read on a closed connection: %d, %v; want net.ErrClosed", n, err)
+	}
+	got := make([]byte, 16)
+	if n, err := unix.Read(pair[1], got); err != unix.EAGAIN {
+		t.Fatalf("the new owner of the number received %q (%v) from the closed connection", got[:max(n, 0)], err)
+	}
+	if n, err := unix.Read(pair[0], got); err != nil || string(got[:n]) != "theirs" {
+		t.Fatalf("the new owner's data: %q, %v; want it untouched", got[:max(n, 0)], err)
+	}
+}
+
 // A signal that lands while connect waits (with a deadline, the kernel does
 // not restart it) does not fail the dial: the connection is still made.
 func TestDialBlockingSurvivesASignal(t *testing.T) {
