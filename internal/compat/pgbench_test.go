@@ -23,7 +23,7 @@ import (
 // server; the tests compare what each built.
 const (
 	pgbenchDB = "dbmark_pgbench"
-	tpcbDB    = "dbmark_tpcb"
+	tpcbDB    = "dbmark_compat_tpcb"
 )
 
 type pgEnv struct {
