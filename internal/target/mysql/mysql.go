@@ -6,6 +6,7 @@ package mysql
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,9 @@ type Target struct {
 	psMode   string
 	redacted string
 	pollIO   bool
+	// driverOnly keeps statements on the driver's own path, as with TLS
+	// or compression; tests use it to cover that path.
+	driverOnly bool
 }
 
 // Open builds the driver configuration from a URL such as
@@ -109,20 +113,24 @@ func (t *Target) Close() error                        { return nil }
 func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 
 // Connect opens one connection. The dial function keeps the socket so the
-// connection can be interrupted when its context ends.
+// connection can be interrupted when its context ends, and statements can
+// run on it directly (wire).
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	cfg := t.cfg.Clone()
 	var nc net.Conn
+	var hs *handshakeConn
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var c net.Conn
 		var err error
 		if t.pollIO {
-			c, err = target.DialPoll(ctx, network, addr)
+			nc, err = target.DialPoll(ctx, network, addr)
 		} else {
-			c, err = target.DialBlocking(ctx, network, addr)
+			nc, err = target.DialBlocking(ctx, network, addr)
 		}
-		nc = c
-		return c, err
+		if err != nil {
+			return nil, err
+		}
+		hs = &handshakeConn{Conn: nc}
+		return hs, nil
 	}
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
@@ -134,7 +142,33 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	}
 	c := &Conn{dc: dc.(mysqlConn), psMode: t.psMode}
 	c.watch.Interrupt = target.InterruptConn(nc)
+	if !t.driverOnly && hs.seen && hs.caps&(capSSL|capCompress) == 0 {
+		// Encrypted or compressed, the bytes on the socket are the
+		// driver's to make; otherwise statements go on the wire.
+		c.w = newWire(nc, hs.caps, hs.ext)
+	}
 	return c, nil
+}
+
+// handshakeConn notes the capability flags of the driver's handshake
+// response, which are the ones the driver and the server agreed on (the
+// driver keeps them to itself); the shape of the answers depends on them.
+type handshakeConn struct {
+	net.Conn
+	caps, ext uint32
+	seen      bool
+}
+
+func (h *handshakeConn) Write(b []byte) (int, error) {
+	// The response is the client's first packet (sequence 1): capability
+	// flags(4), max packet(4), charset(1), filler(19), MariaDB's extended
+	// flags(4) or more filler.
+	if !h.seen && len(b) >= 4+32 && b[3] == 1 {
+		h.caps = binary.LittleEndian.Uint32(b[4:])
+		h.ext = binary.LittleEndian.Uint32(b[4+28:])
+		h.seen = true
+	}
+	return h.Conn.Write(b)
 }
 
 // HoldsProcessor says whether connections wait for the server in raw
@@ -183,7 +217,11 @@ func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
 	}
 	defer c.Close()
 	conn := c.(*Conn)
-	e := target.Engine{Name: "MySQL", Settings: map[string]string{}, Driver: "go-sql-driver/mysql, --db-ps-mode " + t.psMode + ", " + t.netIO() + " reads"}
+	path := "statements through the driver"
+	if conn.w != nil {
+		path = "statements on its socket"
+	}
+	e := target.Engine{Name: "MySQL", Settings: map[string]string{}, Driver: "go-sql-driver/mysql, " + path + ", --db-ps-mode " + t.psMode + ", " + t.netIO() + " reads"}
 	rows, err := conn.dc.Query("SHOW GLOBAL VARIABLES", nil)
 	if err != nil {
 		return e, fmt.Errorf("inspect MySQL: SHOW GLOBAL VARIABLES: %w", err)
@@ -268,9 +306,11 @@ type mysqlConn interface {
 // Conn is one MySQL connection.
 type Conn struct {
 	dc     mysqlConn
+	w      *wire // statements; nil: through the driver (TLS, compression)
 	psMode string
 	watch  target.CancelWatch
 	closed bool
+	res    results // RunRow's and QueryRow's reused result
 }
 
 func (c *Conn) wrap(ctx context.Context, err error) error {
@@ -280,10 +320,37 @@ func (c *Conn) wrap(ctx context.Context, err error) error {
 	return err
 }
 
-// Exec runs a text query and discards its result.
-func (c *Conn) Exec(ctx context.Context, sql string) error {
+// start begins a command: the connection is watched for ctx and, on the
+// wire, the command waits in ctx's task if it has one.
+func (c *Conn) start(ctx context.Context) error {
 	if err := c.watch.Watch(ctx); err != nil {
 		return err
+	}
+	if c.w != nil {
+		if c.w.broken != nil {
+			return c.w.broken
+		}
+		c.w.sock.Use(ctx)
+	}
+	return nil
+}
+
+// keepLast resets c.res for a command whose last row is kept.
+func (c *Conn) keepLast() *results {
+	c.res.rows, c.res.affected, c.res.keep, c.res.first = 0, 0, true, false
+	c.res.row.Rows = 0
+	c.res.row.Columns = c.res.row.Columns[:0]
+	return &c.res
+}
+
+// Exec runs a text query and discards its result.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	if err := c.start(ctx); err != nil {
+		return err
+	}
+	if c.w != nil {
+		var res results
+		return c.wrap(ctx, query(c.w, sql, &res))
 	}
 	if returnsRows(sql) {
 		_, err := c.query(sql, nil)
@@ -295,8 +362,19 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
-	if err := c.watch.Watch(ctx); err != nil {
+	if err := c.start(ctx); err != nil {
 		return "", false, err
+	}
+	if c.w != nil {
+		res := c.keepLast()
+		res.first = true
+		if err := query(c.w, sql, res); err != nil {
+			return "", false, c.wrap(ctx, err)
+		}
+		if res.rows == 0 || len(res.row.Values) == 0 {
+			return "", false, nil
+		}
+		return string(res.row.Values[0]), true, nil
 	}
 	rows, err := c.dc.Query(sql, nil)
 	if err != nil {
@@ -316,7 +394,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	return text(dest[0]), true, nil
 }
 
-// query runs a text query and counts its rows.
+// query runs a text query through the driver and counts its rows.
 func (c *Conn) query(sql string, args []driver.Value) (int64, error) {
 	rows, err := c.dc.Query(sql, args)
 	if err != nil {
@@ -366,7 +444,7 @@ func returnsRows(sql string) bool {
 // Prepare readies sql (with ? placeholders): on the server with
 // --db-ps-mode auto, as a client-side template with disable.
 func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
-	if err := c.watch.Watch(ctx); err != nil {
+	if err := c.start(ctx); err != nil {
 		return nil, err
 	}
 	s := &Stmt{c: c, rows: returnsRows(sql)}
@@ -376,6 +454,14 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 			return nil, err
 		}
 		s.tpl = tpl
+		return s, nil
+	}
+	if c.w != nil {
+		ws, err := c.w.prepare(sql)
+		if err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", sql, c.wrap(ctx, err))
+		}
+		s.ws = ws
 		return s, nil
 	}
 	ds, err := c.dc.Prepare(sql)
@@ -400,7 +486,8 @@ func (c *Conn) Close() error {
 type Stmt struct {
 	c    *Conn
 	rows bool
-	ds   driver.Stmt      // server-side prepared
+	ws   *stmt            // server-side prepared, on the wire
+	ds   driver.Stmt      // server-side prepared, through the driver
 	tpl  *target.Template // client-side
 	args []driver.Value
 	dest []driver.Value
@@ -410,17 +497,40 @@ type Stmt struct {
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
-	if err := s.c.watch.Watch(ctx); err != nil {
+	if err := s.c.start(ctx); err != nil {
 		return 0, err
+	}
+	if w := s.c.w; w != nil {
+		var res results
+		err := s.runWire(w, args, &res)
+		return res.rows + res.affected, s.c.wrap(ctx, err)
 	}
 	n, err := s.run(args)
 	return n, s.c.wrap(ctx, err)
 }
 
+func (s *Stmt) runWire(w *wire, args []target.Value, res *results) error {
+	if s.tpl != nil {
+		b, err := s.tpl.Render(s.text[:0], args, true)
+		if err != nil {
+			return err
+		}
+		s.text = b
+		return query(w, b, res)
+	}
+	return w.execute(s.ws, args, res)
+}
+
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
-	if err := s.c.watch.Watch(ctx); err != nil {
+	if err := s.c.start(ctx); err != nil {
 		return target.Row{}, err
+	}
+	if w := s.c.w; w != nil {
+		if err := s.runWire(w, args, s.c.keepLast()); err != nil {
+			return target.Row{}, s.c.wrap(ctx, err)
+		}
+		return s.c.res.row, nil
 	}
 	s.row.Columns = s.row.Columns[:0]
 	if !s.rows {
@@ -470,6 +580,7 @@ func (s *Stmt) bind(args []target.Value) []driver.Value {
 	return s.args
 }
 
+// run executes the statement through the driver.
 func (s *Stmt) run(args []target.Value) (int64, error) {
 	if s.tpl != nil {
 		b, err := s.tpl.Render(s.text[:0], args, true)
@@ -508,7 +619,18 @@ func (s *Stmt) run(args []target.Value) (int64, error) {
 
 // Close releases a server-side statement.
 func (s *Stmt) Close() error {
-	if s.ds == nil || s.c.closed {
+	if s.c.closed {
+		return nil
+	}
+	if s.ws != nil {
+		ws := s.ws
+		s.ws = nil
+		if s.c.w.broken != nil {
+			return nil
+		}
+		return s.c.w.closeStmt(ws)
+	}
+	if s.ds == nil {
 		return nil
 	}
 	err := s.ds.Close()
@@ -521,7 +643,7 @@ const bulkBytes = 1 << 20
 
 // BulkInsert loads rows with multi-row INSERT statements.
 func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, rows target.RowSource) (int64, error) {
-	if err := c.watch.Watch(ctx); err != nil {
+	if err := c.start(ctx); err != nil {
 		return 0, err
 	}
 	head := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(columns, ", "))
@@ -532,12 +654,22 @@ func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, r
 		if len(buf) == 0 {
 			return nil
 		}
-		res, err := c.dc.Exec(string(buf), nil)
+		var n int64
+		var err error
+		if c.w != nil {
+			var res results
+			err = query(c.w, buf, &res)
+			n = res.affected
+		} else {
+			var res driver.Result
+			if res, err = c.dc.Exec(string(buf), nil); err == nil {
+				n, _ = res.RowsAffected()
+			}
+		}
 		buf = buf[:0]
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", table, c.wrap(ctx, err))
 		}
-		n, _ := res.RowsAffected()
 		total += n
 		return nil
 	}

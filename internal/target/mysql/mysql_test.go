@@ -12,7 +12,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
-func engine(envVar string, opts target.Options) targettest.Engine {
+func engine(envVar string, opts target.Options, driverOnly bool) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
 			raw := os.Getenv(envVar)
@@ -26,6 +26,9 @@ func engine(envVar string, opts target.Options) targettest.Engine {
 			tg, err := mysql.Open(context.Background(), u, opts)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if driverOnly {
+				mysql.DriverOnly(tg)
 			}
 			return tg
 		},
@@ -61,13 +64,19 @@ func engine(envVar string, opts target.Options) targettest.Engine {
 
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode})) })
+		t.Run("tcp/"+mode, func(t *testing.T) {
+			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, false))
+		})
+		// The driver's own path, taken with TLS or compression.
+		t.Run("tcp/"+mode+"/driver", func(t *testing.T) {
+			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, true))
+		})
 	}
 	t.Run("socket/auto", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}))
+		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}, false))
 	})
 	t.Run("tcp/auto/poll", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}))
+		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}, false))
 	})
 }
 

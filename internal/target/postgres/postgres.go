@@ -233,7 +233,7 @@ func newConn(pc *pgconn.PgConn, mode string) *Conn {
 
 // roundTrip sends what is queued and reads the answers into res.
 func (c *Conn) roundTrip(ctx context.Context, res *results) error {
-	c.w.use(ctx)
+	c.w.sock.Use(ctx)
 	err := c.w.flush()
 	if err == nil {
 		err = c.w.read(res)

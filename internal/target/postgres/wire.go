@@ -1,18 +1,15 @@
 package postgres
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -28,55 +25,23 @@ import (
 // pgbench's select-only script. Here a request is one buffer and one
 // write, and answers are parsed in place from one read buffer.
 type wire struct {
-	conn net.Conn
-	// In a mux task the request waits in the task's loop (one thread's
-	// poll over its connections) instead of in Go's poller: tc is the
-	// connection's task-aware I/O, if it has one, and task the task of
-	// ctx, the context of the request in flight.
-	tc     target.TaskConn
-	task   *mux.Task
-	ctx    context.Context
+	// In a mux task a request waits in the task's loop (one thread's
+	// poll over its connections) instead of in Go's poller.
+	sock   target.Socket
 	out    []byte
-	in     []byte // in[r:w] is read and not yet parsed
-	r, w   int
+	in     target.InBuf
 	names  []string // the last RowDescription's column names, reused
 	broken error    // set once the connection cannot be used any more
 }
 
 const (
-	wireReadSize = 16 << 10
-	wireKeepSize = 256 << 10 // a larger read buffer is given back after its answer
 	// wireMaxMessage bounds the buffer a message may ask for: the server
 	// never sends more than 1 GB in one field.
 	wireMaxMessage = 1<<30 + 1<<20
 )
 
 func newWire(conn net.Conn) *wire {
-	w := &wire{conn: conn, in: make([]byte, wireReadSize)}
-	w.tc, _ = conn.(target.TaskConn)
-	return w
-}
-
-// use makes ctx the context of the next request. A worker passes the same
-// one every time, so the task is looked up once.
-func (w *wire) use(ctx context.Context) {
-	if w.tc != nil && ctx != w.ctx {
-		w.ctx, w.task = ctx, mux.From(ctx)
-	}
-}
-
-func (w *wire) write(b []byte) (int, error) {
-	if w.task != nil {
-		return w.tc.WriteWait(w.ctx, w.task, b)
-	}
-	return w.conn.Write(b)
-}
-
-func (w *wire) readSome(b []byte) (int, error) {
-	if w.task != nil {
-		return w.tc.ReadWait(w.ctx, w.task, b)
-	}
-	return w.conn.Read(b)
+	return &wire{sock: target.NewSocket(conn), in: target.NewInBuf()}
 }
 
 // begin starts a message of type t in the output buffer and returns where
@@ -155,7 +120,7 @@ func (w *wire) flush() error {
 		w.out = w.out[:0]
 		return w.broken
 	}
-	_, err := w.write(w.out)
+	_, err := w.sock.Write(w.out)
 	w.out = w.out[:0]
 	if err != nil {
 		return w.fail(err)
@@ -175,45 +140,22 @@ func (w *wire) fail(err error) error {
 // next returns the next message; body is valid until the next call.
 func (w *wire) next() (byte, []byte, error) {
 	for {
-		if n := w.w - w.r; n >= 5 {
-			size := int(binary.BigEndian.Uint32(w.in[w.r+1:]))
+		need := 5
+		if n := w.in.W - w.in.R; n >= 5 {
+			size := int(binary.BigEndian.Uint32(w.in.Buf[w.in.R+1:]))
 			if size < 4 || size > wireMaxMessage {
-				return 0, nil, w.fail(fmt.Errorf("PostgreSQL protocol: message %q of %d bytes", w.in[w.r], size))
+				return 0, nil, w.fail(fmt.Errorf("PostgreSQL protocol: message %q of %d bytes", w.in.Buf[w.in.R], size))
 			}
 			if n >= 1+size {
-				t, body := w.in[w.r], w.in[w.r+5:w.r+1+size]
-				w.r += 1 + size
+				t, body := w.in.Buf[w.in.R], w.in.Buf[w.in.R+5:w.in.R+1+size]
+				w.in.R += 1 + size
 				return t, body, nil
 			}
-			w.room(1 + size)
-		} else {
-			w.room(5)
+			need = 1 + size
 		}
-		k, err := w.readSome(w.in[w.w:])
-		w.w += k
-		if err != nil && k == 0 {
-			if errors.Is(err, io.EOF) {
-				err = io.ErrUnexpectedEOF
-			}
+		if err := w.in.Fill(&w.sock, need); err != nil {
 			return 0, nil, w.fail(err)
 		}
-	}
-}
-
-// room makes space after the unread bytes for a message of size bytes
-// and for a full read after it when it is small.
-func (w *wire) room(size int) {
-	if w.r == w.w {
-		w.r, w.w = 0, 0
-	}
-	if len(w.in)-w.r >= size && len(w.in)-w.w >= wireReadSize/4 {
-		return
-	}
-	n := copy(w.in, w.in[w.r:w.w])
-	w.r, w.w = 0, n
-	if len(w.in) < size {
-		w.in = append(w.in[:n], make([]byte, size+wireReadSize-n)...)
-		w.in = w.in[:cap(w.in)]
 	}
 }
 
@@ -244,9 +186,7 @@ func (w *wire) read(res *results) error {
 		}
 		switch t {
 		case 'Z': // ReadyForQuery
-			if len(w.in) > wireKeepSize && w.r == w.w {
-				w.in, w.r, w.w = make([]byte, wireReadSize), 0, 0 // give back a large answer's room
-			}
+			w.in.Trim() // give back a large answer's room
 			return first
 		case 'T': // RowDescription
 			w.startResult(res)
@@ -376,7 +316,7 @@ func keepRow(row *target.Row, body []byte) error {
 		}
 		// A value of the last row must stay non-nil even when empty:
 		// nil is NULL.
-		if cap(row.Values[i]) > wireKeepSize {
+		if cap(row.Values[i]) > target.InBufKeep {
 			row.Values[i] = nil // do not keep a large value's room
 		}
 		row.Values[i] = append(row.Values[i][:0], body[:size]...)

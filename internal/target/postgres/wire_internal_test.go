@@ -22,13 +22,13 @@ func TestLargeAnswerRoomIsGivenBack(t *testing.T) {
 	if err != nil || len(row.Values[0]) != 4<<20 {
 		t.Fatalf("4 MB row: %v", err)
 	}
-	if len(c.w.in) > wireKeepSize {
-		t.Fatalf("read buffer %d bytes after the answer, want at most %d", len(c.w.in), wireKeepSize)
+	if len(c.w.in.Buf) > target.InBufKeep {
+		t.Fatalf("read buffer %d bytes after the answer, want at most %d", len(c.w.in.Buf), target.InBufKeep)
 	}
 	if _, err := c.RunText(context.Background(), []byte("SELECT 'small'")); err != nil {
 		t.Fatal(err)
 	}
-	if n := cap(c.res.row.Values[0]); n > wireKeepSize {
+	if n := cap(c.res.row.Values[0]); n > target.InBufKeep {
 		t.Fatalf("the kept row holds %d bytes of room after a small value", n)
 	}
 }
