@@ -362,6 +362,8 @@ func (r *recorder) Begin() time.Time {
 	return time.Now()
 }
 
+func (r *recorder) Wants(i int) bool { return r.ops[i] >= 0 }
+
 func (r *recorder) Command(i int, end time.Time, d time.Duration) {
 	if op := r.ops[i]; op >= 0 {
 		r.h.Record(op, d)

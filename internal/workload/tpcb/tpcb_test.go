@@ -445,4 +445,24 @@ func TestTransactionTimeCoversItsCommands(t *testing.T) {
 	if d := tx - sum; d < -0.001*tx || d > 1 {
 		t.Fatalf("transaction mean %.3f ms, its commands' means add up to %.3f ms", tx, sum)
 	}
+
+	// Without -r the \sleep commands are not timed on their own: the
+	// first counts in the SELECT's time, and the last still ends the
+	// transaction.
+	must(t, "run", "tpcb", "--target", tg, "-f", script, "-c", "2", "-t", "5", "-n", "--json", js, "--no-store", "-q")
+	r = readResult(t, js)
+	var sel float64
+	for _, o := range r.Summary.Ops {
+		switch {
+		case strings.HasPrefix(o.Name, "script:"):
+			tx = o.Latency.MeanMS
+		case strings.HasPrefix(o.Name, "meta:"):
+			t.Fatalf("%s reported without -r", o.Name)
+		default:
+			sel = o.Latency.MeanMS
+		}
+	}
+	if tx < 30 || tx > 30+20 || sel < 20 || sel > tx-9 {
+		t.Fatalf("without -r: transaction mean %.3f ms, SELECT %.3f ms; want 30 ms and more, of which 20 before the SELECT's end", tx, sel)
+	}
 }

@@ -118,6 +118,7 @@ func query(t *testing.T, c target.Conn, sql string) string {
 type counts map[int]int
 
 func (c counts) Begin() time.Time                            { return time.Now() }
+func (c counts) Wants(int) bool                              { return true }
 func (c counts) Command(i int, _ time.Time, _ time.Duration) { c[i]++ }
 
 // TestClientOnEngines runs builtin and custom scripts on every engine and
