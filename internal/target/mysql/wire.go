@@ -25,13 +25,14 @@ import (
 // read through two buffers. Here a command is one buffer and one write,
 // and answers are parsed in place from one read buffer.
 type wire struct {
-	sock   target.Socket // in a mux task, waits in the task's loop
-	caps   uint32        // the capability flags the driver and server agreed on
-	ext    uint32        // MariaDB's extended capabilities, likewise
-	out    []byte
-	in     target.InBuf
-	joined []byte // a packet the server split, put back together
-	broken error  // set once the connection cannot be used any more
+	sock     target.Socket // in a mux task, waits in the task's loop
+	caps     uint32        // the capability flags the driver and server agreed on
+	ext      uint32        // MariaDB's extended capabilities, likewise
+	out      []byte
+	in       target.InBuf
+	joined   []byte   // a packet the server split, put back together
+	textCols []column // the last kept text result's columns
+	broken   error    // set once the connection cannot be used any more
 }
 
 // Capability flags that change the shape of the answers.
@@ -416,17 +417,18 @@ func (w *wire) readResultSet(p []byte, res *results, s *stmt) (uint16, error) {
 	}
 	var cols []column
 	switch {
-	case s == nil:
-		if res.keep {
-			cols = make([]column, ncols)
-		}
-	case described || len(s.columns) != ncols:
+	case s != nil:
 		if len(s.columns) != ncols {
 			s.columns = make([]column, ncols)
 		}
 		cols = s.columns
-	default:
-		cols = s.columns
+	case res.keep:
+		// A text query's columns, kept between queries so that the same
+		// names are not made again.
+		if cap(w.textCols) < ncols {
+			w.textCols = make([]column, ncols)
+		}
+		cols = w.textCols[:ncols]
 	}
 	if described {
 		if err := w.readColumns(ncols, cols, res.keep); err != nil {
