@@ -490,7 +490,7 @@ func fill(res *result.Result, out *runner.Outcome) {
 	if out.Loops > 0 {
 		// The connections waited in the loops, not as the driver string
 		// read before the run says.
-		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one ppoll", out.Loops)
+		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one epoll set", out.Loops)
 	}
 }
 

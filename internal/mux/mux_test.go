@@ -22,18 +22,18 @@ func socketPair(t *testing.T) (int, int) {
 	return fds[0], fds[1]
 }
 
-// readByte waits in the task until one byte can be read from fd.
-func readByte(ctx context.Context, fd int) (byte, error) {
+// readByte waits in the task until one byte can be read from w's socket.
+func readByte(ctx context.Context, w *mux.Watch) (byte, error) {
 	var b [1]byte
 	for {
-		n, err := unix.Read(fd, b[:])
+		n, err := unix.Read(w.Fd(), b[:])
 		if n == 1 {
 			return b[0], nil
 		}
 		if err != unix.EAGAIN {
 			return 0, err
 		}
-		if err := mux.From(ctx).WaitFD(ctx, fd, false); err != nil {
+		if err := mux.From(ctx).Wait(ctx, w, false); err != nil {
 			return 0, err
 		}
 	}
@@ -61,8 +61,9 @@ func TestTasksShareOneThreadAndWaitForSockets(t *testing.T) {
 					return
 				}
 			}
+			w := mux.NewWatch(fd)
 			for i := 0; i < rounds; i++ {
-				v, err := readByte(ctx, fd)
+				v, err := readByte(ctx, &w)
 				if err != nil {
 					t.Error(err)
 					return
@@ -123,8 +124,9 @@ func TestSleepsEndOnTimeWhileSocketsAreBusy(t *testing.T) {
 		unix.Write(b, []byte{0})
 	}()
 	l.Add(func(ctx context.Context) {
+		w := mux.NewWatch(a)
 		for {
-			v, err := readByte(ctx, a)
+			v, err := readByte(ctx, &w)
 			if err != nil {
 				t.Error(err)
 				return
@@ -151,14 +153,15 @@ func TestWaitsEndWithTheirContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var l mux.Loop
 	errs := make([]error, 3)
-	l.Add(func(ctx context.Context) { _, errs[0] = readByte(ctx, a) })
+	wa, wc := mux.NewWatch(a), mux.NewWatch(c)
+	l.Add(func(ctx context.Context) { _, errs[0] = readByte(ctx, &wa) })
 	l.Add(func(ctx context.Context) { errs[1] = mux.Sleep(ctx, time.Hour) })
 	var derived time.Duration
 	l.Add(func(ctx context.Context) {
 		dctx, dcancel := context.WithTimeout(ctx, 30*time.Millisecond)
 		defer dcancel()
 		s := time.Now()
-		_, errs[2] = readByte(dctx, c)
+		_, errs[2] = readByte(dctx, &wc)
 		derived = time.Since(s)
 	})
 	time.AfterFunc(200*time.Millisecond, cancel)
@@ -200,16 +203,17 @@ func TestWaitFromOutsideTheTaskFails(t *testing.T) {
 	a, b := socketPair(t)
 	var l mux.Loop
 	var outside error
+	w := mux.NewWatch(a)
 	l.Add(func(ctx context.Context) {
 		task := mux.From(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			time.Sleep(20 * time.Millisecond) // the task is waiting by then
-			outside = task.WaitFD(ctx, a, false)
+			outside = task.Wait(ctx, &w, false)
 			unix.Write(b, []byte{1})
 		}()
-		if _, err := readByte(ctx, a); err != nil {
+		if _, err := readByte(ctx, &w); err != nil {
 			t.Error(err)
 		}
 		<-done
@@ -219,5 +223,143 @@ func TestWaitFromOutsideTheTaskFails(t *testing.T) {
 	}
 	if !errors.Is(outside, mux.ErrNotInTask) {
 		t.Fatalf("a wait from another goroutine returned %v, want ErrNotInTask", outside)
+	}
+}
+
+// A socket's arrival reported while its task slept is not lost: the
+// loop hears of each arrival once, so a wait that follows without a read
+// first must still end.
+func TestArrivalDuringASleepEndsTheNextWait(t *testing.T) {
+	a, b := socketPair(t)
+	var l mux.Loop
+	var took time.Duration
+	var waitErr error
+	l.Add(func(ctx context.Context) {
+		w := mux.NewWatch(a)
+		go func() { time.Sleep(5 * time.Millisecond); unix.Write(b, []byte{1}) }()
+		if _, err := readByte(ctx, &w); err != nil { // waited: a is in the set now
+			t.Error(err)
+			return
+		}
+		go func() { time.Sleep(10 * time.Millisecond); unix.Write(b, []byte{2}) }()
+		if err := mux.Sleep(ctx, 50*time.Millisecond); err != nil {
+			t.Error(err)
+			return
+		}
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		s := time.Now()
+		waitErr = mux.From(ctx).Wait(wctx, &w, false)
+		took = time.Since(s)
+	})
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if waitErr != nil || took > time.Second {
+		t.Fatalf("a wait for a byte that came during a sleep ended after %v with %v, want at once", took, waitErr)
+	}
+}
+
+// A closed socket leaves the set with its descriptor; a new socket given
+// the same number, with a Watch of its own, is watched again.
+func TestAReusedDescriptorNumberIsWatchedAgain(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l mux.Loop
+	var got []byte
+	l.Add(func(ctx context.Context) {
+		a, b := fds[0], fds[1]
+		for round := byte(1); round <= 3; round++ {
+			w := mux.NewWatch(a)
+			go func() { time.Sleep(5 * time.Millisecond); unix.Write(b, []byte{round}) }()
+			v, err := readByte(ctx, &w)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got = append(got, v)
+			unix.Close(a)
+			unix.Close(b)
+			p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if p[0] != a {
+				t.Errorf("the new socket has number %d, not the closed %d's", p[0], a)
+			}
+			a, b = p[0], p[1]
+		}
+		unix.Close(a)
+		unix.Close(b)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := l.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "\x01\x02\x03" {
+		t.Fatalf("read %v, want 1 2 3", got)
+	}
+}
+
+// A write that fills the socket waits for the peer to read, and the same
+// socket's reads are still reported after it.
+func TestWriteWaitsForSpaceThenReadsStillWake(t *testing.T) {
+	a, b := socketPair(t)
+	var l mux.Loop
+	const total = 4 << 20
+	var sent int
+	var last byte
+	l.Add(func(ctx context.Context) {
+		w := mux.NewWatch(a)
+		buf := make([]byte, 64<<10)
+		for sent < total {
+			n, err := unix.Write(a, buf)
+			if n > 0 {
+				sent += n
+			}
+			if err == unix.EAGAIN {
+				if err := mux.From(ctx).Wait(ctx, &w, true); err != nil {
+					t.Error(err)
+					return
+				}
+			} else if err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		v, err := readByte(ctx, &w)
+		if err != nil {
+			t.Error(err)
+		}
+		last = v
+	})
+	go func() {
+		buf := make([]byte, 64<<10)
+		got := 0
+		for got < total {
+			n, err := unix.Read(b, buf)
+			if n > 0 {
+				got += n
+			}
+			if err == unix.EAGAIN {
+				time.Sleep(time.Millisecond)
+			} else if err != nil {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+		unix.Write(b, []byte{7})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := l.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if sent < total || last != 7 {
+		t.Fatalf("wrote %d of %d bytes, then read %d, want all and 7", sent, total, last)
 	}
 }

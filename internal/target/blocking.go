@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/mux"
 )
 
 // DialBlocking opens a TCP or unix-socket connection that waits for the
@@ -93,7 +95,7 @@ func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	if domain != unix.AF_UNIX {
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
-	c := &blockingConn{fd: fd, network: network, addr: addr}
+	c := &blockingConn{fd: fd, network: network, addr: addr, watch: mux.NewWatch(fd)}
 	c.readFd.Fd, c.writeFd.Fd = int32(fd), int32(fd)
 	return c, nil
 }
@@ -148,7 +150,10 @@ type blockingConn struct {
 	// passing them to the kernel allocates nothing. A driver may write
 	// while a goroutine of its own reads, so each direction has its own.
 	readFd, writeFd unix.PollFd
-	timeout         unix.Timespec
+	// watch is the socket's place in the epoll set of the loop whose task
+	// uses the connection (TaskConn); only that task touches it.
+	watch   mux.Watch
+	timeout unix.Timespec
 	// late is how often answers come later than rawWaitFor (see lateScale).
 	late int32
 	// full says the last read filled the caller's buffer.

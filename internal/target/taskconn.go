@@ -42,7 +42,7 @@ func (c *blockingConn) waitTask(ctx context.Context, t *mux.Task, write bool) er
 		_, err := c.result(0, nil, op)
 		return err
 	}
-	if err := t.WaitFD(ctx, c.fd, write); err != nil {
+	if err := t.Wait(ctx, &c.watch, write); err != nil {
 		return &net.OpError{Op: op, Net: c.network, Err: err}
 	}
 	return nil
