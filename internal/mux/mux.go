@@ -40,10 +40,9 @@ type Loop struct {
 
 // epollSet is one Run's epoll instance. Sockets stay in it from their
 // first wait until they are closed, so a wait costs no system call of its
-// own, and the kernel hands back only the sockets that have something:
-// ppoll over every task's socket registered and removed each of them on
-// every wait, and was woken once more per transaction than a loop that
-// also reads before it waits (pgbench's).
+// own, and the kernel hands back only the sockets that have something
+// (a ppoll over every task's socket registered and removed each of them
+// in the kernel on every wait).
 //
 // Sockets are edge-triggered: the kernel reports each arrival once. A task
 // waits for a socket only after finding nothing to read on it (or right
