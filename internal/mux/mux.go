@@ -300,10 +300,7 @@ func (w *waker) close() {
 // the loop is told of each arrival once (epollSet). It may return early;
 // the caller tries again.
 func (t *Task) Wait(ctx context.Context, w *Watch, write bool) error {
-	if t.l.running.Load() != t {
-		return ErrNotInTask
-	}
-	if err := ctx.Err(); err != nil {
+	if err := t.mayWait(ctx); err != nil {
 		return err
 	}
 	if t.pending {
@@ -358,21 +355,26 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	if t.l.running.Load() != t {
-		return ErrNotInTask
+	if err := t.mayWait(ctx); err != nil {
+		return err
 	}
 	t.l.timed++
 	defer func() { t.l.timed-- }()
 	return t.wait(ctx, -1, 0, t.l.now()+int64(d))
 }
 
-func (t *Task) wait(ctx context.Context, fd int, events uint32, until int64) error {
+// mayWait says why the calling code may not suspend the task, if it may
+// not: it runs on another goroutine, or ctx has ended.
+func (t *Task) mayWait(ctx context.Context) error {
 	if t.l.running.Load() != t {
 		return ErrNotInTask
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	return ctx.Err()
+}
+
+// wait suspends the task, which mayWait has allowed, until the loop
+// resumes it.
+func (t *Task) wait(ctx context.Context, fd int, events uint32, until int64) error {
 	// The loop's own context wakes it already; one derived from it needs
 	// its own alarm, for this wait only.
 	if ctx != t.ctx && ctx.Done() != t.l.ctx.Done() {
