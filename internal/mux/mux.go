@@ -115,6 +115,10 @@ func From(ctx context.Context) *Task {
 	return t
 }
 
+// Context returns the context the task's function was given: it lives as
+// long as the task, unlike one made for a single request.
+func (t *Task) Context() context.Context { return t.ctx }
+
 // Add adds a task that will run fn with Run's context, to which the task
 // is attached (From finds it).
 func (l *Loop) Add(fn func(ctx context.Context)) {

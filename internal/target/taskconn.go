@@ -47,3 +47,36 @@ func (c *blockingConn) waitTask(ctx context.Context, t *mux.Task, write bool) er
 	}
 	return nil
 }
+
+// DialTask opens a connection as DialBlocking does; when ctx belongs to a
+// mux task, the connection's Read and Write wait in that task for as long
+// as it lives, so a driver's own reads (a handshake, a statement on the
+// driver's path as with TLS) let the loop's other tasks run. That suits
+// drivers that read and write a net.Conn only in the goroutine that
+// called them (go-sql-driver/mysql); a read from another goroutine fails
+// (mux.ErrNotInTask) instead of suspending the task.
+func DialTask(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := DialBlocking(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	t := mux.From(ctx)
+	if t == nil {
+		return c, nil
+	}
+	return &taskBound{blockingConn: c.(*blockingConn), t: t}, nil
+}
+
+// taskBound is a blockingConn whose reads and writes wait in its task.
+type taskBound struct {
+	*blockingConn
+	t *mux.Task
+}
+
+func (c *taskBound) Read(b []byte) (int, error) {
+	return c.ReadWait(c.t.Context(), c.t, b)
+}
+
+func (c *taskBound) Write(b []byte) (int, error) {
+	return c.WriteWait(c.t.Context(), c.t, b)
+}

@@ -19,6 +19,7 @@ import (
 
 	my "github.com/go-sql-driver/mysql"
 
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -121,9 +122,14 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	var hs *handshakeConn
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var err error
-		if t.pollIO {
+		switch {
+		case t.pollIO:
 			nc, err = target.DialPoll(ctx, network, addr)
-		} else {
+		case mux.From(ctx) != nil:
+			// The driver reads and writes only in its caller, the
+			// task: all of the connection's waits can be in its loop.
+			nc, err = target.DialTask(ctx, network, addr)
+		default:
 			nc, err = target.DialBlocking(ctx, network, addr)
 		}
 		if err != nil {
@@ -174,6 +180,10 @@ func (h *handshakeConn) Write(b []byte) (int, error) {
 // HoldsProcessor says whether connections wait for the server in raw
 // system calls (target.ProcessorHolder).
 func (t *Target) HoldsProcessor() bool { return !t.pollIO }
+
+// Multiplexes: a connection opened in a mux task waits in its loop,
+// unless --net-io poll keeps it in Go's poller.
+func (t *Target) Multiplexes() bool { return !t.pollIO }
 
 func (t *Target) netIO() string {
 	if t.pollIO {

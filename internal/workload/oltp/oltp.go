@@ -73,7 +73,7 @@ type Options struct {
 	Rand               randgen.Dist
 	// Jobs is how many threads serve the --threads connections, each
 	// waiting for all of its share in one loop, where the target allows
-	// it (PostgreSQL); 0 makes every connection a goroutine of its own.
+	// it (PostgreSQL, MySQL); 0 makes every connection a goroutine of its own.
 	Jobs int
 }
 
@@ -144,7 +144,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
 	fs.StringVar(&o.MySQLStorageEngine, "mysql-storage-engine", o.MySQLStorageEngine, "storage engine on MySQL/MariaDB")
 	fs.StringVar(&o.CreateTableOptions, "create-table-options", o.CreateTableOptions, "extra options appended to CREATE TABLE")
-	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "threads serving the connections on PostgreSQL, each waiting for its share in one loop (default: one per CPU; 0: a goroutine per connection)")
+	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "threads serving the connections on PostgreSQL and MySQL, each waiting for its share in one loop (default: one per CPU; 0: a goroutine per connection)")
 	switch w.name {
 	case "select_random_points":
 		fs.IntVar(&o.RandomPoints, "random-points", o.RandomPoints, "number of random points in the IN() list")
