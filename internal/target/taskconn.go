@@ -53,8 +53,9 @@ func (c *blockingConn) waitTask(ctx context.Context, t *mux.Task, write bool) er
 // as it lives, so a driver's own reads (a handshake, a statement on the
 // driver's path as with TLS) let the loop's other tasks run. That suits
 // drivers that read and write a net.Conn only in the goroutine that
-// called them (go-sql-driver/mysql); a read from another goroutine fails
-// (mux.ErrNotInTask) instead of suspending the task.
+// called them (go-sql-driver/mysql), and only them: a read from another
+// goroutine while the task is suspended fails (mux.ErrNotInTask), but
+// one while the task runs would suspend the wrong goroutine.
 func DialTask(ctx context.Context, network, addr string) (net.Conn, error) {
 	c, err := DialBlocking(ctx, network, addr)
 	if err != nil {
