@@ -23,12 +23,10 @@ func IsMulti(s string) bool {
 	if strings.Contains(s, ",") {
 		return true
 	}
+	// A range with a mistake in it counts too, so that Values, not the
+	// option's own parser, says what is wrong with it.
 	parts := strings.Split(s, ":")
-	if len(parts) != 3 {
-		return false
-	}
-	_, err := rangeKindOf(parts)
-	return err == nil
+	return len(parts) == 3 && looksLikeRange(parts)
 }
 
 // Values expands a list ("1,8,32,128", "seqwr,rndrd") or a range
@@ -124,6 +122,9 @@ func parse(k rangeKind, s string) (float64, error) {
 				f, err := strconv.ParseFloat(n, 64)
 				return f * su.mult, err
 			}
+		}
+		if s == "0" { // nothing is nothing in any unit
+			return 0, nil
 		}
 		return 0, errors.New("no size suffix")
 	default:

@@ -43,8 +43,12 @@ func TestValuesBadInput(t *testing.T) {
 		"1:10s:1":     "must all be numbers",
 		"1:1000000:1": "more than 1000",
 		"1M:10M:0M":   "STEP must be positive",
+		"16M:32M:0":   "STEP must be positive",
 		"1s:1m:-10s":  "STEP must be positive",
 	} {
+		if !IsMulti(in) {
+			t.Errorf("IsMulti(%q) = false: an option would parse it as one value", in)
+		}
 		_, err := Values(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Values(%q): %v; want an error saying %q", in, err, want)
