@@ -19,7 +19,6 @@ import (
 
 	my "github.com/go-sql-driver/mysql"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -122,15 +121,12 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	var hs *handshakeConn
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var err error
-		switch {
-		case t.pollIO:
+		if t.pollIO {
 			nc, err = target.DialPoll(ctx, network, addr)
-		case mux.From(ctx) != nil:
-			// The driver reads and writes only in its caller, the
-			// task: all of the connection's waits can be in its loop.
+		} else {
+			// The driver reads and writes only in its caller: in a
+			// task, all of the connection's waits can be in its loop.
 			nc, err = target.DialTask(ctx, network, addr)
-		default:
-			nc, err = target.DialBlocking(ctx, network, addr)
 		}
 		if err != nil {
 			return nil, err
