@@ -84,11 +84,39 @@ log "pgbench -i -s $SCALE in $DB (both tools run on these tables)"
 "$PGBENCH" -i -q -s "$SCALE" -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$DB" >"$OUT/init.log" 2>&1 ||
 	{ tail "$OUT/init.log" >&2; die "pgbench -i failed"; }
 
+# The server's CPU per transaction shows what each client's way of
+# talking costs the server: on a machine they share, a transaction the
+# server spends more on is one fewer for either tool. Read from /proc when
+# the server runs here (its postmaster's data directory is readable);
+# otherwise the column says n/a.
+CLK_TCK=$(getconf CLK_TCK)
+PG_PID=
+if datadir=$(pg_client -d "$DB" -c "SHOW data_directory" 2>/dev/null) && [[ -r $datadir/postmaster.pid ]]; then
+	PG_PID=$(head -n 1 "$datadir/postmaster.pid")
+	[[ -r /proc/$PG_PID/stat ]] || PG_PID=
+fi
+[[ -n $PG_PID ]] || log "the server's CPU is not measured: its postmaster is not on this machine or not readable"
+
+# server_ticks: CPU ticks the server has used so far: the postmaster's own
+# and its reaped children's (a backend's time moves there when it exits),
+# plus its live children's (checkpointer, autovacuum, backends).
+server_ticks() {
+	[[ -n $PG_PID ]] || { echo -1; return; }
+	local t
+	t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$PG_PID/stat") || { echo -1; return; }
+	for c in $(ps -o pid= --ppid "$PG_PID"); do
+		t=$((t + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$c/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$t"
+}
+
 # measure TOOL SCRIPT MODE TRANSPORT SECONDS LOG: one run under GNU time;
-# prints "transactions tps cpu_s wall_s maxrss_kb". Both tools vacuum
-# before the run, as pgbench does by default.
+# prints "transactions tps cpu_s wall_s maxrss_kb server_cpu_s" (server
+# -1: not measured). Both tools vacuum before the run, as pgbench does by
+# default.
 measure() {
-	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps
+	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps s0 s1
+	s0=$(server_ticks)
 	case $tool in
 	pgbench)
 		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
@@ -109,7 +137,9 @@ measure() {
 	esac
 	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool: no transaction count in $log"
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
-	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss"
+	sleep 0.3 # the run's backends exit and are reaped, moving their time to the postmaster
+	s1=$(server_ticks)
+	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" 'BEGIN { if (a < 0 || b < 0) print -1; else printf "%.2f", (b - a) / hz }')"
 }
 
 cat <<EOF
@@ -122,8 +152,8 @@ raw logs: $OUT
 
 ## Raw runs
 
-| cell | round | tool | tps | transactions | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB |
-|---|---|---|---:|---:|---:|---:|---:|---:|
+| cell | round | tool | tps | transactions | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 for tr in $TRANSPORTS; do
@@ -142,10 +172,10 @@ for tr in $TRANSPORTS; do
 				k=0
 				for tool in $order; do
 					k=$((k + 1))
-					read -r tx tps cpu wall rss < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$k-$tool.log")
-					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" >>"$RAW"
-					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" \
-						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024 }'
+					read -r tx tps cpu wall rss srv < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$k-$tool.log")
+					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" "$srv" >>"$RAW"
+					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" \
+						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f | %s |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx) }'
 				done
 			done
 		done
@@ -160,10 +190,11 @@ The ratios are the median over rounds of each round's ratio; in a round,
 the tool that ran twice counts with the mean of its two rates and its CPU
 over both runs' transactions. A tps ratio above 1 means dbmark ran more
 transactions per second; a CPU/tx ratio below 1 means it spent less client
-CPU per transaction.
+CPU per transaction. The server columns are the server's CPU per
+transaction (all its processes) while each tool drove it.
 
-| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB | server µs/tx with pgbench | with dbmark | server ratio |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 awk -F'\t' '
@@ -179,6 +210,7 @@ function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 	k = $1 SUBSEP $2 SUBSEP $3
 	tps[k] += $5; runs[k]++; cpu[k] += $6; txs[k] += $4
 	add(T, $1 SUBSEP $3, $5); add(C, $1 SUBSEP $3, $6 * 1e6 / $4); add(M, $1 SUBSEP $3, $8 / 1024)
+	if ($9 != "" && $9 >= 0) { srv[k] += $9; add(S, $1 SUBSEP $3, $9 * 1e6 / $4) } else nosrv[$1] = 1
 	rounds[$1] = rounds[$1] " " $2
 }
 END {
@@ -191,10 +223,14 @@ END {
 			if (done[c, r]++ || !(p in tps) || !(d in tps)) continue
 			add(R, c SUBSEP "tps", (tps[d] / runs[d]) / (tps[p] / runs[p]))
 			add(R, c SUBSEP "cpu", (cpu[d] / txs[d]) / (cpu[p] / txs[p]))
+			if (!(c in nosrv) && srv[p] > 0) add(R, c SUBSEP "srv", (srv[d] / txs[d]) / (srv[p] / txs[p]))
 		}
-		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", c,
+		server = "n/a | n/a | n/a"
+		if (!(c in nosrv) && (c SUBSEP "srv") in R)
+			server = sprintf("%.1f | %.1f | %.3f", median(S[c SUBSEP "pgbench"]), median(S[c SUBSEP "dbmark"]), median(R[c SUBSEP "srv"]))
+		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s |\n", c,
 			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
 			median(C[c SUBSEP "pgbench"]), median(C[c SUBSEP "dbmark"]), median(R[c SUBSEP "cpu"]),
-			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"])
+			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"]), server
 	}
 }' "$RAW"
