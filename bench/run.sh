@@ -175,12 +175,29 @@ cleanup() {
 	for e in $ENGINES; do drop_db "$e" 2>/dev/null || true; done
 }
 
+# The server's CPU per transaction while each tool drives it
+# (bench/servercpu.sh), when the server runs on this machine.
+# shellcheck source=bench/servercpu.sh
+source "$ROOT/bench/servercpu.sh"
+# server_pid_of ENGINE: the server's process id, or nothing.
+server_pid_of() {
+	local f
+	case $1 in
+	mariadb) f=$(my_client -e "SELECT @@pid_file" 2>/dev/null) || return 0 ;;
+	postgres) f=$(pg_client -d "$DBMARK_TEST_PG_DB" -c "SHOW data_directory" 2>/dev/null)/postmaster.pid || return 0 ;;
+	esac
+	server_pid "$f"
+}
+
 # ------------------------------------------------------------------ runs
 
 # measure TOOL TARGET TEST SECONDS LOG: one run under GNU time. Prints
-# "transactions tps errors cpu_s wall_s maxrss_kb".
+# "transactions tps errors cpu_s wall_s maxrss_kb server_cpu_s" (server -1:
+# not measured).
 measure() {
-	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs
+	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs s0 s1 pid
+	pid=${SERVER_PID[$(engine_of "$target")]:-}
+	s0=$(server_ticks "$pid")
 	case $tool in
 	sysbench)
 		# shellcheck disable=SC2046
@@ -212,7 +229,9 @@ measure() {
 	# GNU time writes "Command exited with non-zero status" first on failure: the numbers are on the last line.
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
 	[[ -n ${rss:-} ]] || die "$tool $test on $target: no GNU time output in $tf"
-	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss"
+	sleep 0.3 # the run's connections close (a PostgreSQL backend's time moves to the postmaster)
+	s1=$(server_ticks "$pid")
+	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
 }
 
 # record TARGET TEST ROUND TOOL K: the round's K-th measured run, appended to
@@ -220,14 +239,19 @@ measure() {
 record() {
 	local target=$1 test=$2 round=$3 tool=$4 k=$5 r
 	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$k-$tool.log")
-	read -r tx tps errs cpu wall rss <<<"$r"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" >>"$RAW"
-	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" \
-		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024 }'
+	read -r tx tps errs cpu wall rss srv <<<"$r"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" "$srv" >>"$RAW"
+	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" \
+		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f | %s |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx) }'
 }
 
 ENGINES=$(for t in $TARGETS; do engine_of "$t"; done | sort -u | tr '\n' ' ')
 trap cleanup EXIT
+declare -A SERVER_PID
+for e in $ENGINES; do
+	SERVER_PID[$e]=$(server_pid_of "$e")
+	[[ -n ${SERVER_PID[$e]} ]] || log "$e: the server's CPU is not measured (not on this machine, or its pid file is not readable)"
+done
 
 cat <<EOF
 # dbmark vs sysbench
@@ -239,8 +263,8 @@ raw logs: $OUT
 
 ## Raw runs
 
-| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB |
-|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 for e in $ENGINES; do
@@ -280,10 +304,11 @@ tool that ran twice counts with the mean of its two rates and its CPU over
 both runs' transactions. tps: higher is
 better for dbmark when the ratio is above 1. CPU/tx is the client process's
 user+sys CPU time divided by the transactions it completed: lower is better,
-so a ratio below 1 means dbmark needs less CPU per transaction.
+so a ratio below 1 means dbmark needs less CPU per transaction. The server
+columns are the server's CPU per transaction while each tool drove it.
 
-| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB | server µs/tx with sysbench | with dbmark | server ratio |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 awk -F'\t' '
@@ -300,6 +325,7 @@ function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 	run = key SUBSEP $3
 	tps[run, $4] += $6; runs[run, $4]++; cpu[run, $4] += $8; txs[run, $4] += $5
 	add(T, key SUBSEP $4, $6); add(C, key SUBSEP $4, $8 * 1e6 / $5); add(M, key SUBSEP $4, $10 / 1024)
+	if ($11 != "" && $11 >= 0) { srv[run, $4] += $11; add(S, key SUBSEP $4, $11 * 1e6 / $5) } else nosrv[key] = 1
 	rounds[key] = rounds[key] " " $3
 }
 END {
@@ -311,11 +337,16 @@ END {
 			if (!((run, "sysbench") in tps) || !((run, "dbmark") in tps) || done[run]++) continue
 			add(R, key SUBSEP "tps", (tps[run, "dbmark"] / runs[run, "dbmark"]) / (tps[run, "sysbench"] / runs[run, "sysbench"]))
 			add(R, key SUBSEP "cpu", (cpu[run, "dbmark"] / txs[run, "dbmark"]) / (cpu[run, "sysbench"] / txs[run, "sysbench"]))
+			if (!(key in nosrv) && srv[run, "sysbench"] > 0)
+				add(R, key SUBSEP "srv", (srv[run, "dbmark"] / txs[run, "dbmark"]) / (srv[run, "sysbench"] / txs[run, "sysbench"]))
 		}
 		split(key, kk, SUBSEP)
-		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f |\n", kk[1], kk[2],
+		server = "n/a | n/a | n/a"
+		if (!(key in nosrv) && (key SUBSEP "srv") in R)
+			server = sprintf("%.1f | %.1f | %.3f", median(S[key SUBSEP "sysbench"]), median(S[key SUBSEP "dbmark"]), median(R[key SUBSEP "srv"]))
+		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s |\n", kk[1], kk[2],
 			median(T[key SUBSEP "sysbench"]), median(T[key SUBSEP "dbmark"]), median(R[key SUBSEP "tps"]),
 			median(C[key SUBSEP "sysbench"]), median(C[key SUBSEP "dbmark"]), median(R[key SUBSEP "cpu"]),
-			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"])
+			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"]), server
 	}
 }' "$RAW"

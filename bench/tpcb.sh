@@ -84,31 +84,15 @@ log "pgbench -i -s $SCALE in $DB (both tools run on these tables)"
 "$PGBENCH" -i -q -s "$SCALE" -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$DB" >"$OUT/init.log" 2>&1 ||
 	{ tail "$OUT/init.log" >&2; die "pgbench -i failed"; }
 
-# The server's CPU per transaction shows what each client's way of
-# talking costs the server: on a machine they share, a transaction the
-# server spends more on is one fewer for either tool. Read from /proc when
-# the server runs here (its postmaster's data directory is readable);
-# otherwise the column says n/a.
-CLK_TCK=$(getconf CLK_TCK)
+# The server's CPU per transaction while each tool drives it
+# (bench/servercpu.sh), when the server runs on this machine.
+# shellcheck source=bench/servercpu.sh
+source "$ROOT/bench/servercpu.sh"
 PG_PID=
-if datadir=$(pg_client -d "$DB" -c "SHOW data_directory" 2>/dev/null) && [[ -r $datadir/postmaster.pid ]]; then
-	PG_PID=$(head -n 1 "$datadir/postmaster.pid")
-	[[ -r /proc/$PG_PID/stat ]] || PG_PID=
+if datadir=$(pg_client -d "$DB" -c "SHOW data_directory" 2>/dev/null); then
+	PG_PID=$(server_pid "$datadir/postmaster.pid")
 fi
 [[ -n $PG_PID ]] || log "the server's CPU is not measured: its postmaster is not on this machine or not readable"
-
-# server_ticks: CPU ticks the server has used so far: the postmaster's own
-# and its reaped children's (a backend's time moves there when it exits),
-# plus its live children's (checkpointer, autovacuum, backends).
-server_ticks() {
-	[[ -n $PG_PID ]] || { echo -1; return; }
-	local t
-	t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$PG_PID/stat") || { echo -1; return; }
-	for c in $(ps -o pid= --ppid "$PG_PID"); do
-		t=$((t + $(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$c/stat" 2>/dev/null || echo 0)))
-	done
-	echo "$t"
-}
 
 # measure TOOL SCRIPT MODE TRANSPORT SECONDS LOG: one run under GNU time;
 # prints "transactions tps cpu_s wall_s maxrss_kb server_cpu_s" (server
@@ -116,7 +100,7 @@ server_ticks() {
 # default.
 measure() {
 	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps s0 s1
-	s0=$(server_ticks)
+	s0=$(server_ticks "$PG_PID")
 	case $tool in
 	pgbench)
 		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
@@ -138,8 +122,8 @@ measure() {
 	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool: no transaction count in $log"
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
 	sleep 0.3 # the run's backends exit and are reaped, moving their time to the postmaster
-	s1=$(server_ticks)
-	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" 'BEGIN { if (a < 0 || b < 0) print -1; else printf "%.2f", (b - a) / hz }')"
+	s1=$(server_ticks "$PG_PID")
+	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
 }
 
 cat <<EOF
