@@ -123,7 +123,9 @@ func OSRates(a, b OSSnapshot) []Reading {
 		out = append(out, Reading{Name: name, Unit: unit, Kind: result.CounterGauge, Value: v})
 	}
 	if dt := total(b.CPU) - total(a.CPU); dt > 0 && b.NCPU > 0 {
-		pct := func(x, y float64) float64 { return 100 * (y - x) / dt }
+		// Within 0 and 100: the counters are seconds in floating point, so
+		// one part's difference can exceed the total's by a rounding.
+		pct := func(x, y float64) float64 { return min(max(100*(y-x)/dt, 0), 100) }
 		rate("os.cpu.user", "%", pct(a.CPU.User+a.CPU.Nice, b.CPU.User+b.CPU.Nice))
 		rate("os.cpu.system", "%", pct(a.CPU.System+a.CPU.IRQ+a.CPU.SoftIRQ, b.CPU.System+b.CPU.IRQ+b.CPU.SoftIRQ))
 		rate("os.cpu.iowait", "%", pct(a.CPU.Iowait, b.CPU.Iowait))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/prometheus/procfs"
 )
 
 func machine(t *testing.T, name string, dirs ...Dir) *result.Environment {
@@ -323,5 +324,22 @@ func TestPreflightSeesABusyProcess(t *testing.T) {
 	w := Preflight(ctx, Check{Env: e, Sample: 500 * time.Millisecond})
 	if !slices.ContainsFunc(w, func(l string) bool { return strings.HasPrefix(l, "other processes are using") }) {
 		t.Errorf("a process spinning on a CPU went unnoticed: %q", w)
+	}
+}
+
+// TestOSRatesSharesStayWithin100: with all the time in one part, that
+// part's difference can come out a rounding above the total's (0.02 - 0.01
+// against 1234.58 - 1234.57); the share is still 100%, not 100.00000000009.
+func TestOSRatesSharesStayWithin100(t *testing.T) {
+	at := time.Now()
+	a := OSSnapshot{At: at, NCPU: 1, CPU: procfs.CPUStat{User: 0.01, Idle: 1234.56}}
+	b := OSSnapshot{At: at.Add(time.Second), NCPU: 1, CPU: procfs.CPUStat{User: 0.02, Idle: 1234.56}}
+	for _, rd := range OSRates(a, b) {
+		if strings.HasPrefix(rd.Name, "os.cpu.") && (rd.Value < 0 || rd.Value > 100) {
+			t.Errorf("%s = %v, want a share within 0 and 100", rd.Name, rd.Value)
+		}
+		if rd.Name == "os.cpu.user" && rd.Value != 100 {
+			t.Errorf("os.cpu.user = %v, want 100", rd.Value)
+		}
 	}
 }
