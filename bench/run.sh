@@ -229,8 +229,7 @@ measure() {
 	# GNU time writes "Command exited with non-zero status" first on failure: the numbers are on the last line.
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
 	[[ -n ${rss:-} ]] || die "$tool $test on $target: no GNU time output in $tf"
-	sleep 0.3 # the run's connections close (a PostgreSQL backend's time moves to the postmaster)
-	s1=$(server_ticks "$pid")
+	s1=$(server_ticks_after_run "$pid")
 	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
 }
 

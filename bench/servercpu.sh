@@ -29,6 +29,14 @@ server_ticks() {
 	echo "$t"
 }
 
+# server_ticks_after_run PID: server_ticks once the run's connections have
+# closed (a PostgreSQL backend's time moves to the postmaster only when it
+# has exited and been reaped).
+server_ticks_after_run() {
+	[[ -n $1 ]] && sleep 0.3
+	server_ticks "$1"
+}
+
 # server_seconds T0 T1: the CPU seconds between two server_ticks, -1 if
 # either is missing.
 server_seconds() {

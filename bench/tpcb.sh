@@ -121,8 +121,7 @@ measure() {
 	esac
 	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool: no transaction count in $log"
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
-	sleep 0.3 # the run's backends exit and are reaped, moving their time to the postmaster
-	s1=$(server_ticks "$PG_PID")
+	s1=$(server_ticks_after_run "$PG_PID")
 	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
 }
 

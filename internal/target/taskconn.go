@@ -49,9 +49,10 @@ func (c *blockingConn) waitTask(ctx context.Context, t *mux.Task, write bool) er
 }
 
 // DialTask opens a connection as DialBlocking does (and is DialBlocking
-// outside a task); when ctx belongs to a mux task, the connection's Read and Write wait in that task for as long
-// as it lives, so a driver's own reads (a handshake, a statement on the
-// driver's path as with TLS) let the loop's other tasks run. That suits
+// outside a task); when ctx belongs to a mux task, the connection's Read
+// and Write wait in that task for as long as it lives, so a driver's own
+// reads (a handshake, a statement on the driver's path as with TLS) let
+// the loop's other tasks run. That suits
 // drivers that read and write a net.Conn only in the goroutine that
 // called them (go-sql-driver/mysql), and only them: a read from another
 // goroutine while the task is suspended fails (mux.ErrNotInTask), but
