@@ -192,12 +192,14 @@ server_pid_of() {
 # ------------------------------------------------------------------ runs
 
 # measure TOOL TARGET TEST SECONDS LOG: one run under GNU time. Prints
-# "transactions tps errors cpu_s wall_s maxrss_kb server_cpu_s" (server -1:
-# not measured).
+# "transactions tps errors cpu_s wall_s maxrss_kb server_cpu_s ipis" (server
+# -1: not measured; ipis: rescheduling interrupts during the run,
+# bench/servercpu.sh).
 measure() {
-	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs s0 s1 pid
+	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs s0 s1 i0 i1 pid
 	pid=${SERVER_PID[$(engine_of "$target")]:-}
 	s0=$(server_ticks "$pid")
+	i0=$(resched_ipis)
 	case $tool in
 	sysbench)
 		# shellcheck disable=SC2046
@@ -211,6 +213,7 @@ measure() {
 			--threads "$THREADS" --time "$secs" --no-store -q --json "$json" >"$log" 2>&1 || rc=$?
 		;;
 	esac
+	i1=$(resched_ipis)
 	if ((rc != 0)); then
 		tail -20 "$log" >&2
 		die "$tool $test on $target failed with exit code $rc (log: $log)"
@@ -230,7 +233,7 @@ measure() {
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
 	[[ -n ${rss:-} ]] || die "$tool $test on $target: no GNU time output in $tf"
 	s1=$(server_ticks_after_run "$pid")
-	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
+	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1") $(count_between "$i0" "$i1")"
 }
 
 # record TARGET TEST ROUND TOOL K: the round's K-th measured run, appended to
@@ -238,10 +241,10 @@ measure() {
 record() {
 	local target=$1 test=$2 round=$3 tool=$4 k=$5 r
 	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$k-$tool.log")
-	read -r tx tps errs cpu wall rss srv <<<"$r"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" "$srv" >>"$RAW"
-	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" \
-		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f | %s |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx) }'
+	read -r tx tps errs cpu wall rss srv ipis <<<"$r"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" "$srv" "$ipis" >>"$RAW"
+	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" -v ipis="$ipis" \
+		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f | %s | %s |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx), ipis < 0 ? "n/a" : sprintf("%.1f", ipis * 1e3 / tx) }'
 }
 
 ENGINES=$(for t in $TARGETS; do engine_of "$t"; done | sort -u | tr '\n' ' ')
@@ -262,8 +265,8 @@ raw logs: $OUT
 
 ## Raw runs
 
-| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx |
-|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx | resched IPIs per 1000 tx |
+|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 for e in $ENGINES; do
@@ -304,10 +307,12 @@ both runs' transactions. tps: higher is
 better for dbmark when the ratio is above 1. CPU/tx is the client process's
 user+sys CPU time divided by the transactions it completed: lower is better,
 so a ratio below 1 means dbmark needs less CPU per transaction. The server
-columns are the server's CPU per transaction while each tool drove it.
+columns are the server's CPU per transaction while each tool drove it; the
+IPI columns the machine's rescheduling interrupts per 1000 transactions
+(wake-ups that crossed CPUs), the median of each tool's runs.
 
-| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB | server µs/tx with sysbench | with dbmark | server ratio |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB | server µs/tx with sysbench | with dbmark | server ratio | IPIs/ktx with sysbench | with dbmark |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 awk -F'\t' '
@@ -325,6 +330,7 @@ function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 	tps[run, $4] += $6; runs[run, $4]++; cpu[run, $4] += $8; txs[run, $4] += $5
 	add(T, key SUBSEP $4, $6); add(C, key SUBSEP $4, $8 * 1e6 / $5); add(M, key SUBSEP $4, $10 / 1024)
 	if ($11 != "" && $11 >= 0) { srv[run, $4] += $11; add(S, key SUBSEP $4, $11 * 1e6 / $5) } else nosrv[key] = 1
+	if ($12 != "" && $12 >= 0) add(I, key SUBSEP $4, $12 * 1e3 / $5); else noipi[key] = 1
 	rounds[key] = rounds[key] " " $3
 }
 END {
@@ -343,9 +349,12 @@ END {
 		server = "n/a | n/a | n/a"
 		if (!(key in nosrv) && (key SUBSEP "srv") in R)
 			server = sprintf("%.1f | %.1f | %.3f", median(S[key SUBSEP "sysbench"]), median(S[key SUBSEP "dbmark"]), median(R[key SUBSEP "srv"]))
-		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s |\n", kk[1], kk[2],
+		ipis = "n/a | n/a"
+		if (!(key in noipi))
+			ipis = sprintf("%.1f | %.1f", median(I[key SUBSEP "sysbench"]), median(I[key SUBSEP "dbmark"]))
+		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", kk[1], kk[2],
 			median(T[key SUBSEP "sysbench"]), median(T[key SUBSEP "dbmark"]), median(R[key SUBSEP "tps"]),
 			median(C[key SUBSEP "sysbench"]), median(C[key SUBSEP "dbmark"]), median(R[key SUBSEP "cpu"]),
-			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"]), server
+			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"]), server, ipis
 	}
 }' "$RAW"

@@ -42,3 +42,19 @@ server_ticks_after_run() {
 server_seconds() {
 	awk -v a="$1" -v b="$2" -v hz="$CLK_TCK" 'BEGIN { if (a < 0 || b < 0) print -1; else printf "%.2f", (b - a) / hz }'
 }
+
+# resched_ipis: rescheduling interrupts so far, all CPUs together (-1 where
+# /proc/interrupts has no such line). One is sent when a task woken on one
+# CPU must run on another, so their number per transaction tells how many
+# of a run's client-server wake-ups crossed CPUs: on a machine that client
+# and server share, the runs that cross more are the slower ones, whichever
+# tool drives the server.
+resched_ipis() {
+	awk '$1 == "RES:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; found = 1 }
+		END { print found ? n : -1 }' /proc/interrupts 2>/dev/null || echo -1
+}
+
+# count_between A B: B - A, -1 if either is missing.
+count_between() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print (a < 0 || b < 0) ? -1 : b - a }'
+}

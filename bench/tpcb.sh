@@ -95,12 +95,14 @@ fi
 [[ -n $PG_PID ]] || log "the server's CPU is not measured: its postmaster is not on this machine or not readable"
 
 # measure TOOL SCRIPT MODE TRANSPORT SECONDS LOG: one run under GNU time;
-# prints "transactions tps cpu_s wall_s maxrss_kb server_cpu_s" (server
-# -1: not measured). Both tools vacuum before the run, as pgbench does by
+# prints "transactions tps cpu_s wall_s maxrss_kb server_cpu_s ipis"
+# (server -1: not measured; ipis: rescheduling interrupts during the run,
+# bench/servercpu.sh). Both tools vacuum before the run, as pgbench does by
 # default.
 measure() {
-	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps s0 s1
+	local tool=$1 script=$2 mode=$3 tr=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0 tx tps s0 s1 i0 i1
 	s0=$(server_ticks "$PG_PID")
+	i0=$(resched_ipis)
 	case $tool in
 	pgbench)
 		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
@@ -120,9 +122,10 @@ measure() {
 		;;
 	esac
 	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool: no transaction count in $log"
+	i1=$(resched_ipis)
 	read -r wall user sys rss < <(tail -n 1 "$tf") || true
 	s1=$(server_ticks_after_run "$PG_PID")
-	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1")"
+	echo "$tx $tps $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1") $(count_between "$i0" "$i1")"
 }
 
 cat <<EOF
@@ -135,8 +138,8 @@ raw logs: $OUT
 
 ## Raw runs
 
-| cell | round | tool | tps | transactions | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx |
-|---|---|---|---:|---:|---:|---:|---:|---:|---:|
+| cell | round | tool | tps | transactions | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx | resched IPIs per 1000 tx |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 for tr in $TRANSPORTS; do
@@ -155,10 +158,10 @@ for tr in $TRANSPORTS; do
 				k=0
 				for tool in $order; do
 					k=$((k + 1))
-					read -r tx tps cpu wall rss srv < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$k-$tool.log")
-					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" "$srv" >>"$RAW"
-					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" \
-						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f | %s |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx) }'
+					read -r tx tps cpu wall rss srv ipis < <(measure $tool "$script" "$mode" "$tr" "$TIME_S" "$OUT/${script}-${mode}-${tr}-$r-$k-$tool.log")
+					printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cell" "$r" "$tool" "$tx" "$tps" "$cpu" "$wall" "$rss" "$srv" "$ipis" >>"$RAW"
+					awk -v c="$cell" -v r="$r" -v t="$tool" -v tx="$tx" -v tps="$tps" -v cpu="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" -v ipis="$ipis" \
+						'BEGIN { printf "| %s | %s | %s | %.1f | %d | %.2f | %.2f | %.1f | %.1f | %s | %s |\n", c, r, t, tps, tx, cpu, w, cpu * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx), ipis < 0 ? "n/a" : sprintf("%.1f", ipis * 1e3 / tx) }'
 				done
 			done
 		done
@@ -174,10 +177,12 @@ the tool that ran twice counts with the mean of its two rates and its CPU
 over both runs' transactions. A tps ratio above 1 means dbmark ran more
 transactions per second; a CPU/tx ratio below 1 means it spent less client
 CPU per transaction. The server columns are the server's CPU per
-transaction (all its processes) while each tool drove it.
+transaction (all its processes) while each tool drove it; the IPI columns
+the machine's rescheduling interrupts per 1000 transactions (wake-ups that
+crossed CPUs), the median of each tool's runs.
 
-| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB | server µs/tx with pgbench | with dbmark | server ratio |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB | server µs/tx with pgbench | with dbmark | server ratio | IPIs/ktx with pgbench | with dbmark |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
 awk -F'\t' '
@@ -194,6 +199,7 @@ function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
 	tps[k] += $5; runs[k]++; cpu[k] += $6; txs[k] += $4
 	add(T, $1 SUBSEP $3, $5); add(C, $1 SUBSEP $3, $6 * 1e6 / $4); add(M, $1 SUBSEP $3, $8 / 1024)
 	if ($9 != "" && $9 >= 0) { srv[k] += $9; add(S, $1 SUBSEP $3, $9 * 1e6 / $4) } else nosrv[$1] = 1
+	if ($10 != "" && $10 >= 0) add(I, $1 SUBSEP $3, $10 * 1e3 / $4); else noipi[$1] = 1
 	rounds[$1] = rounds[$1] " " $2
 }
 END {
@@ -211,9 +217,12 @@ END {
 		server = "n/a | n/a | n/a"
 		if (!(c in nosrv) && (c SUBSEP "srv") in R)
 			server = sprintf("%.1f | %.1f | %.3f", median(S[c SUBSEP "pgbench"]), median(S[c SUBSEP "dbmark"]), median(R[c SUBSEP "srv"]))
-		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s |\n", c,
+		ipis = "n/a | n/a"
+		if (!(c in noipi))
+			ipis = sprintf("%.1f | %.1f", median(I[c SUBSEP "pgbench"]), median(I[c SUBSEP "dbmark"]))
+		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", c,
 			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
 			median(C[c SUBSEP "pgbench"]), median(C[c SUBSEP "dbmark"]), median(R[c SUBSEP "cpu"]),
-			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"]), server
+			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"]), server, ipis
 	}
 }' "$RAW"
