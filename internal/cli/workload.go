@@ -295,7 +295,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed, Jobs: hints.Jobs,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed, Jobs: hints.Jobs, JobsDefault: hints.JobsDefault,
 	}
 	if err := shapeRun(fs, w, f, &cfg); err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -46,6 +46,10 @@ type Config struct {
 	// pgbench's -j threads do, where the target's connections allow it
 	// (target.Multiplexes); otherwise every worker is a goroutine.
 	Jobs int
+	// JobsDefault says Jobs was not the user's choice: a target whose
+	// connections are better served each from its own thread
+	// (target.LoopsByDefault) then gets a goroutine per worker.
+	JobsDefault bool
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
@@ -109,7 +113,7 @@ var ErrInterrupted = errors.New("interrupted")
 // error occurs. It always returns an outcome with what was measured.
 func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
 	jobs := 0
-	if cfg.Jobs > 0 && target.Multiplexes(tg) {
+	if cfg.Jobs > 0 && target.Multiplexes(tg) && (!cfg.JobsDefault || target.LoopsByDefault(tg)) {
 		jobs = min(cfg.Jobs, cfg.Threads)
 	}
 	// Threads that wait in raw system calls keep their processors, so

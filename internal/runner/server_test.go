@@ -16,6 +16,7 @@ import (
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -83,7 +84,11 @@ func open(t *testing.T, raw string) target.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := postgres.Open(context.Background(), u, target.Options{})
+	opener := postgres.Open
+	if u.Scheme == "mysql" {
+		opener = mysql.Open
+	}
+	tg, err := opener(context.Background(), u, target.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +153,54 @@ func TestJobsServeTheirWorkersFromOneThreadEach(t *testing.T) {
 	}
 	if inTask[0] || inTask[1] || out.Loops != 0 {
 		t.Fatalf("SQLite's workers ran in mux tasks (%d loops)", out.Loops)
+	}
+}
+
+// TestDefaultJobsFollowTheTarget: when --jobs is the workload's default,
+// MySQL's connections each get a goroutine (the target prefers a thread
+// per connection) and PostgreSQL's go to loops; a --jobs the user gave
+// serves MySQL's from loops too.
+func TestDefaultJobsFollowTheTarget(t *testing.T) {
+	pgURL, myURL := os.Getenv("DBMARK_TEST_POSTGRES"), os.Getenv("DBMARK_TEST_MYSQL")
+	if pgURL == "" || myURL == "" {
+		t.Skip("DBMARK_TEST_POSTGRES or DBMARK_TEST_MYSQL not set (make test starts the servers)")
+	}
+	my := open(t, myURL)
+	var mu sync.Mutex
+	inTask := map[int]bool{}
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				mu.Lock()
+				inTask[id] = mux.From(ctx) != nil
+				mu.Unlock()
+				return conn.Exec(ctx, "SELECT 1")
+			}), nil
+		},
+	}
+	for _, c := range []struct {
+		name        string
+		tg          target.Target
+		byDefault   bool
+		loops       int
+		wantInATask bool
+	}{
+		{"mysql, default --jobs", my, true, 0, false},
+		{"mysql, --jobs given", my, false, 2, true},
+		{"postgres, default --jobs", open(t, pgURL), true, 2, true},
+	} {
+		clear(inTask)
+		cfg := runner.Config{Threads: 4, Jobs: 2, JobsDefault: c.byDefault, Events: 40, MaxTries: 1, Percentiles: []float64{50}}
+		out := runner.Run(context.Background(), cfg, c.tg, load, nil, quiet)
+		if out.Err != nil || out.Loops != c.loops {
+			t.Fatalf("%s: %v, %d loops; want %d", c.name, out.Err, out.Loops, c.loops)
+		}
+		for id := 0; id < 4; id++ {
+			if inTask[id] != c.wantInATask {
+				t.Fatalf("%s: worker %d in a loop's task: %v, want %v", c.name, id, inTask[id], c.wantInATask)
+			}
+		}
 	}
 }
 

@@ -184,6 +184,19 @@ func Multiplexes(tg Target) bool {
 	return ok && m.Multiplexes()
 }
 
+// LoopChooser is a Multiplexer that says whether its connections are
+// better served from loops when the user has not chosen.
+type LoopChooser interface {
+	LoopsByDefault() bool
+}
+
+// LoopsByDefault says whether tg's connections go to loops unless the
+// user says otherwise: yes, unless tg says no (LoopChooser).
+func LoopsByDefault(tg Target) bool {
+	c, ok := tg.(LoopChooser)
+	return !ok || c.LoopsByDefault()
+}
+
 // NetIO modes.
 const (
 	NetIOBlocking = "blocking"

@@ -181,6 +181,14 @@ func (t *Target) HoldsProcessor() bool { return !t.pollIO }
 // unless --net-io poll keeps it in Go's poller.
 func (t *Target) Multiplexes() bool { return !t.pollIO }
 
+// LoopsByDefault: no. MariaDB serves each connection from a thread of its
+// own, and a client thread per connection pairs with it: the scheduler
+// keeps each pair on one CPU, where loops serving several connections
+// wake server threads on the other CPU (1.2 to 5.5 times the rescheduling
+// interrupts per transaction, and a lower rate in most runs; see
+// bench/README.md). An explicit --jobs still serves them from loops.
+func (t *Target) LoopsByDefault() bool { return false }
+
 func (t *Target) netIO() string {
 	if t.pollIO {
 		return target.NetIOPoll

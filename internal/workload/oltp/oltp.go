@@ -117,7 +117,7 @@ func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
 		// connection's wait would hold up the others of its loop.
 		return workload.RunHints{}, nil
 	}
-	return workload.RunHints{Jobs: w.opt.Jobs}, nil
+	return workload.RunHints{Jobs: w.opt.Jobs, JobsDefault: !fs.Changed("jobs")}, nil
 }
 
 // Opts returns the options, for tests and callers that set them directly.
@@ -144,7 +144,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
 	fs.StringVar(&o.MySQLStorageEngine, "mysql-storage-engine", o.MySQLStorageEngine, "storage engine on MySQL/MariaDB")
 	fs.StringVar(&o.CreateTableOptions, "create-table-options", o.CreateTableOptions, "extra options appended to CREATE TABLE")
-	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "threads serving the connections on PostgreSQL and MySQL, each waiting for its share in one loop (default: one per CPU; 0: a goroutine per connection)")
+	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "threads serving the connections, each waiting for its share in one loop (default: one per CPU on PostgreSQL, a goroutine per connection on MySQL unless given; 0: a goroutine per connection)")
 	switch w.name {
 	case "select_random_points":
 		fs.IntVar(&o.RandomPoints, "random-points", o.RandomPoints, "number of random points in the IN() list")
