@@ -127,12 +127,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), $SIZE file, 
 echo
 echo "| mode | threads | engine | fio IOPS | dbmark IOPS | IOPS ratio | fio CPU µs/IO | dbmark CPU µs/IO | CPU/IO ratio | p50 ratio | p95 ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
-awk -F'\t' '
-function median(s,   n, a, i, j, t) {
-	n = split(s, a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
 {
 	k = $1 "|" $2 "|" $3 ($3 == "io_uring" ? " depth " $4 : "")
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }

@@ -315,14 +315,7 @@ IPI columns the machine's rescheduling interrupts per 1000 transactions
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
-awk -F'\t' '
-function median(list,    a, n, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j] + 0 < a[j-1] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
+awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
 {
 	key = $1 SUBSEP $2
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
@@ -348,10 +341,10 @@ END {
 		split(key, kk, SUBSEP)
 		server = "n/a | n/a | n/a"
 		if (!(key in nosrv) && (key SUBSEP "srv") in R)
-			server = sprintf("%.1f | %.1f | %.3f", median(S[key SUBSEP "sysbench"]), median(S[key SUBSEP "dbmark"]), median(R[key SUBSEP "srv"]))
+			server = both(S, key, "sysbench") sprintf(" | %.3f", median(R[key SUBSEP "srv"]))
 		ipis = "n/a | n/a"
 		if (!(key in noipi))
-			ipis = sprintf("%.1f | %.1f", median(I[key SUBSEP "sysbench"]), median(I[key SUBSEP "dbmark"]))
+			ipis = both(I, key, "sysbench")
 		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", kk[1], kk[2],
 			median(T[key SUBSEP "sysbench"]), median(T[key SUBSEP "dbmark"]), median(R[key SUBSEP "tps"]),
 			median(C[key SUBSEP "sysbench"]), median(C[key SUBSEP "dbmark"]), median(R[key SUBSEP "cpu"]),

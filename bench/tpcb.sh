@@ -185,14 +185,7 @@ crossed CPUs), the median of each tool's runs.
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 EOF
 
-awk -F'\t' '
-function median(list,    a, n, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j] + 0 < a[j-1] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
+awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
 {
 	if (!($1 in seen)) { seen[$1] = 1; cells[++nc] = $1 }
 	k = $1 SUBSEP $2 SUBSEP $3
@@ -216,10 +209,10 @@ END {
 		}
 		server = "n/a | n/a | n/a"
 		if (!(c in nosrv) && (c SUBSEP "srv") in R)
-			server = sprintf("%.1f | %.1f | %.3f", median(S[c SUBSEP "pgbench"]), median(S[c SUBSEP "dbmark"]), median(R[c SUBSEP "srv"]))
+			server = both(S, c, "pgbench") sprintf(" | %.3f", median(R[c SUBSEP "srv"]))
 		ipis = "n/a | n/a"
 		if (!(c in noipi))
-			ipis = sprintf("%.1f | %.1f", median(I[c SUBSEP "pgbench"]), median(I[c SUBSEP "dbmark"]))
+			ipis = both(I, c, "pgbench")
 		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", c,
 			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
 			median(C[c SUBSEP "pgbench"]), median(C[c SUBSEP "dbmark"]), median(R[c SUBSEP "cpu"]),
