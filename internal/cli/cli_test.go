@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -298,6 +300,15 @@ func TestServersEndToEnd(t *testing.T) {
 			}
 			if pw, ok := u.User.Password(); ok && strings.Contains(string(b), ":"+pw+"@") {
 				t.Fatal("password in the result document")
+			}
+			// --jobs was not given: MySQL gets a goroutine per connection,
+			// PostgreSQL a loop per CPU; the document says which.
+			wantJobs := strconv.Itoa(min(runtime.NumCPU(), 3))
+			if u.Scheme == "mysql" {
+				wantJobs = "0"
+			}
+			if got := r.Workload.Options["jobs"]; got != wantJobs {
+				t.Fatalf("jobs recorded as %q, want %q (driver: %s)", got, wantJobs, r.Target.Driver)
 			}
 			// Rate-limited point selects: open loop, with lag reported.
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--rate", "300", "--json", jsonPath}, args...)...)
