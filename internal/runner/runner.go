@@ -143,14 +143,21 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
 
-	// The workers' context ends at the time limit, on a fatal error, or
-	// when the caller's context ends.
+	// The workers' context ends on a fatal error, when the caller's
+	// context ends, or drainFor after the time limit. At the limit the
+	// stop context ends: no event starts after it, and those under way
+	// finish and count, as sysbench's and pgbench's do, rather than being
+	// cancelled halfway (a cancel request and a rollback per connection).
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var stopTimer *time.Timer
+	sctx, stop := context.WithCancelCause(wctx)
+	defer stop(nil)
+	wctx = workload.WithStop(wctx, sctx)
 	if cfg.Duration > 0 {
-		stopTimer = time.AfterFunc(cfg.Warmup+cfg.Duration, func() { cancel(errTimeUp) })
+		stopTimer := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stop(errTimeUp) })
 		defer stopTimer.Stop()
+		drainTimer := time.AfterFunc(cfg.Warmup+cfg.Duration+drainFor, func() { cancel(errTimeUp) })
+		defer drainTimer.Stop()
 	}
 	warmupEnd := start.Add(cfg.Warmup)
 
@@ -254,6 +261,11 @@ loop:
 
 var errTimeUp = errors.New("time limit reached")
 
+// drainFor bounds how long the events under way at the time limit may
+// take to finish. The C tools wait for them without a bound; a statement
+// waiting on a lock would then hold the run.
+const drainFor = 2 * time.Second
+
 const mib = 1 << 20
 
 // bytes adds up what the operations of one kind moved (Load.OpBytes).
@@ -325,10 +337,13 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	if events < 0 {
 		return nil
 	}
+	// stop ends at the time limit (workload.WithStop): no event starts
+	// after it.
+	stop := workload.Stop(ctx)
 	h := r.reg.NewHandle()
 	conn, w, err := r.connect(ctx, id, h, false)
 	if err != nil {
-		if ctx.Err() != nil {
+		if stop.Err() != nil {
 			return nil
 		}
 		return &FatalError{Worker: id, Err: err}
@@ -347,15 +362,21 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	if r.load.WorkerRate != nil {
 		rate = r.load.WorkerRate(id)
 	}
+	// A scheduled start is waited for until the time limit at most.
+	sleepCtx := ctx
 	if rate > 0 {
 		sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
+		var cancel context.CancelFunc
+		sleepCtx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(stop, cancel)()
 	}
 	var (
 		done  int64
 		clock workload.Clock // shared with a worker that reads the time itself
 	)
 	for events == 0 || done < events {
-		if ctx.Err() != nil {
+		if stop.Err() != nil {
 			return nil
 		}
 		var intended time.Time
@@ -371,7 +392,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 				}
 			}
 			if d := time.Until(intended); d > 0 {
-				if mux.Sleep(ctx, d) != nil {
+				if mux.Sleep(sleepCtx, d) != nil {
 					return nil
 				}
 			}
@@ -470,6 +491,11 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 			return attempt{}
 		case target.Retryable:
 			rollback(ctx, *conn)
+			if workload.Stop(ctx).Err() != nil {
+				// Past the time limit no try starts, as in pgbench: the
+				// event ends neither committed nor failed.
+				return attempt{}
+			}
 			if try < r.cfg.MaxTries {
 				h.Retry()
 				continue

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/target"
@@ -226,6 +227,67 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	}
 	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 0.6 {
 		t.Fatalf("events %d over %.2fs; want the events of about 0.3s", out.Summary.Events, out.Summary.DurationS)
+	}
+}
+
+// slowIncrement is a load whose every event waits for pause, as a long
+// statement would, and then increments the counter: an event cancelled
+// halfway leaves no trace in the table.
+func slowIncrement(pause time.Duration) *workload.Load {
+	return &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return &slowWorker{conn: conn, pause: pause}, nil
+		},
+	}
+}
+
+type slowWorker struct {
+	conn  target.Conn
+	pause time.Duration
+}
+
+func (w *slowWorker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	if err := mux.Sleep(ctx, w.pause); err != nil {
+		return 0, err
+	}
+	return 0, w.conn.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
+}
+
+func (w *slowWorker) Close() error { return nil }
+
+func TestTimeLimitLetsEventsUnderWayFinish(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	// Events of 0.4 s: each worker starts its third at 0.8 s, before the
+	// limit, and none after it.
+	c.Threads, c.Duration = 2, time.Second
+	start := time.Now()
+	out := runner.Run(context.Background(), c, tg, slowIncrement(400*time.Millisecond), nil, quiet)
+	took := time.Since(start)
+	if out.Status != result.StatusOK || out.Err != nil {
+		t.Fatalf("status %s, err %v", out.Status, out.Err)
+	}
+	if out.Summary.Events != 6 || counterValue(t, tg) != "6" {
+		t.Fatalf("%d events counted, counter %s; want the 6 started before the limit, finished and counted", out.Summary.Events, counterValue(t, tg))
+	}
+	if took < 1100*time.Millisecond || took > 1900*time.Millisecond {
+		t.Fatalf("run took %v; want about 1.2 s (its last events end then)", took)
+	}
+}
+
+func TestTimeLimitBoundsTheWaitForEventsUnderWay(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Duration = 500 * time.Millisecond
+	start := time.Now()
+	out := runner.Run(context.Background(), c, tg, slowIncrement(time.Minute), nil, quiet)
+	took := time.Since(start)
+	if out.Status != result.StatusOK || out.Summary.Events != 0 || counterValue(t, tg) != "0" {
+		t.Fatalf("status %s, %d events, counter %s; want ok and the unfinished event cancelled", out.Status, out.Summary.Events, counterValue(t, tg))
+	}
+	if took < 2*time.Second || took > 4*time.Second {
+		t.Fatalf("run took %v; want the limit plus the 2 s the event under way may take", took)
 	}
 }
 

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"io"
 	"time"
@@ -89,3 +90,21 @@ type Reporter interface {
 // ErrCheckFailed marks a Checker's finding that the data is inconsistent,
 // as opposed to a check that could not run.
 var ErrCheckFailed = errors.New("consistency check failed")
+
+type stopKey struct{}
+
+// WithStop returns ctx carrying stop, whose end tells workers to start no
+// new event: the run has reached its time limit, while the event under way
+// may still finish (runner.Run).
+func WithStop(ctx, stop context.Context) context.Context {
+	return context.WithValue(ctx, stopKey{}, stop)
+}
+
+// Stop is the context whose end means no new event is to start: the one
+// WithStop put in ctx, or ctx itself.
+func Stop(ctx context.Context) context.Context {
+	if s, ok := ctx.Value(stopKey{}).(context.Context); ok {
+		return s
+	}
+	return ctx
+}

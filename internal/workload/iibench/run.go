@@ -460,10 +460,11 @@ type querier struct {
 // rows (or the inserts are over).
 func (s *shared) newQuerier(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*querier, error) {
 	q := &querier{shared: s, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id))}
+	stop := workload.Stop(ctx)
 	for s.tableRows() < int64(s.o.QueryAfterRows) && !s.insertsDone() {
 		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		case <-stop.Done():
+			return nil, context.Cause(stop)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
