@@ -476,6 +476,10 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 		h.Error(info.Class.String(), info.Code)
 		switch info.Class {
 		case target.Reconnect:
+			if workload.Stop(ctx).Err() != nil {
+				// Past the time limit: the worker is done with it.
+				return attempt{}
+			}
 			h.Reconnect()
 			(*w).Close()
 			(*conn).Close()

@@ -291,6 +291,32 @@ func TestTimeLimitBoundsTheWaitForEventsUnderWay(t *testing.T) {
 	}
 }
 
+func TestNoRetryAfterTheTimeLimit(t *testing.T) {
+	// Every try fails at once with SQLITE_BUSY while another connection
+	// holds the write lock, for longer than the run.
+	tg := counterTable(t, "_busy_timeout=0")
+	holder, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := holder.Exec(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Exec(context.Background(), "ROLLBACK")
+	c := cfg()
+	c.Duration, c.MaxTries = 300*time.Millisecond, 1<<30
+	start := time.Now()
+	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	took := time.Since(start)
+	if out.Status != result.StatusOK || out.Summary.Events != 0 || out.Summary.Retries == 0 {
+		t.Fatalf("status %s, %d events, %d retries; want ok, none committed, retries before the limit", out.Status, out.Summary.Events, out.Summary.Retries)
+	}
+	if took > time.Second {
+		t.Fatalf("run took %v: the event under way went on retrying after the limit", took)
+	}
+}
+
 func TestWarmupIsShownNotCounted(t *testing.T) {
 	tg := counterTable(t, "")
 	c := cfg()
