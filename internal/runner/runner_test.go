@@ -127,17 +127,25 @@ func TestEventLimitIsExact(t *testing.T) {
 	}
 }
 
-func TestBusyIsRetriedAndCounted(t *testing.T) {
-	// No busy wait: a second writer fails at once with SQLITE_BUSY.
+// lockedCounter is a counter table without a busy wait, whose write lock
+// the returned connection holds: a second writer fails at once with
+// SQLITE_BUSY until it commits or rolls back.
+func lockedCounter(t *testing.T) (target.Target, target.Conn) {
+	t.Helper()
 	tg := counterTable(t, "_busy_timeout=0")
 	holder, err := tg.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer holder.Close()
+	t.Cleanup(func() { holder.Close() })
 	if err := holder.Exec(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
+	return tg, holder
+}
+
+func TestBusyIsRetriedAndCounted(t *testing.T) {
+	tg, holder := lockedCounter(t)
 	time.AfterFunc(300*time.Millisecond, func() { holder.Exec(context.Background(), "COMMIT") })
 	c := cfg()
 	c.Duration = 600 * time.Millisecond
@@ -292,17 +300,8 @@ func TestTimeLimitBoundsTheWaitForEventsUnderWay(t *testing.T) {
 }
 
 func TestNoRetryAfterTheTimeLimit(t *testing.T) {
-	// Every try fails at once with SQLITE_BUSY while another connection
-	// holds the write lock, for longer than the run.
-	tg := counterTable(t, "_busy_timeout=0")
-	holder, err := tg.Connect(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if err := holder.Exec(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	// Every try fails while the lock is held, for longer than the run.
+	tg, holder := lockedCounter(t)
 	defer holder.Exec(context.Background(), "ROLLBACK")
 	c := cfg()
 	c.Duration, c.MaxTries = 300*time.Millisecond, 1<<30
