@@ -140,7 +140,7 @@ func TestRunListShowExportDelete(t *testing.T) {
 	}
 	jsonPath := filepath.Join(dir, "r.json")
 	o := dbmark(t, ctx, "run", "oltp_read_write", "--target", tgt, "--table-size", "500", "--tables", "2",
-		"--events", "300", "--time", "0", "--threads", "2", "--seed", "99", "--json", jsonPath, "--report-interval", "100ms")
+		"--events", "300", "--time", "0", "--threads", "2", "--jobs", "2", "--seed", "99", "--json", jsonPath, "--report-interval", "100ms")
 	if o.code != 0 {
 		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
 	}
@@ -149,7 +149,8 @@ func TestRunListShowExportDelete(t *testing.T) {
 	}
 	r := readResult(t, jsonPath)
 	if r.Seed != 99 || r.Status != result.StatusOK || r.Summary.Events != 300 || r.Workload.Options["table-size"] != "500" ||
-		r.Workload.Options["point-selects"] != "10" || r.Target.Engine != "SQLite" || r.Target.Settings["journal_mode"] != "wal" {
+		r.Workload.Options["point-selects"] != "10" || r.Target.Engine != "SQLite" || r.Target.Settings["journal_mode"] != "wal" ||
+		r.Workload.Options["jobs"] != "0" { // no loops on SQLite, whatever --jobs says
 		t.Fatalf("result document: seed %d status %s events %d options %v engine %s settings %v",
 			r.Seed, r.Status, r.Summary.Events, r.Workload.Options, r.Target.Engine, r.Target.Settings["journal_mode"])
 	}

@@ -376,7 +376,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
 		fmt.Fprintln(o.out, report.LiveLine(p, threads)+shown(smp, f.ctxFlags.show))
 	}, a.Logger)
-	fill(res, out, cfg.JobsDefault)
+	fill(res, out)
 	if smp != nil {
 		res.Counters = smp.Stop(out.StartedAt)
 	}
@@ -472,9 +472,8 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 	}
 }
 
-// fill adds what the run measured. jobsDefault says the workload's --jobs
-// was its default, which a target without loops by default sets aside.
-func fill(res *result.Result, out *runner.Outcome, jobsDefault bool) {
+// fill adds what the run measured.
+func fill(res *result.Result, out *runner.Outcome) {
 	res.StartedAt, res.EndedAt = out.StartedAt.UTC(), out.EndedAt.UTC()
 	res.Status = out.Status
 	if out.Err != nil && out.Status == result.StatusFailed {
@@ -494,14 +493,10 @@ func fill(res *result.Result, out *runner.Outcome, jobsDefault bool) {
 		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one epoll set", out.Loops)
 	}
 	// --jobs as it took effect: never more loops than connections, and
-	// none where the target's default is a goroutine per connection.
+	// none where the target's default is a goroutine per connection or
+	// it has no sockets to wait for (SQLite).
 	if _, ok := res.Workload.Options["jobs"]; ok {
-		switch {
-		case out.Loops > 0:
-			res.Workload.Options["jobs"] = strconv.Itoa(out.Loops)
-		case jobsDefault:
-			res.Workload.Options["jobs"] = "0"
-		}
+		res.Workload.Options["jobs"] = strconv.Itoa(out.Loops)
 	}
 }
 
