@@ -27,7 +27,7 @@ import (
 // of the goroutine, an epoll wake-up, often a hand-off between threads, and
 // a second read; a benchmark client waits for the server after every
 // statement, so that machinery was most of its CPU. Here a worker waits in
-// ppoll and reads with recvfrom, both made as raw system calls (waitRead, rawIO):
+// ppoll and reads with recvfrom, both made as raw system calls (waitRaw, rawIO):
 // the goroutine keeps its processor, so nothing in the scheduler moves. The
 // cost is an OS thread and a processor per connection while it waits, which
 // the runner provides (HoldsProcessor); the C tools use a thread per
@@ -132,6 +132,10 @@ func awaitConnect(ctx context.Context, fd int) error {
 	}
 }
 
+// rawWaitFor is how long an answer may take before the connection counts
+// it as late (see late).
+const rawWaitFor = 2 * time.Millisecond
+
 // blockingConn is a net.Conn over a socket that its one user waits on in
 // its own thread. Deadlines are not supported, except one in the past,
 // which interrupts the connection for good (that is how cancellation
@@ -149,6 +153,8 @@ type blockingConn struct {
 	// watch is the socket's place in the epoll set of the loop whose task
 	// uses the connection (TaskConn); only that task touches it.
 	watch mux.Watch
+	// late is how often answers come later than rawWaitFor (see lateScale).
+	late int32
 	// full says the last read filled the caller's buffer.
 	full bool
 	// mu orders Close and an interrupting SetDeadline: an interrupt that
@@ -278,17 +284,49 @@ func (c *blockingConn) waitWritable() error {
 // It waits in ppoll rather than in a blocking read because a read sleeping
 // on a unix socket is also woken each time the server consumes what was
 // written (the socket's write space), about once a statement; poll is
-// woken only for the events it asked for. The wait is a system call the
-// scheduler does not see: the goroutine keeps its processor and nothing in
-// the scheduler moves, so an answer costs one wake-up, as in a C client.
-// It has no time limit, as a C client's has none: a limit arms a timer in
-// the kernel on every wait, which on a virtual machine cost about 2 µs of
-// client CPU per statement (bench/README.md). What needs the goroutine
-// meanwhile (a garbage collection stopping the world, the scheduler's
-// monitor) signals its thread, which ends the wait with EINTR; the
-// goroutine then yields, as a raw system call and this loop have no
-// preemption point of their own, and waits again.
+// woken only for the events it asked for. While answers come promptly it
+// waits in a system call the scheduler does not see (waitRaw): the
+// goroutine keeps its processor and nothing in the scheduler moves, so an
+// answer costs one wake-up, as in a C client. A wait the scheduler sees
+// costs a hand-off of the processor; but a raw wait still going when the
+// scheduler's monitor looks (every 10 ms) is signalled and yields, so a
+// connection whose answers often take longer (many more connections than
+// the server has cores, or lock waits) waits where the scheduler sees it.
 func (c *blockingConn) waitRead() syscall.Errno {
+	began := time.Now()
+	var errno syscall.Errno
+	if c.late < lateForRaw {
+		errno = c.waitRaw()
+	} else {
+		errno = waitSys(&c.readFd, unix.POLLIN)
+	}
+	if time.Since(began) < rawWaitFor {
+		c.late -= c.late / 8
+	} else {
+		c.late += (lateScale - c.late) / 8
+	}
+	return errno
+}
+
+// late is a moving average of how often an answer takes longer than
+// rawWaitFor (lateScale: always). Raw waits are used while fewer than a
+// quarter of the answers come late.
+const (
+	lateScale  = 1 << 16
+	lateForRaw = lateScale / 4
+)
+
+// waitRaw waits for something to read in a raw system call. It needs a
+// processor per connection (HoldsProcessor) so that no goroutine waits for
+// one held by a waiting connection. The wait has no time limit, as a C
+// client's has none: a limit arms a timer in the kernel on every wait,
+// which on a virtual machine cost about 2 µs of client CPU per statement
+// (bench/README.md). What needs the goroutine meanwhile (a garbage
+// collection stopping the world, the scheduler's monitor) signals its
+// thread, which ends the wait with EINTR; the goroutine then yields, as a
+// raw system call and this loop have no preemption point of their own,
+// and waits again.
+func (c *blockingConn) waitRaw() syscall.Errno {
 	for {
 		c.readFd = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
 		_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, 0, 0, 0, 0)
