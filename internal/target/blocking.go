@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -132,8 +131,9 @@ func awaitConnect(ctx context.Context, fd int) error {
 	}
 }
 
-// rawWaitFor is how long an answer may take before the connection counts
-// it as late (see late).
+// rawWaitFor bounds a wait in a system call that the Go scheduler does not
+// see (waitRaw). Most answers come sooner; one that does not is waited for
+// where the scheduler sees it.
 const rawWaitFor = 2 * time.Millisecond
 
 // blockingConn is a net.Conn over a socket that its one user waits on in
@@ -152,7 +152,8 @@ type blockingConn struct {
 	readFd, writeFd unix.PollFd
 	// watch is the socket's place in the epoll set of the loop whose task
 	// uses the connection (TaskConn); only that task touches it.
-	watch mux.Watch
+	watch   mux.Watch
+	timeout unix.Timespec
 	// late is how often answers come later than rawWaitFor (see lateScale).
 	late int32
 	// full says the last read filled the caller's buffer.
@@ -284,22 +285,29 @@ func (c *blockingConn) waitWritable() error {
 // It waits in ppoll rather than in a blocking read because a read sleeping
 // on a unix socket is also woken each time the server consumes what was
 // written (the socket's write space), about once a statement; poll is
-// woken only for the events it asked for. While answers come promptly it
-// waits in a system call the scheduler does not see (waitRaw): the
-// goroutine keeps its processor and nothing in the scheduler moves, so an
-// answer costs one wake-up, as in a C client. A wait the scheduler sees
-// costs a hand-off of the processor; but a raw wait still going when the
-// scheduler's monitor looks (every 10 ms) is signalled and yields, so a
-// connection whose answers often take longer (many more connections than
-// the server has cores, or lock waits) waits where the scheduler sees it.
+// woken only for the events it asked for. It first waits in a system call
+// the scheduler does not see (waitRaw): the goroutine keeps its processor
+// and nothing in the scheduler moves, so an answer costs one wake-up, as in
+// a C client. A wait the scheduler sees costs a hand-off of the processor
+// and, once a garbage collection or the scheduler's monitor wants the
+// goroutine, a signal to the thread; a raw wait cannot let either proceed
+// until it ends. Hence the bound, and the plain wait while many answers
+// take longer than that (many more connections than the server has cores,
+// or lock waits).
 func (c *blockingConn) waitRead() syscall.Errno {
-	began := time.Now()
-	var errno syscall.Errno
 	if c.late < lateForRaw {
-		errno = c.waitRaw()
-	} else {
-		errno = waitSys(&c.readFd, unix.POLLIN)
+		ready, errno := c.waitRaw()
+		if ready || errno != 0 {
+			c.late -= c.late / 8
+			return errno
+		}
+		c.late += (lateScale - c.late) / 8
+		return waitSys(&c.readFd, unix.POLLIN)
 	}
+	// Raw waits are off while answers come late; time the plain ones to
+	// learn when they would pay again.
+	began := time.Now()
+	errno := waitSys(&c.readFd, unix.POLLIN)
 	if time.Since(began) < rawWaitFor {
 		c.late -= c.late / 8
 	} else {
@@ -308,32 +316,28 @@ func (c *blockingConn) waitRead() syscall.Errno {
 	return errno
 }
 
-// late is a moving average of how often an answer takes longer than
-// rawWaitFor (lateScale: always). Raw waits are used while fewer than a
-// quarter of the answers come late.
+// late is a moving average of how often an answer takes longer than a raw
+// wait may last (lateScale: always). A raw wait that runs out costs a
+// wake-up for nothing on top of the plain wait after it; a plain wait costs
+// about half a wake-up more than a raw one that succeeds. So raw waits pay
+// while fewer than a third of the answers come late; a quarter leaves a
+// margin.
 const (
 	lateScale  = 1 << 16
 	lateForRaw = lateScale / 4
 )
 
-// waitRaw waits for something to read in a raw system call. It needs a
-// processor per connection (HoldsProcessor) so that no goroutine waits for
-// one held by a waiting connection. The wait has no time limit, as a C
-// client's has none: a limit arms a timer in the kernel on every wait,
-// which on a virtual machine cost about 2 µs of client CPU per statement
-// (bench/README.md). What needs the goroutine meanwhile (a garbage
-// collection stopping the world, the scheduler's monitor) signals its
-// thread, which ends the wait with EINTR; the goroutine then yields, as a
-// raw system call and this loop have no preemption point of their own,
-// and waits again.
-func (c *blockingConn) waitRaw() syscall.Errno {
+// waitRaw waits up to rawWaitFor for something to read, in a raw system
+// call. It needs a processor per connection (HoldsProcessor) so that no
+// goroutine waits for one held by a waiting connection.
+func (c *blockingConn) waitRaw() (bool, syscall.Errno) {
+	c.readFd = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
+	c.timeout = unix.NsecToTimespec(rawWaitFor.Nanoseconds())
 	for {
-		c.readFd = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
-		_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, 0, 0, 0, 0)
+		r, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, uintptr(unsafe.Pointer(&c.timeout)), 0, 0, 0)
 		if errno != unix.EINTR {
-			return errno
+			return r > 0, errno
 		}
-		runtime.Gosched()
 	}
 }
 

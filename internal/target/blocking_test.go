@@ -107,9 +107,9 @@ func TestBlockingConnRoundTrips(t *testing.T) {
 	}
 }
 
-// A server that answers late is still heard; the connection learns to wait
-// where the scheduler sees it, and to wait raw again once answers come
-// quickly.
+// A server that answers later than a raw wait may last is still heard; the
+// connection learns to wait where the scheduler sees it, and to wait raw
+// again once answers come quickly.
 func TestBlockingConnSlowAnswers(t *testing.T) {
 	var delay atomic.Int64
 	delay.Store(int64(4 * rawWaitFor))
@@ -154,9 +154,9 @@ func TestBlockingConnSlowAnswers(t *testing.T) {
 }
 
 // A read waiting for an answer must not hold up a garbage collection, which
-// stops every goroutine: a wait the scheduler does not see must give way
-// when the runtime signals its thread. (One that does not stops everything,
-// this test's timers too, so the failure is go test's -timeout.)
+// stops every goroutine: a wait the scheduler does not see is bounded. (An
+// unbounded one stops everything, this test's timers too, so the failure is
+// go test's -timeout.)
 func TestBlockingConnPendingReadLetsTheCollectorRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the waiting read holds the only processor it can
 	release := make(chan struct{})
