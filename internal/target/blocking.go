@@ -131,10 +131,16 @@ func awaitConnect(ctx context.Context, fd int) error {
 	}
 }
 
-// rawWaitFor bounds a wait in a system call that the Go scheduler does not
-// see (waitRaw). Most answers come sooner; one that does not is waited for
-// where the scheduler sees it.
+// rawWaitFor is how long an answer may take before the connection counts
+// it as late (see late).
 const rawWaitFor = 2 * time.Millisecond
+
+// rawSignals bounds a wait in a system call that the Go scheduler does not
+// see (waitRaw): after that many signals it goes on where the scheduler
+// sees it. A stop of the world for a garbage collection signals a thread
+// about every 100 µs until it stops; the scheduler's monitor signals a
+// goroutine that has run 10 ms without a break about every 10 ms.
+const rawSignals = 16
 
 // blockingConn is a net.Conn over a socket that its one user waits on in
 // its own thread. Deadlines are not supported, except one in the past,
@@ -152,8 +158,7 @@ type blockingConn struct {
 	readFd, writeFd unix.PollFd
 	// watch is the socket's place in the epoll set of the loop whose task
 	// uses the connection (TaskConn); only that task touches it.
-	watch   mux.Watch
-	timeout unix.Timespec
+	watch mux.Watch
 	// late is how often answers come later than rawWaitFor (see lateScale).
 	late int32
 	// full says the last read filled the caller's buffer.
@@ -288,26 +293,22 @@ func (c *blockingConn) waitWritable() error {
 // woken only for the events it asked for. It first waits in a system call
 // the scheduler does not see (waitRaw): the goroutine keeps its processor
 // and nothing in the scheduler moves, so an answer costs one wake-up, as in
-// a C client. A wait the scheduler sees costs a hand-off of the processor
-// and, once a garbage collection or the scheduler's monitor wants the
-// goroutine, a signal to the thread; a raw wait cannot let either proceed
-// until it ends. Hence the bound, and the plain wait while many answers
-// take longer than that (many more connections than the server has cores,
-// or lock waits).
+// a C client. A wait the scheduler sees costs a hand-off of the processor;
+// but a raw wait cannot let a garbage collection or the scheduler's monitor
+// have the goroutine until it ends. Hence the bound, and the plain wait
+// from the start while many answers take longer than rawWaitFor (many more
+// connections than the server has cores, or lock waits).
 func (c *blockingConn) waitRead() syscall.Errno {
-	if c.late < lateForRaw {
-		ready, errno := c.waitRaw()
-		if ready || errno != 0 {
-			c.late -= c.late / 8
-			return errno
-		}
-		c.late += (lateScale - c.late) / 8
-		return waitSys(&c.readFd, unix.POLLIN)
-	}
-	// Raw waits are off while answers come late; time the plain ones to
-	// learn when they would pay again.
 	began := time.Now()
-	errno := waitSys(&c.readFd, unix.POLLIN)
+	var errno syscall.Errno
+	if c.late < lateForRaw {
+		var done bool
+		if errno, done = c.waitRaw(); !done {
+			errno = waitSys(&c.readFd, unix.POLLIN)
+		}
+	} else {
+		errno = waitSys(&c.readFd, unix.POLLIN)
+	}
 	if time.Since(began) < rawWaitFor {
 		c.late -= c.late / 8
 	} else {
@@ -316,29 +317,34 @@ func (c *blockingConn) waitRead() syscall.Errno {
 	return errno
 }
 
-// late is a moving average of how often an answer takes longer than a raw
-// wait may last (lateScale: always). A raw wait that runs out costs a
-// wake-up for nothing on top of the plain wait after it; a plain wait costs
-// about half a wake-up more than a raw one that succeeds. So raw waits pay
-// while fewer than a third of the answers come late; a quarter leaves a
-// margin.
+// late is a moving average of how often an answer takes longer than
+// rawWaitFor (lateScale: always). Raw waits are used while fewer than a
+// quarter of the answers come late.
 const (
 	lateScale  = 1 << 16
 	lateForRaw = lateScale / 4
 )
 
-// waitRaw waits up to rawWaitFor for something to read, in a raw system
-// call. It needs a processor per connection (HoldsProcessor) so that no
-// goroutine waits for one held by a waiting connection.
-func (c *blockingConn) waitRaw() (bool, syscall.Errno) {
+// waitRaw waits for something to read in a raw system call; false: it gave
+// up after rawSignals signals. It sets no time limit, as a C client sets
+// none: a limit arms a timer in the kernel on every wait, which on a
+// virtual machine cost about 2 µs of client CPU per statement
+// (bench/README.md). Nor does it call anything between the system calls: a
+// call is where the goroutine yields to a pending request of the runtime,
+// and yielding before the answer came made read-write transactions on
+// MariaDB 8 to 25% slower (the runtime asks a goroutine that has run 10 ms
+// to yield; it does so after the answer). It needs a processor per
+// connection (HoldsProcessor) so that no goroutine waits for one held by a
+// waiting connection.
+func (c *blockingConn) waitRaw() (syscall.Errno, bool) {
 	c.readFd = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
-	c.timeout = unix.NsecToTimespec(rawWaitFor.Nanoseconds())
-	for {
-		r, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, uintptr(unsafe.Pointer(&c.timeout)), 0, 0, 0)
+	for signals := 0; signals < rawSignals; signals++ {
+		_, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&c.readFd)), 1, 0, 0, 0, 0)
 		if errno != unix.EINTR {
-			return r > 0, errno
+			return errno, true
 		}
 	}
+	return 0, false
 }
 
 // waitSys waits in ppoll, without a bound, where the scheduler sees it.
