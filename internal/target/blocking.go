@@ -131,9 +131,9 @@ func awaitConnect(ctx context.Context, fd int) error {
 	}
 }
 
-// rawWaitFor is how long an answer may take before the connection counts
+// lateAfter is how long an answer may take before the connection counts
 // it as late (see late).
-const rawWaitFor = 2 * time.Millisecond
+const lateAfter = 2 * time.Millisecond
 
 // rawSignals bounds a wait in a system call that the Go scheduler does not
 // see (waitRaw): after that many signals it goes on where the scheduler
@@ -159,7 +159,7 @@ type blockingConn struct {
 	// watch is the socket's place in the epoll set of the loop whose task
 	// uses the connection (TaskConn); only that task touches it.
 	watch mux.Watch
-	// late is how often answers come later than rawWaitFor (see lateScale).
+	// late is how often answers come later than lateAfter (see lateScale).
 	late int32
 	// full says the last read filled the caller's buffer.
 	full bool
@@ -296,7 +296,7 @@ func (c *blockingConn) waitWritable() error {
 // a C client. A wait the scheduler sees costs a hand-off of the processor;
 // but a raw wait cannot let a garbage collection or the scheduler's monitor
 // have the goroutine until it ends. Hence the bound, and the plain wait
-// from the start while many answers take longer than rawWaitFor (many more
+// from the start while many answers take longer than lateAfter (many more
 // connections than the server has cores, or lock waits).
 func (c *blockingConn) waitRead() syscall.Errno {
 	began := time.Now()
@@ -309,7 +309,7 @@ func (c *blockingConn) waitRead() syscall.Errno {
 	} else {
 		errno = waitSys(&c.readFd, unix.POLLIN)
 	}
-	if time.Since(began) < rawWaitFor {
+	if time.Since(began) < lateAfter {
 		c.late -= c.late / 8
 	} else {
 		c.late += (lateScale - c.late) / 8
@@ -318,7 +318,7 @@ func (c *blockingConn) waitRead() syscall.Errno {
 }
 
 // late is a moving average of how often an answer takes longer than
-// rawWaitFor (lateScale: always). Raw waits are used while fewer than a
+// lateAfter (lateScale: always). Raw waits are used while fewer than a
 // quarter of the answers come late.
 const (
 	lateScale  = 1 << 16

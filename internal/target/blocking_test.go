@@ -112,7 +112,7 @@ func TestBlockingConnRoundTrips(t *testing.T) {
 // again once answers come quickly.
 func TestBlockingConnSlowAnswers(t *testing.T) {
 	var delay atomic.Int64
-	delay.Store(int64(4 * rawWaitFor))
+	delay.Store(int64(4 * lateAfter))
 	c := dial(t, "unix", listen(t, "unix", func(s net.Conn) {
 		buf := make([]byte, 1)
 		for {
@@ -139,7 +139,7 @@ func TestBlockingConnSlowAnswers(t *testing.T) {
 	}
 	roundTrips(20)
 	if c.late < lateForRaw {
-		t.Fatalf("lateness %d/%d after 20 answers %v late: raw waits would go on", c.late, lateScale, 4*rawWaitFor)
+		t.Fatalf("lateness %d/%d after 20 answers %v late: raw waits would go on", c.late, lateScale, 4*lateAfter)
 	}
 	// Prompt answers bring raw waits back within about ten of them; on a
 	// loaded machine some still come late, so allow many more, but not for
