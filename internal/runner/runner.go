@@ -168,10 +168,23 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 			cancel(err)
 		}
 	}
+	// A connection that waits in its own thread keeps that thread: the
+	// scheduler otherwise moves the goroutine to another thread each time
+	// it preempts it (every 10 ms, as a raw wait counts as running), and
+	// the server's threads are then woken by ever other client threads,
+	// which the kernel cannot keep next to them (bench/README.md).
+	ownThread := target.HoldsProcessor(tg)
 	if jobs == 0 {
 		for i := 0; i < cfg.Threads; i++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); work(wctx, i) }()
+			go func() {
+				defer wg.Done()
+				if ownThread {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+				}
+				work(wctx, i)
+			}()
 		}
 	}
 	for j, first := 0, 0; j < jobs; j++ {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
@@ -486,3 +488,47 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose connection keeps its processor while it waits runs on one
+// OS thread for the whole run, even when it parks: its server-side partner
+// is then woken by one client thread only, which the kernel keeps near it.
+func TestHoldingWorkersKeepTheirThread(t *testing.T) {
+	tg := holdingTarget{counterTable(t, "")}
+	c := cfg()
+	c.Threads, c.Events = 6, 6*40
+	tids := make([]map[int]bool, c.Threads)
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			tids[id] = map[int]bool{}
+			return eventFunc(func() {
+				tids[id][unix.Gettid()] = true
+				// A park hands the goroutine to whichever thread wakes it.
+				time.Sleep(200 * time.Microsecond)
+				runtime.Gosched()
+			}), nil
+		},
+	}
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events != int64(c.Events) {
+		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
+	}
+	owner := map[int]int{}
+	for id, seen := range tids {
+		if len(seen) != 1 {
+			t.Errorf("worker %d ran on %d threads, want 1", id, len(seen))
+		}
+		for tid := range seen {
+			if o, ok := owner[tid]; ok {
+				t.Errorf("workers %d and %d shared thread %d", o, id, tid)
+			}
+			owner[tid] = id
+		}
+	}
+}
+
+// eventFunc is a worker whose every event calls the function.
+type eventFunc func()
+
+func (f eventFunc) Event(context.Context, bool) (metrics.Op, error) { f(); return 0, nil }
+func (eventFunc) Close() error                                      { return nil }
