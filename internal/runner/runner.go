@@ -559,8 +559,9 @@ func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool
 // are then woken by ever other client threads, which the kernel cannot
 // keep next to them. Not with many more connections than cores: their
 // answers come late, so they wait where the scheduler sees them, which it
-// does not preempt, and the locked threads only cost memory (8 to 20 MiB
-// more with 256 connections; bench/README.md).
+// does not preempt, so the lock keeps nothing there, and in soaks with 256
+// connections it cost 7 to 20 MiB more (within the spread between runs of
+// one build; bench/README.md).
 func locksThreads(tg target.Target, threads int) bool {
 	return target.HoldsProcessor(tg) && threads <= lockedPerCPU*runtime.NumCPU()
 }
