@@ -168,7 +168,7 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 			cancel(err)
 		}
 	}
-	ownThread := locksThreads(tg, cfg.Threads)
+	ownThread := locksThreads(target.HoldsProcessor(tg), cfg.Threads)
 	if jobs == 0 {
 		for i := 0; i < cfg.Threads; i++ {
 			wg.Add(1)
@@ -562,8 +562,8 @@ func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool
 // does not preempt, so the lock keeps nothing there, and in soaks with 256
 // connections it cost 7 to 20 MiB more (within the spread between runs of
 // one build; bench/README.md).
-func locksThreads(tg target.Target, threads int) bool {
-	return target.HoldsProcessor(tg) && threads <= lockedPerCPU*runtime.NumCPU()
+func locksThreads(holdsProcessor bool, threads int) bool {
+	return holdsProcessor && threads <= lockedPerCPU*runtime.NumCPU()
 }
 
 // lockedPerCPU is how many connections per core still lock their threads.
