@@ -7,8 +7,9 @@ import (
 
 // TestSparseMergesExactly records the same values into a dense histogram
 // directly and through the sparse table, over several ticks whose values
-// spread from a few buckets to thousands (growing and then shrinking the
-// table): the histograms must hold the same counts in the same buckets.
+// spread from a few buckets to thousands (growing the table): the
+// histograms must hold the same counts in the same buckets, and quiet
+// ticks then shrink the table again.
 func TestSparseMergesExactly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var s sparse
@@ -35,8 +36,39 @@ func TestSparseMergesExactly(t *testing.T) {
 			t.Fatalf("tick %d: after the merge %d values in %d slots remain", tick, s.total, s.used)
 		}
 	}
-	if len(s.slots) > 4*sparseMinSize {
-		t.Fatalf("after quiet ticks the table keeps %d slots: the room a spread-out tick took was not given back", len(s.slots))
+	for range 2 * sparseWindow {
+		s.mergeInto(NewHistogram())
+	}
+	if len(s.slots) != sparseMinSize {
+		t.Fatalf("after a window of quiet ticks the table keeps %d slots: the room a spread-out tick took was not given back", len(s.slots))
+	}
+}
+
+// TestSparseKeepsItsTableOverQuietTicks: a worker whose ticks alternate
+// between a hundred spread-out values and none (hundreds of connections
+// on two cores) records and merges without allocating once its table has
+// grown.
+func TestSparseKeepsItsTableOverQuietTicks(t *testing.T) {
+	var s sparse
+	h := NewHistogram()
+	busy := func() {
+		for i := range int64(300) {
+			s.record(1_000_000 + i*40_000) // 300 buckets: 512 slots
+		}
+		s.mergeInto(h)
+	}
+	busy()
+	allocs := testing.AllocsPerRun(20, func() {
+		busy()
+		s.record(5_000_000)
+		s.mergeInto(h)
+		s.mergeInto(h) // a tick with nothing recorded
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per busy and quiet pair of ticks, want 0: the table was shrunk and grown again", allocs)
+	}
+	if want := int64(22*300 + 21); h.TotalCount() != want {
+		t.Fatalf("merged %d values, want %d", h.TotalCount(), want)
 	}
 }
 
