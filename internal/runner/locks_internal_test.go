@@ -2,6 +2,7 @@ package runner
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -22,4 +23,35 @@ func TestLocksThreads(t *testing.T) {
 			t.Errorf("holding %v, %d threads: locked %v, want %v", c.holds, c.threads, got, c.want)
 		}
 	}
+}
+
+// A run on many more processors than cores collects garbage sooner, and
+// puts the collector's target back after it; a GOGC the user set is kept.
+func TestCollectSooner(t *testing.T) {
+	gogc := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	before := gogc()
+	few, many := runtime.NumCPU()+2, lockedPerCPU*runtime.NumCPU()+3
+	restore := collectSooner(few)
+	if got := gogc(); got != before {
+		t.Errorf("%d processors: GOGC %d, want %d as it was", few, got, before)
+	}
+	restore()
+	restore = collectSooner(many)
+	if got := gogc(); got != manyProcsGCPercent {
+		t.Errorf("%d processors: GOGC %d, want %d", many, got, manyProcsGCPercent)
+	}
+	restore()
+	if got := gogc(); got != before {
+		t.Errorf("after the run GOGC is %d, want %d back", got, before)
+	}
+	t.Setenv("GOGC", "100")
+	restore = collectSooner(many)
+	if got := gogc(); got != before {
+		t.Errorf("GOGC set by the user: the run changed the target to %d", got)
+	}
+	restore()
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -486,6 +487,38 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 		if after := runtime.GOMAXPROCS(0); after != before {
 			t.Fatalf("holding %v: GOMAXPROCS %d after the run, want %d back", holding, after, before)
 		}
+	}
+}
+
+// A run with a processor for each of many connections collects garbage
+// sooner while it lasts (GOGC below 100), and puts the target back after.
+func TestManyHoldingWorkersCollectSooner(t *testing.T) {
+	gogc := func() int64 {
+		s := []rtmetrics.Sample{{Name: "/gc/gogc:percent"}}
+		rtmetrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	before := gogc()
+	tg := holdingTarget{counterTable(t, "")}
+	c := cfg()
+	c.Threads = 16 * runtime.NumCPU()
+	c.Events = int64(c.Threads)
+	var during atomic.Int64
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return eventFunc(func() { during.Store(gogc()) }), nil
+		},
+	}
+	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events != c.Events {
+		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
+	}
+	if during.Load() >= 100 {
+		t.Errorf("GOGC %d during a run of %d connections on %d cores, want it lowered", during.Load(), c.Threads, runtime.NumCPU())
+	}
+	if after := gogc(); after != before {
+		t.Errorf("GOGC %d after the run, want %d back", after, before)
 	}
 }
 
