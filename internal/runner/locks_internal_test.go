@@ -9,7 +9,7 @@ import (
 // Workers are locked to their threads only when their connections wait in
 // them, and not when there are many more connections than cores.
 func TestLocksThreads(t *testing.T) {
-	few, many := 8, lockedPerCPU*runtime.NumCPU()+1
+	few, many := 8, fewPerCPU*runtime.NumCPU()+1
 	for _, c := range []struct {
 		holds   bool
 		threads int
@@ -28,13 +28,9 @@ func TestLocksThreads(t *testing.T) {
 // A run on many more processors than cores collects garbage sooner, and
 // puts the collector's target back after it; a GOGC the user set is kept.
 func TestCollectSooner(t *testing.T) {
-	gogc := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
+	gogc := GCPercent
 	before := gogc()
-	few, many := runtime.NumCPU()+2, lockedPerCPU*runtime.NumCPU()+3
+	few, many := runtime.NumCPU()+2, fewPerCPU*runtime.NumCPU()+3
 	restore := collectSooner(few)
 	if got := gogc(); got != before {
 		t.Errorf("%d processors: GOGC %d, want %d as it was", few, got, before)
@@ -54,4 +50,12 @@ func TestCollectSooner(t *testing.T) {
 		t.Errorf("GOGC set by the user: the run changed the target to %d", got)
 	}
 	restore()
+}
+
+// GCPercent reads the collector's target (GOGC); the runner's tests check
+// that a run sets it and puts it back.
+func GCPercent() int64 {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }

@@ -566,11 +566,16 @@ func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool
 // connections it cost 7 to 20 MiB more (within the spread between runs of
 // one build; bench/README.md).
 func locksThreads(holdsProcessor bool, threads int) bool {
-	return holdsProcessor && threads <= lockedPerCPU*runtime.NumCPU()
+	return holdsProcessor && !manyPerCPU(threads)
 }
 
-// lockedPerCPU is how many connections per core still lock their threads.
-const lockedPerCPU = 8
+// manyPerCPU says whether n connections or processors are many more than
+// the cores: over fewPerCPU each.
+func manyPerCPU(n int) bool { return n > fewPerCPU*runtime.NumCPU() }
+
+// fewPerCPU is how many connections per core still lock their threads,
+// and processors per core keep the collector's default target.
+const fewPerCPU = 8
 
 // collectSooner lowers the garbage collector's target (GOGC) to
 // manyProcsGCPercent for a run on many more processors than cores, unless
@@ -582,7 +587,7 @@ const lockedPerCPU = 8
 // and the resident size grew, past 100 MiB in 10-minute runs. The events
 // allocate next to nothing, so a collection every few seconds costs little.
 func collectSooner(procs int) (restore func()) {
-	if procs <= lockedPerCPU*runtime.NumCPU() || os.Getenv("GOGC") != "" {
+	if !manyPerCPU(procs) || os.Getenv("GOGC") != "" {
 		return func() {}
 	}
 	prev := debug.SetGCPercent(manyProcsGCPercent)

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
-	rtmetrics "runtime/metrics"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -493,11 +492,7 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 // A run with a processor for each of many connections collects garbage
 // sooner while it lasts (GOGC below 100), and puts the target back after.
 func TestManyHoldingWorkersCollectSooner(t *testing.T) {
-	gogc := func() int64 {
-		s := []rtmetrics.Sample{{Name: "/gc/gogc:percent"}}
-		rtmetrics.Read(s)
-		return int64(s[0].Value.Uint64())
-	}
+	gogc := runner.GCPercent
 	before := gogc()
 	tg := holdingTarget{counterTable(t, "")}
 	c := cfg()
