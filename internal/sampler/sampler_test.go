@@ -2,8 +2,10 @@ package sampler
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
@@ -114,10 +116,35 @@ func TestLongSamplingStaysBounded(t *testing.T) {
 }
 
 func TestMergePointsIsTheMeanOfTheSamples(t *testing.T) {
-	a := point{at: time.Unix(1, 0), v: 10, n: 3} // the mean of 3 samples
-	b := point{at: time.Unix(2, 0), v: 50, n: 1}
+	a := point{at: 1, v: 10, n: 3} // the mean of 3 samples
+	b := point{at: 2, v: 50, n: 1}
 	m, ok := mergePoints(a, b)
-	if !ok || m.v != 20 || m.n != 4 || !m.at.Equal(b.at) {
+	if !ok || m.v != 20 || m.n != 4 || m.at != b.at {
 		t.Errorf("merged %+v, want the mean 20 of 4 samples at the later time", m)
+	}
+}
+
+// TestPointsKeepTheirTime: put on a run axis that starts 90 s after the
+// sampler, a point keeps its millisecond for the first two hours, and a
+// day in (where merged points span minutes) stays within 10 ms.
+func TestPointsKeepTheirTime(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	start := base.Add(90 * time.Second)
+	for _, c := range []struct {
+		d   time.Duration
+		tol float64
+	}{
+		{90*time.Second + time.Millisecond, 0},
+		{2*time.Hour + 123*time.Millisecond, 0},
+		{24*time.Hour + 7*time.Millisecond, 0.010},
+	} {
+		p := point{at: secondsSince(base, base.Add(c.d)), n: 1}
+		want := (c.d - 90*time.Second).Seconds()
+		if got := p.onAxis(base.Sub(start).Seconds()); math.Abs(got-want) > c.tol+1e-9 {
+			t.Errorf("%v after the sampler's start: at %v s on the run's axis, want %v (within %v)", c.d, got, want, c.tol)
+		}
+	}
+	if size := unsafe.Sizeof(point{}); size > 16 {
+		t.Errorf("a point takes %d bytes; each counter keeps thousands of them", size)
 	}
 }
