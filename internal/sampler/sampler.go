@@ -50,9 +50,10 @@ type point struct {
 func secondsSince(base, at time.Time) float32 { return float32(at.Sub(base).Seconds()) }
 
 // onAxis is p's time on an axis shifted by shift seconds from the
-// sampler's, rounded to the millisecond.
-func (p point) onAxis(shift float64) float64 {
-	return math.Round((float64(p.at)+shift)*1000) / 1000
+// sampler's, rounded to the millisecond; false before the axis starts.
+func (p point) onAxis(shift float64) (float64, bool) {
+	t := float64(p.at) + shift
+	return math.Round(t*1000) / 1000, t >= 0
 }
 
 // mergePoints averages two neighbouring points: a rate over their span, a
@@ -166,7 +167,7 @@ func (s *Sampler) Stop(start time.Time) *result.Counters {
 		sr := s.series[n]
 		cs := result.CounterSeries{Name: sr.name, Unit: sr.unit, Kind: sr.kind, Source: sr.source}
 		for _, p := range sr.points.Points() {
-			if t := p.onAxis(shift); t >= 0 {
+			if t, ok := p.onAxis(shift); ok {
 				cs.Points = append(cs.Points, [2]float64{t, p.v})
 			}
 		}

@@ -140,9 +140,15 @@ func TestPointsKeepTheirTime(t *testing.T) {
 	} {
 		p := point{at: secondsSince(base, base.Add(c.d)), n: 1}
 		want := (c.d - 90*time.Second).Seconds()
-		if got := p.onAxis(base.Sub(start).Seconds()); math.Abs(got-want) > c.tol+1e-9 {
-			t.Errorf("%v after the sampler's start: at %v s on the run's axis, want %v (within %v)", c.d, got, want, c.tol)
+		if got, ok := p.onAxis(base.Sub(start).Seconds()); !ok || math.Abs(got-want) > c.tol+1e-9 {
+			t.Errorf("%v after the sampler's start: at %v s (%v) on the run's axis, want %v (within %v)", c.d, got, ok, want, c.tol)
 		}
+	}
+	// A sample taken just before the run started is not on its axis, even
+	// when it rounds to 0.
+	early := point{at: secondsSince(base, start.Add(-300*time.Microsecond)), n: 1}
+	if got, ok := early.onAxis(base.Sub(start).Seconds()); ok {
+		t.Errorf("a sample 0.3 ms before the start is on the axis at %v s", got)
 	}
 	if size := unsafe.Sizeof(point{}); size > 16 {
 		t.Errorf("a point takes %d bytes; each counter keeps thousands of them", size)
