@@ -28,6 +28,7 @@ func TestLocksThreads(t *testing.T) {
 // A run on many more processors than cores collects garbage sooner, and
 // puts the collector's target back after it; a GOGC the user set is kept.
 func TestCollectSooner(t *testing.T) {
+	t.Setenv("GOGC", "") // as if the user had not set it
 	gogc := GCPercent
 	before := gogc()
 	few, many := runtime.NumCPU()+2, fewPerCPU*runtime.NumCPU()+3

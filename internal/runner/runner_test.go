@@ -492,6 +492,7 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 // A run with a processor for each of many connections collects garbage
 // sooner while it lasts (GOGC below 100), and puts the target back after.
 func TestManyHoldingWorkersCollectSooner(t *testing.T) {
+	t.Setenv("GOGC", "") // as if the user had not set it
 	gogc := runner.GCPercent
 	before := gogc()
 	tg := holdingTarget{counterTable(t, "")}
