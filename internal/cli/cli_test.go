@@ -311,12 +311,51 @@ func TestServersEndToEnd(t *testing.T) {
 			if got := r.Workload.Options["jobs"]; got != wantJobs {
 				t.Fatalf("jobs recorded as %q, want %q (driver: %s)", got, wantJobs, r.Target.Driver)
 			}
+			if u.Scheme == "mysql" {
+				manyConnsWaitInThePoller(t, u, jsonPath, args)
+			}
 			// Rate-limited point selects: open loop, with lag reported.
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--rate", "300", "--json", jsonPath}, args...)...)
 			if o.code != 0 || !strings.Contains(o.stdout, "Schedule lag") {
 				t.Fatalf("rate run: exit %d: %s %s", o.code, o.stdout, o.stderr)
 			}
 		})
+	}
+}
+
+// manyConnsWaitInThePoller: MySQL connections wait in their own threads
+// up to 16 per core and in Go's poller beyond, unless --net-io or --jobs
+// says otherwise; the document says which.
+func manyConnsWaitInThePoller(t *testing.T, u *url.URL, jsonPath string, args []string) {
+	t.Helper()
+	many := 16*runtime.NumCPU() + 1
+	if many > 120 {
+		t.Logf("not checking the poller above 16 connections per core: %d connections are too many for the test server", many)
+		return
+	}
+	ctx := context.Background()
+	threads := strconv.Itoa(many)
+	for _, c := range []struct {
+		flags      []string
+		want, jobs string
+	}{
+		{[]string{"--threads", threads}, "poll reads", "0"},
+		{[]string{"--threads", threads, "--net-io", "blocking"}, "blocking reads", "0"},
+		{[]string{"--threads", threads, "--jobs", "2"}, "blocking reads", "2"},
+		{[]string{"--threads", "2"}, "blocking reads", "0"},
+	} {
+		run := append([]string{"run", "oltp_point_select", "--time", "300ms", "--no-store", "-q", "--json", jsonPath}, args...)
+		o := dbmark(t, ctx, append(run, c.flags...)...)
+		if o.code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.flags, o.code, o.stderr)
+		}
+		r := readResult(t, jsonPath)
+		if d := r.Target.Driver; !strings.Contains(d, c.want) || r.Workload.Options["jobs"] != c.jobs {
+			t.Errorf("%v: driver %q, jobs %q; want %q and jobs %s", c.flags, d, r.Workload.Options["jobs"], c.want, c.jobs)
+		}
+		if r.Summary.Events == 0 {
+			t.Errorf("%v: no events", c.flags)
+		}
 	}
 }
 

@@ -77,7 +77,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
-	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: blocking on MySQL, poll on PostgreSQL and for iibench)")
+	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: blocking on MySQL up to 16 connections per core, poll beyond, on PostgreSQL and for iibench)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -159,8 +159,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 }
 
 // openTarget opens the workload's own target, --target, or the embedded
-// default. It does not connect.
-func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) (target.Target, bool, error) {
+// default, for a run of conns connections each on a goroutine of its own
+// (0: not a run, or connections served by loops). It does not connect.
+func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags, conns int) (target.Target, bool, error) {
 	if tp, ok := w.(workload.TargetProvider); ok {
 		tg, err := tp.OwnTarget(ctx)
 		if err != nil {
@@ -191,7 +192,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 	default:
 		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be auto, blocking or poll", f.netIO))
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, NetIO: netIO, Logger: a.Logger})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, NetIO: netIO, Conns: conns, Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
@@ -222,7 +223,7 @@ func pickSeed(s uint64) uint64 {
 }
 
 func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f)
+	tg, _, err := a.openTarget(ctx, w, f, 0)
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) err
 }
 
 func (a *App) cleanup(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f)
+	tg, _, err := a.openTarget(ctx, w, f, 0)
 	if err != nil {
 		return err
 	}
@@ -307,7 +308,11 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if !ok {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
 	}
-	tg, embedded, err := a.openTarget(ctx, w, f)
+	conns := cfg.Threads
+	if cfg.Jobs > 0 && !cfg.JobsDefault {
+		conns = 0 // loops asked for
+	}
+	tg, embedded, err := a.openTarget(ctx, w, f, conns)
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,11 @@ type Options struct {
 	// NetIO is how connections wait for the server: NetIOBlocking (a
 	// blocking system call per read, see DialBlocking), NetIOPoll (Go's
 	// network poller) or "" for the engine's measured better choice.
-	NetIO  string
+	NetIO string
+	// Conns is how many connections a run will hold, each waited on by a
+	// goroutine of its own (0: not known, or served by loops); an engine
+	// may choose how they wait by it.
+	Conns  int
 	Logger *slog.Logger
 }
 
