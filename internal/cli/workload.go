@@ -309,8 +309,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
 	}
 	conns := cfg.Threads
-	if cfg.Jobs > 0 && !cfg.JobsDefault {
-		conns = 0 // loops asked for
+	if cfg.LoopsAsked() {
+		conns = 0
 	}
 	tg, embedded, err := a.openTarget(ctx, w, f, conns)
 	if err != nil {

@@ -108,6 +108,10 @@ type Outcome struct {
 	Loops int
 }
 
+// LoopsAsked says the user asked for loops (a positive --jobs of their
+// own), which every target that can serve them then gets.
+func (c Config) LoopsAsked() bool { return c.Jobs > 0 && !c.JobsDefault }
+
 // ErrInterrupted is returned when the run's context was cancelled from outside.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -115,7 +119,7 @@ var ErrInterrupted = errors.New("interrupted")
 // error occurs. It always returns an outcome with what was measured.
 func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
 	jobs := 0
-	if cfg.Jobs > 0 && target.Multiplexes(tg) && (!cfg.JobsDefault || target.LoopsByDefault(tg)) {
+	if cfg.Jobs > 0 && target.Multiplexes(tg) && (cfg.LoopsAsked() || target.LoopsByDefault(tg)) {
 		jobs = min(cfg.Jobs, cfg.Threads)
 	}
 	// Threads that wait in raw system calls keep their processors, so
