@@ -58,6 +58,7 @@ type runFlags struct {
 	pgMode       string
 	psMode       string
 	netIO        string
+	affinity     string
 	threads      int
 	time         seconds
 	events       int64
@@ -78,6 +79,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
 	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: on MySQL blocking up to 16 connections per core and poll beyond; poll on PostgreSQL and for iibench)")
+	fs.StringVar(&f.affinity, "affinity", string(runner.AffinitySpread), "where loop threads (--jobs, pgbench's -j) run: spread (each pinned to a CPU of its own, in turn over the CPUs dbmark may use) or none (left to the kernel, which may put them on one CPU)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -297,6 +299,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed, Jobs: hints.Jobs, JobsDefault: hints.JobsDefault,
+		Affinity: runner.Affinity(f.affinity),
 	}
 	if err := shapeRun(fs, w, f, &cfg); err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -496,6 +499,9 @@ func fill(res *result.Result, out *runner.Outcome) {
 		// The connections waited in the loops, not as the driver string
 		// read before the run says.
 		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one epoll set", out.Loops)
+		if len(out.LoopCPUs) > 0 {
+			res.Target.Driver += ", pinned to CPUs " + joinInts(out.LoopCPUs)
+		}
 	}
 	// --jobs as it took effect: never more loops than connections, and
 	// none where the target's default is a goroutine per connection or
@@ -527,4 +533,13 @@ func redactArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// joinInts writes ns as "0, 1, 2".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }

@@ -3,6 +3,8 @@ package mux_test
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -361,5 +363,68 @@ func TestWriteWaitsForSpaceThenReadsStillWake(t *testing.T) {
 	}
 	if sent < total || last != 7 {
 		t.Fatalf("wrote %d of %d bytes, then read %d, want all and 7", sent, total, last)
+	}
+}
+
+// A pinned loop's tasks run on its CPU alone, and the thread gets its
+// old affinity back when Run returns (the runtime reuses the thread).
+func TestPinnedLoopRunsOnItsCPUAndGivesItBack(t *testing.T) {
+	runtime.LockOSThread() // Run's own lock nests: this thread is Run's
+	defer runtime.UnlockOSThread()
+	var before unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &before); err != nil {
+		t.Fatal(err)
+	}
+	cpu := -1
+	for c := 0; c < 1024; c++ {
+		if before.IsSet(c) {
+			cpu = c // the last CPU allowed: not the default CPU 0 where there are two
+		}
+	}
+	var l mux.Loop
+	l.Pin(cpu)
+	var inside unix.CPUSet
+	var tid int
+	l.Add(func(context.Context) {
+		tid = unix.Gettid()
+		if err := unix.SchedGetaffinity(0, &inside); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if tid != unix.Gettid() {
+		t.Fatalf("the task ran on thread %d, not the locked caller's %d", tid, unix.Gettid())
+	}
+	if inside.Count() != 1 || !inside.IsSet(cpu) {
+		t.Errorf("inside the loop the thread may run on %d CPUs (CPU %d: %v), want CPU %d alone", inside.Count(), cpu, inside.IsSet(cpu), cpu)
+	}
+	var after unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("after Run the thread may run on %d CPUs, want the %d it had", after.Count(), before.Count())
+	}
+}
+
+// Pinning to a CPU the process may not use fails the run with a clear
+// error instead of running elsewhere.
+func TestPinToAForbiddenCPUFails(t *testing.T) {
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	cpu := 1023
+	if allowed.IsSet(cpu) {
+		t.Skip("every CPU is allowed")
+	}
+	var l mux.Loop
+	l.Pin(cpu)
+	l.Add(func(context.Context) { t.Error("the task ran") })
+	err := l.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "pinning the loop thread to CPU 1023") {
+		t.Fatalf("Run = %v, want an error about pinning to CPU 1023", err)
 	}
 }

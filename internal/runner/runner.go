@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
@@ -52,6 +54,8 @@ type Config struct {
 	// connections are better served each from its own thread
 	// (target.LoopsByDefault) then gets a goroutine per worker.
 	JobsDefault bool
+	// Affinity says where loop threads run (none when empty).
+	Affinity Affinity
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
@@ -84,6 +88,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rate %v: must be a positive number of events per second, or 0 for no limit", c.Rate)
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d: must be at least 1", c.MaxTries)
+	case c.Affinity != "" && c.Affinity != AffinitySpread && c.Affinity != AffinityNone:
+		return fmt.Errorf("--affinity %q: must be spread or none", string(c.Affinity))
 	}
 	return nil
 }
@@ -106,6 +112,45 @@ type Outcome struct {
 	// Loops is how many threads served the workers from loops (Config.Jobs
 	// where the target allowed it); 0: a goroutine per worker.
 	Loops int
+	// LoopCPUs is the CPU each loop's thread was pinned to (nil: none).
+	LoopCPUs []int
+}
+
+// Affinity is where loop threads run.
+type Affinity string
+
+const (
+	// AffinitySpread pins each loop's thread to a CPU of its own, in turn
+	// over the CPUs the process may use (as fio's cpus_allowed_policy=split).
+	AffinitySpread Affinity = "spread"
+	// AffinityNone leaves loop threads to the kernel's scheduler.
+	AffinityNone Affinity = "none"
+)
+
+// loopCPUs returns the CPU for each of n loops under a, or nil when they
+// are left to the kernel: not asked, or only one CPU to use.
+func loopCPUs(a Affinity, n int) ([]int, error) {
+	if a != AffinitySpread || n == 0 {
+		return nil, nil
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("reading the CPUs the process may use: %w", err)
+	}
+	var allowed []int
+	for c := 0; len(allowed) < set.Count(); c++ {
+		if set.IsSet(c) {
+			allowed = append(allowed, c)
+		}
+	}
+	if len(allowed) < 2 {
+		return nil, nil
+	}
+	cpus := make([]int, n)
+	for j := range cpus {
+		cpus[j] = allowed[j%len(allowed)]
+	}
+	return cpus, nil
 }
 
 // LoopsAsked says the user asked for loops (a positive --jobs of their
@@ -130,6 +175,10 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	// processor from one still blocked (it looks every 20 µs to 10 ms):
 	// sequential O_DIRECT writes at 16 threads ran at 40% of fio's rate
 	// that way.
+	cpus, err := loopCPUs(cfg.Affinity, jobs)
+	if err != nil {
+		log.Warn("loop threads are left to the kernel", "err", err)
+	}
 	want := 0
 	switch {
 	case jobs > 0:
@@ -197,6 +246,9 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 			n++
 		}
 		var l mux.Loop
+		if cpus != nil {
+			l.Pin(cpus[j])
+		}
 		for id := first; id < first+n; id++ {
 			l.Add(func(ctx context.Context) { work(ctx, id) })
 		}
@@ -255,7 +307,7 @@ loop:
 		points.Add(r.point(iv))
 	}
 
-	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs}
+	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs, LoopCPUs: cpus}
 	cause := context.Cause(wctx)
 	switch {
 	case ctx.Err() != nil:

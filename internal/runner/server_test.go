@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -153,6 +154,76 @@ func TestJobsServeTheirWorkersFromOneThreadEach(t *testing.T) {
 	}
 	if inTask[0] || inTask[1] || out.Loops != 0 {
 		t.Fatalf("SQLite's workers ran in mux tasks (%d loops)", out.Loops)
+	}
+}
+
+// TestSpreadPinsEachLoopToItsOwnCPU: with Affinity spread, job j's
+// workers run on a thread that may use the j-th allowed CPU alone, and the
+// outcome says which; with none they may run anywhere the process may.
+func TestSpreadPinsEachLoopToItsOwnCPU(t *testing.T) {
+	raw := os.Getenv("DBMARK_TEST_POSTGRES")
+	if raw == "" {
+		t.Skip("DBMARK_TEST_POSTGRES not set (make test starts the servers)")
+	}
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("one CPU: nothing to spread over")
+	}
+	var allowed []int
+	for c := 0; len(allowed) < all.Count(); c++ {
+		if all.IsSet(c) {
+			allowed = append(allowed, c)
+		}
+	}
+	var mu sync.Mutex
+	sets := map[int]unix.CPUSet{} // worker -> its thread's affinity
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				var set unix.CPUSet
+				if err := unix.SchedGetaffinity(0, &set); err != nil {
+					return err
+				}
+				mu.Lock()
+				sets[id] = set
+				mu.Unlock()
+				return conn.Exec(ctx, "SELECT 1")
+			}), nil
+		},
+	}
+	for _, a := range []runner.Affinity{runner.AffinitySpread, runner.AffinityNone} {
+		clear(sets)
+		cfg := runner.Config{Threads: 4, Jobs: 2, Affinity: a, Events: 40, MaxTries: 1, Percentiles: []float64{50}}
+		out := runner.Run(context.Background(), cfg, open(t, raw), load, nil, quiet)
+		if out.Err != nil || out.Loops != 2 {
+			t.Fatalf("%s: run: %v, %d loops", a, out.Err, out.Loops)
+		}
+		if a == runner.AffinityNone {
+			first, last := sets[0], sets[3]
+			if out.LoopCPUs != nil || first != all || last != all {
+				t.Errorf("none: loops pinned to %v; workers 0 and 3 may use %d and %d CPUs, want %d", out.LoopCPUs, first.Count(), last.Count(), all.Count())
+			}
+			continue
+		}
+		want := []int{allowed[0], allowed[1]}
+		if !slices.Equal(out.LoopCPUs, want) {
+			t.Errorf("spread: loops pinned to %v, want %v", out.LoopCPUs, want)
+		}
+		// Workers 0-1 are job 0's, 2-3 job 1's.
+		for id, cpu := range []int{want[0], want[0], want[1], want[1]} {
+			if set := sets[id]; set.Count() != 1 || !set.IsSet(cpu) {
+				t.Errorf("spread: worker %d may run on %d CPUs (CPU %d: %v), want CPU %d alone", id, set.Count(), cpu, set.IsSet(cpu), cpu)
+			}
+		}
+	}
+	// The threads went back to the runtime with their affinity restored.
+	var after unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &after); err != nil || after != all {
+		t.Errorf("after the runs this thread may use %d CPUs (%v), want %d", after.Count(), err, all.Count())
 	}
 }
 
