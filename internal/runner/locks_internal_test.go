@@ -3,6 +3,7 @@ package runner
 import (
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"testing"
 )
 
@@ -59,4 +60,26 @@ func GCPercent() int64 {
 	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
+}
+
+// Loops take the allowed CPUs in turn from the one the run started on,
+// wrapping round when there are more loops than CPUs.
+func TestSpreadFrom(t *testing.T) {
+	for _, c := range []struct {
+		allowed []int
+		here, n int
+		want    []int
+	}{
+		{[]int{0, 1}, 0, 2, []int{0, 1}},
+		{[]int{0, 1}, 1, 2, []int{1, 0}},
+		{[]int{0, 1, 2, 3}, 2, 3, []int{2, 3, 0}},
+		{[]int{0, 1, 2, 3}, 3, 5, []int{3, 0, 1, 2, 3}},
+		{[]int{4, 6, 9}, 6, 2, []int{6, 9}},
+		{[]int{4, 6, 9}, 5, 2, []int{4, 6}}, // here not allowed: from the first
+		{[]int{4, 6, 9}, -1, 1, []int{4}},
+	} {
+		if got := spreadFrom(c.allowed, c.here, c.n); !slices.Equal(got, c.want) {
+			t.Errorf("spreadFrom(%v, %d, %d) = %v, want %v", c.allowed, c.here, c.n, got, c.want)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -146,11 +147,26 @@ func loopCPUs(a Affinity, n int) ([]int, error) {
 	if len(allowed) < 2 {
 		return nil, nil
 	}
+	// Start from the CPU this thread runs on: the kernel put the process
+	// where there was room, so two runs at once on a big machine do not
+	// both take the first CPUs.
+	here := -1
+	var cpu uint32
+	if _, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); errno == 0 {
+		here = int(cpu)
+	}
+	return spreadFrom(allowed, here, n), nil
+}
+
+// spreadFrom gives n loops CPUs of allowed in turn, from here when it is
+// one of them.
+func spreadFrom(allowed []int, here, n int) []int {
+	first := max(slices.Index(allowed, here), 0)
 	cpus := make([]int, n)
 	for j := range cpus {
-		cpus[j] = allowed[j%len(allowed)]
+		cpus[j] = allowed[(first+j)%len(allowed)]
 	}
-	return cpus, nil
+	return cpus
 }
 
 // LoopsAsked says the user asked for loops (a positive --jobs of their

@@ -209,9 +209,13 @@ func TestSpreadPinsEachLoopToItsOwnCPU(t *testing.T) {
 			}
 			continue
 		}
-		want := []int{allowed[0], allowed[1]}
-		if !slices.Equal(out.LoopCPUs, want) {
-			t.Errorf("spread: loops pinned to %v, want %v", out.LoopCPUs, want)
+		// In turn over the allowed CPUs, from wherever the run started.
+		want := out.LoopCPUs
+		if len(want) != 2 {
+			t.Fatalf("spread: loops pinned to %v, want two CPUs", want)
+		}
+		if i := slices.Index(allowed, want[0]); i < 0 || want[1] != allowed[(i+1)%len(allowed)] {
+			t.Fatalf("spread: loops pinned to %v, want two allowed CPUs in turn (%v)", want, allowed)
 		}
 		// Workers 0-1 are job 0's, 2-3 job 1's.
 		for id, cpu := range []int{want[0], want[0], want[1], want[1]} {
