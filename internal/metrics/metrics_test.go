@@ -136,3 +136,29 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 		t.Fatalf("Record allocates %v times", n)
 	}
 }
+
+// TestCountsWithoutTimes checks that untimed completions count toward
+// their operation and kind, leave its histogram empty, and are taken by
+// one tick only.
+func TestCountsWithoutTimes(t *testing.T) {
+	r := NewRegistry([]OpSpec{{"txn", Event}, {"select", Read}, {"update", Write}}, time.Now())
+	h := r.NewHandle()
+	ops := []Op{1, -1, 2}
+	n := []int64{3, 5, 2}
+	h.AddCounts(ops, n)
+	if n[0] != 0 || n[1] != 0 || n[2] != 0 {
+		t.Fatalf("AddCounts left %v, want zeros", n)
+	}
+	h.Record(0, time.Millisecond)
+	iv := r.Tick(time.Now(), false)
+	if iv.Ops[1].Count != 3 || iv.Ops[2].Count != 2 || iv.Ops[1].Hist.TotalCount() != 0 {
+		t.Fatalf("interval: select %d (hist %d), update %d; want 3 (0), 2", iv.Ops[1].Count, iv.Ops[1].Hist.TotalCount(), iv.Ops[2].Count)
+	}
+	n[0] = 4
+	h.AddCounts(ops, n)
+	r.Tick(time.Now(), false)
+	tot, _ := r.Cumulative()
+	if tot.KindCount(Read) != 7 || tot.KindCount(Write) != 2 || tot.KindCount(Event) != 1 {
+		t.Fatalf("cumulative reads %d writes %d events %d; want 7, 2, 1", tot.KindCount(Read), tot.KindCount(Write), tot.KindCount(Event))
+	}
+}

@@ -778,7 +778,7 @@ func (r *run) summarize(out *Outcome) {
 		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
 		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
 		s.Ops = append(s.Ops, os)
-		if o.Count == 0 {
+		if o.Hist.TotalCount() == 0 { // none, or counted without times
 			continue
 		}
 		if hh, err := result.EncodeHistogram(o.Spec.Name, "latency", o.Hist); err == nil {

@@ -334,7 +334,12 @@ func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *
 	// Each client draws its script choices and log samples from streams
 	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
-	wk.rec.h = h
+	wk.rec.h, wk.rec.timed = h, rs.w.opt.ReportPerCommand
+	n := 0
+	for _, e := range rs.scripts {
+		n = max(n, len(e.cmdOps))
+	}
+	wk.rec.ran = make([]int64, n)
 	var c target.Conn = conn
 	if rs.w.opt.Connect {
 		wk.swap = &swapConn{Conn: conn}
@@ -347,11 +352,14 @@ func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *
 	return wk, nil
 }
 
-// recorder times each command into its operation and shares the times
-// it reads with the runner.
+// recorder times each command into its operation, or with -r off counts
+// the statements without timing them, as pgbench times them only with -r;
+// it shares the times it reads with the runner.
 type recorder struct {
 	h     *metrics.Handle
 	ops   []metrics.Op
+	timed bool    // -r
+	ran   []int64 // untimed completions by command, added to h per transaction
 	clock *workload.Clock
 }
 
@@ -362,14 +370,27 @@ func (r *recorder) Begin() time.Time {
 	return time.Now()
 }
 
-func (r *recorder) Wants(i int) bool { return r.ops[i] >= 0 }
+func (r *recorder) Wants(i int) bool { return r.timed && r.ops[i] >= 0 }
 
 func (r *recorder) Command(i int, end time.Time, d time.Duration) {
 	if op := r.ops[i]; op >= 0 {
-		r.h.Record(op, d)
+		if r.timed {
+			r.h.Record(op, d)
+		} else {
+			r.ran[i]++
+		}
 	}
 	if r.clock != nil {
 		r.clock.Now = end
+	}
+}
+
+func (r *recorder) Count(i int) { r.ran[i]++ }
+
+// flush adds the transaction's untimed statements to the handle.
+func (r *recorder) flush() {
+	if !r.timed {
+		r.h.AddCounts(r.ops, r.ran)
 	}
 }
 
@@ -425,6 +446,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	e := wk.rs.scripts[wk.cur]
 	wk.rec.ops = e.cmdOps
 	err := wk.client.Run(ctx, e.s, &wk.rec)
+	wk.rec.flush()
 	if err != nil {
 		wk.freshClock()
 	}

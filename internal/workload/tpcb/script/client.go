@@ -58,13 +58,15 @@ func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
 // the script, for per-command reports (-r). Begin is when the first
 // command starts, a time the caller may already hold; end is when
 // command i ended. Wants says whether command i's own time is wanted: one
-// that is not (a \set without -r) is not timed, and its time counts in
-// the next timed command's, which saves a clock read; the last command
-// run is always timed, as its end is the transaction's.
+// that is not (a \set or, without -r, a statement) is not timed, and its
+// time counts in the next timed command's, which saves a clock read; it
+// is passed to Count instead. The last command run is always timed, as
+// its end is the transaction's.
 type Recorder interface {
 	Begin() time.Time
 	Wants(i int) bool
 	Command(i int, end time.Time, d time.Duration)
+	Count(i int)
 }
 
 // variable is one client variable. Its value is known by its text (from
@@ -276,10 +278,14 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 			c.abortPipeline()
 			return err
 		}
-		if rec != nil && (next >= len(s.Commands) || rec.Wants(pc)) {
-			now := time.Now()
-			rec.Command(pc, now, now.Sub(last))
-			last = now
+		if rec != nil {
+			if next >= len(s.Commands) || rec.Wants(pc) {
+				now := time.Now()
+				rec.Command(pc, now, now.Sub(last))
+				last = now
+			} else {
+				rec.Count(pc)
+			}
 		}
 		pc = next
 	}
