@@ -87,9 +87,9 @@ type Handle struct {
 	// last time; a table lookup per call was a load that missed the
 	// cache, the server having run on the processor in between.
 	pending []recorded
-	// counts holds completions of operations that are not timed, by op:
-	// a clock read and a histogram entry per statement were most of the
-	// client's extra CPU in pgbench's tpcb-like script.
+	// counts holds completions of operations that are not timed, by op,
+	// for workers that skip the clock read and the histogram entry (as
+	// pgbench times its statements only with -r).
 	counts []int64
 }
 
