@@ -179,10 +179,12 @@ transactions per second; a CPU/tx ratio below 1 means it spent less client
 CPU per transaction. The server columns are the server's CPU per
 transaction (all its processes) while each tool drove it; the IPI columns
 the machine's rescheduling interrupts per 1000 transactions (wake-ups that
-crossed CPUs), the median of each tool's runs.
+crossed CPUs), the median of each tool's runs. The last column lists each
+round's tps ratio, in order: how far they spread tells whether the median
+differs from 1 by more than the machine varies from one round to the next.
 
-| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB | server µs/tx with pgbench | with dbmark | server ratio | IPIs/ktx with pgbench | with dbmark |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| cell | pgbench tps | dbmark tps | tps ratio | pgbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | pgbench RSS MB | dbmark RSS MB | server µs/tx with pgbench | with dbmark | server ratio | IPIs/ktx with pgbench | with dbmark | tps ratio by round |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 EOF
 
 awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
@@ -213,9 +215,12 @@ END {
 		ipis = "n/a | n/a"
 		if (!(c in noipi))
 			ipis = both(I, c, "pgbench")
-		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", c,
+		n = split(R[c SUBSEP "tps"], rr, " ")
+		byround = ""
+		for (j = 1; j <= n; j++) byround = byround (j > 1 ? ", " : "") sprintf("%.3f", rr[j])
+		printf "| %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s | %s |\n", c,
 			median(T[c SUBSEP "pgbench"]), median(T[c SUBSEP "dbmark"]), median(R[c SUBSEP "tps"]),
 			median(C[c SUBSEP "pgbench"]), median(C[c SUBSEP "dbmark"]), median(R[c SUBSEP "cpu"]),
-			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"]), server, ipis
+			median(M[c SUBSEP "pgbench"]), median(M[c SUBSEP "dbmark"]), server, ipis, byround
 	}
 }' "$RAW"
