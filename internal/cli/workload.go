@@ -132,6 +132,15 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			Short: m.Description,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				if inf, ok := w.(workload.Informer); ok {
+					done, err := inf.Inform(a.Stdout)
+					if err != nil {
+						return withCode(ExitUsage, err)
+					}
+					if done {
+						return nil
+					}
+				}
 				switch verb {
 				case "prepare":
 					return a.prepare(cmd.Context(), w, f)

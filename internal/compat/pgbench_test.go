@@ -128,7 +128,8 @@ func describePgbench(t *testing.T, c *pgx.Conn) map[string]string {
 	q("constraints", `select conrelid::regclass::text, conname, contype, pg_get_constraintdef(oid)
 		from pg_constraint where conrelid::regclass::text like 'pgbench%' order by 1, 2`)
 	q("relations", `select relname, relkind, relpersistence, coalesce(array_to_string(reloptions, ','), ''),
-		coalesce(pg_get_expr(relpartbound, oid), '') from pg_class where relname like 'pgbench%' order by 1`)
+		coalesce(pg_get_expr(relpartbound, oid), ''), coalesce((select spcname from pg_tablespace s where s.oid = reltablespace), '')
+		from pg_class where relname like 'pgbench%' order by 1`)
 	q("partitioning", `select partrelid::regclass::text, partstrat, partnatts from pg_partitioned_table
 		where partrelid::regclass::text like 'pgbench%' order by 1`)
 	q("data", `select (select count(*) from pgbench_branches), (select count(*) from pgbench_tellers),
@@ -150,9 +151,14 @@ func TestPgbenchInitSchema(t *testing.T) {
 		{"-s", "2", "--partitions", "3", "--unlogged-tables"},
 		{"-s", "1", "--partitions", "4", "--partition-method", "hash", "-F", "80"},
 		{"-s", "20000", "-I", "dt"}, // tables only: bigint account ids
+		{"-s", "1", "--tablespace", tablespaces[0], "--index-tablespace", tablespaces[1], "--foreign-keys"},
+		{"-s", "1", "--tablespace", tablespaces[1], "--partitions", "2", "--index-tablespace", tablespaces[0]},
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if slices.Contains(args, "--tablespace") {
+				e.tablespaces(t)
+			}
 			e.run(t, t.TempDir(), append([]string{"-i", "-q"}, args...)...)
 			runDbmark(t, append([]string{"prepare", "tpcb", "--target", e.url(tpcbDB), "-q"}, args...)...)
 			want, got := describePgbench(t, e.conn[pgbenchDB]), describePgbench(t, e.conn[tpcbDB])
@@ -166,6 +172,63 @@ func TestPgbenchInitSchema(t *testing.T) {
 			}
 			if !strings.Contains(want["columns"], "pgbench_accounts 1 aid") || !strings.Contains(want["relations"], "pgbench_tellers") {
 				t.Fatalf("nothing compared: %v", want)
+			}
+		})
+	}
+}
+
+// tablespaces are the names the init tests give tables and indexes; the
+// second needs quoting.
+var tablespaces = []string{"dbmark_tables", `dbmark "index" space`}
+
+// tablespaces creates the test's tablespaces if missing, in place (inside
+// the server's data directory, PostgreSQL 15's developer option), so no
+// directory need be made for the server's user. It skips the test where
+// that is not allowed.
+func (e *pgEnv) tablespaces(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	c := e.conn[pgbenchDB]
+	for _, name := range tablespaces {
+		var n int
+		if err := c.QueryRow(ctx, "select count(*) from pg_tablespace where spcname = $1", name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := c.Exec(ctx, "set allow_in_place_tablespaces = on"); err != nil {
+			t.Skipf("no in-place tablespaces on this server: %v", err)
+		}
+		if _, err := c.Exec(ctx, "create tablespace "+pgx.Identifier{name}.Sanitize()+" location ''"); err != nil {
+			t.Skipf("cannot create tablespace %q: %v", name, err)
+		}
+	}
+}
+
+// TestPgbenchShowScript compares what pgbench prints for -b list and
+// --show-script (on its standard error) with what dbmark prints (on its
+// standard output).
+func TestPgbenchShowScript(t *testing.T) {
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("pgbench is not installed")
+	}
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	for _, args := range [][]string{{"-b", "list"}, {"--show-script=tpcb-like"}, {"--show-script", "sel"}, {"--show-script=simple-update"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("pgbench %v: %v\n%s", args, err, stderr.String())
+			}
+			want := stderr.String()
+			if !strings.Contains(want, "<builtin: ") {
+				t.Fatalf("pgbench printed no builtin: %q", want)
+			}
+			if got := runDbmark(t, append([]string{"run", "tpcb"}, args...)...); got != want {
+				t.Fatalf("dbmark printed:\n%q\npgbench:\n%q", got, want)
 			}
 		})
 	}

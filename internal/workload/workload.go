@@ -52,6 +52,14 @@ type Env struct {
 	Interactive bool
 }
 
+// Informer is a workload whose options can ask for information in place
+// of the command (pgbench's --show-script, -b list). Inform writes it to w
+// and says whether it did; the command then ends there, connecting to
+// nothing.
+type Informer interface {
+	Inform(w io.Writer) (bool, error)
+}
+
 // Validator checks options before anything is touched.
 type Validator interface {
 	Validate(t target.Target) error

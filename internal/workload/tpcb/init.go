@@ -35,7 +35,7 @@ func (o *Options) initSteps() string {
 
 func (o *Options) schema(kind string) *schema {
 	return &schema{kind: kind, scale: o.Scale, fillfactor: o.Fillfactor, unlogged: o.Unlogged,
-		partitions: o.Partitions, method: o.PartitionMethod}
+		partitions: o.Partitions, method: o.PartitionMethod, tablespace: o.Tablespace, indexTablespace: o.IndexTablespace}
 }
 
 // validateInit checks the init options against the engine.
@@ -65,6 +65,13 @@ func (o *Options) validateInit(kind string) []string {
 		add("--partition-method requires --partitions greater than zero")
 	}
 	steps := o.initSteps()
+	if kind != "postgres" {
+		for _, ts := range []struct{ flag, v string }{{"--tablespace", o.Tablespace}, {"--index-tablespace", o.IndexTablespace}} {
+			if ts.v != "" {
+				add("%s %q: tablespaces are PostgreSQL's; on %s leave it out", ts.flag, ts.v, engineName(kind))
+			}
+		}
+	}
 	switch kind {
 	case "mysql":
 		if o.Fillfactor != 100 {
@@ -91,6 +98,17 @@ func (o *Options) validateInit(kind string) []string {
 		}
 	}
 	return errs
+}
+
+// engineName is the name a message gives an engine kind.
+func engineName(kind string) string {
+	switch kind {
+	case "mysql":
+		return "MariaDB and MySQL"
+	case "sqlite":
+		return "SQLite"
+	}
+	return kind
 }
 
 // Prepare is pgbench -i: the -I steps in order, timed, with a progress bar

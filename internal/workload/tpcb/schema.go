@@ -64,6 +64,15 @@ type schema struct {
 	unlogged   bool
 	partitions int
 	method     string // "range" or "hash" when partitions > 0
+	// PostgreSQL's tablespaces for the tables and for the primary keys'
+	// indexes ("": the database's default).
+	tablespace, indexTablespace string
+}
+
+// quoteIdent quotes a PostgreSQL identifier as libpq's PQescapeIdentifier
+// does, so any tablespace name pgbench accepts works the same.
+func quoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
 func (s *schema) columns(t table) string {
@@ -97,6 +106,9 @@ func (s *schema) createTables() []string {
 			b.WriteString(s.mysqlPartitions())
 		case t.withFillfactor && s.kind == "postgres":
 			fmt.Fprintf(&b, " with (fillfactor=%d)", s.fillfactor)
+		}
+		if s.tablespace != "" {
+			b.WriteString(" tablespace " + quoteIdent(s.tablespace))
 		}
 		out = append(out, b.String())
 		if accounts && s.partitions > 0 && s.kind == "postgres" {
@@ -229,7 +241,11 @@ func (s *schema) primaryKeyDDL() []string {
 			out = append(out, fmt.Sprintf("create unique index %s_pkey on %s (%s)", pk.table, pk.table, pk.col))
 			continue
 		}
-		out = append(out, fmt.Sprintf("alter table %s add primary key (%s)", pk.table, pk.col))
+		ddl := fmt.Sprintf("alter table %s add primary key (%s)", pk.table, pk.col)
+		if s.indexTablespace != "" {
+			ddl += " using index tablespace " + quoteIdent(s.indexTablespace)
+		}
+		out = append(out, ddl)
 	}
 	return out
 }

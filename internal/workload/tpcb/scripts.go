@@ -3,6 +3,7 @@ package tpcb
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,12 +25,17 @@ type scriptArg struct {
 
 // scriptFlag appends -b or -f values to the shared ordered list.
 type scriptFlag struct {
-	list    *[]scriptArg
-	builtin bool
-	seen    []string
+	list      *[]scriptArg
+	builtin   bool
+	listAsked *bool // -b list, pgbench's way to ask for the builtins' names
+	seen      []string
 }
 
 func (f *scriptFlag) Set(v string) error {
+	if f.builtin && v == "list" {
+		*f.listAsked = true
+		return nil
+	}
 	*f.list = append(*f.list, scriptArg{builtin: f.builtin, spec: v})
 	f.seen = append(f.seen, v)
 	return nil
@@ -60,12 +66,43 @@ func (f *shortcutFlag) String() string   { return strconv.FormatBool(f.on) }
 func (f *shortcutFlag) IsBoolFlag() bool { return true }
 
 func bindScripts(fs *pflag.FlagSet, o *Options) {
-	fs.VarP(&scriptFlag{list: &o.Scripts, builtin: true}, "builtin", "b", "builtin script NAME[@WEIGHT]: tpcb-like, simple-update or select-only (unique prefixes work); repeatable")
+	fs.VarP(&scriptFlag{list: &o.Scripts, builtin: true, listAsked: &o.ListBuiltins}, "builtin", "b", "builtin script NAME[@WEIGHT]: tpcb-like, simple-update or select-only (unique prefixes work; list prints them); repeatable")
+	fs.StringVar(&o.ShowScript, "show-script", "", "print the builtin script NAME (a unique prefix works) and exit")
 	fs.VarP(&scriptFlag{list: &o.Scripts}, "file", "f", "custom script FILE[@WEIGHT] in pgbench's language; repeatable")
 	fs.VarP(&shortcutFlag{list: &o.Scripts, name: "select-only"}, "select-only", "S", "the select-only builtin (-b select-only)")
 	fs.Lookup("select-only").NoOptDefVal = "true"
 	fs.VarP(&shortcutFlag{list: &o.Scripts, name: "simple-update"}, "skip-some-updates", "N", "the simple-update builtin (-b simple-update)")
 	fs.Lookup("skip-some-updates").NoOptDefVal = "true"
+}
+
+// Inform prints what pgbench's -b list and --show-script print (pgbench
+// writes them to its standard error; here they go to standard output, so
+// a builtin can be saved as the start of a custom script).
+func (w *Workload) Inform(out io.Writer) (bool, error) {
+	o := &w.opt
+	switch {
+	case o.ListBuiltins:
+		var b strings.Builder
+		b.WriteString("Available builtin scripts:\n")
+		for _, name := range script.BuiltinNames() {
+			_, desc, _, err := script.BuiltinText(name)
+			if err != nil {
+				return false, err
+			}
+			fmt.Fprintf(&b, "%15s: %s\n", name, desc)
+		}
+		b.WriteString("\n")
+		_, err := io.WriteString(out, b.String())
+		return true, err
+	case o.ShowScript != "":
+		name, desc, text, err := script.BuiltinText(o.ShowScript)
+		if err != nil {
+			return false, fmt.Errorf("--show-script: %w", err)
+		}
+		_, err = fmt.Fprintf(out, "-- %s: %s\n%s\n", name, desc, text)
+		return true, err
+	}
+	return false, nil
 }
 
 // splitWeight is pgbench's parseScriptWeight: NAME@W with a weight from

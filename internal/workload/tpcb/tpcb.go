@@ -37,10 +37,14 @@ type Options struct {
 	Partitions      int
 	PartitionMethod string
 	NoVacuum        bool // -n: no vacuum before a run, or in init
+	Tablespace      string
+	IndexTablespace string
 
 	// Scripts.
-	Scripts []scriptArg // -b, -f, -S, -N in order
-	Defines []string    // -D NAME=VALUE
+	Scripts      []scriptArg // -b, -f, -S, -N in order
+	Defines      []string    // -D NAME=VALUE
+	ListBuiltins bool        // -b list: print the builtin scripts instead
+	ShowScript   string      // --show-script NAME: print it instead
 
 	// Running.
 	Transactions      int64 // -t, per client
@@ -125,6 +129,8 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions (prepare)")
 	fs.StringVar(&o.PartitionMethod, "partition-method", "", "partition method: range (default) or hash (prepare)")
 	fs.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum before the run (or during prepare)")
+	fs.StringVar(&o.Tablespace, "tablespace", "", "create the tables in this tablespace, PostgreSQL only (prepare)")
+	fs.StringVar(&o.IndexTablespace, "index-tablespace", "", "create the primary keys' indexes in this tablespace, PostgreSQL only (prepare)")
 
 	bindScripts(fs, o)
 	fs.StringArrayVarP(&o.Defines, "define", "D", nil, "NAME=VALUE: a variable for the scripts; repeatable")

@@ -329,6 +329,22 @@ func TestShortFlags(t *testing.T) {
 	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
 }
 
+// TestShowScript: -b list and --show-script print and exit without
+// touching any target (pgbench's output is compared in internal/compat).
+func TestShowScript(t *testing.T) {
+	home(t)
+	o := must(t, "run", "tpcb", "--target", "postgres://nobody@127.0.0.1:1/none", "-b", "list")
+	for _, name := range []string{"tpcb-like: <builtin: TPC-B (sort of)>", "simple-update: <builtin: simple update>", "select-only: <builtin: select only>"} {
+		if !strings.Contains(o.stdout, name) {
+			t.Fatalf("-b list: no %q in:\n%s", name, o.stdout)
+		}
+	}
+	o = must(t, "run", "tpcb", "--show-script", "simple")
+	if !strings.HasPrefix(o.stdout, "-- simple-update: <builtin: simple update>\n\\set aid random(1, 100000 * :scale)\n") {
+		t.Fatalf("--show-script simple:\n%s", o.stdout)
+	}
+}
+
 // oneLineError checks the bad-input contract: exit 1, the last line on
 // stderr naming the problem, no stack trace.
 func oneLineError(t *testing.T, o outcome, want string) {
@@ -378,6 +394,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"prepare", "tpcb", "--target", tg, "--partitions", "2"}, "SQLite has no partitioned tables"},
 		{[]string{"prepare", "tpcb", "--target", tg, "--foreign-keys"}, "SQLite cannot add a foreign key"},
 		{[]string{"prepare", "tpcb", "--target", tg, "--unlogged-tables"}, "SQLite has no unlogged tables"},
+		{[]string{"prepare", "tpcb", "--target", tg, "--tablespace", "fast"}, `--tablespace "fast": tablespaces are PostgreSQL's; on SQLite leave it out`},
+		{[]string{"prepare", "tpcb", "--target", tg, "--index-tablespace", "fast"}, `--index-tablespace "fast"`},
+		{[]string{"run", "tpcb", "--show-script", "nosuch"}, `--show-script: no builtin script found for name "nosuch"`},
 		{[]string{"check", "tpcb", "--target", tg}, `run "dbmark prepare tpcb"`},
 		{[]string{"check", "oltp_read_only"}, "has no check"},
 	}
@@ -397,6 +416,10 @@ func TestBadInput(t *testing.T) {
 	}
 	if o := dbmark(t, "prepare", "tpcb", "--target", "sqlite://"+filepath.Join(dir, "nothing.db"), "--partitions", "2"); o.code != 1 {
 		t.Fatalf("exit %d", o.code)
+	}
+	if raw := os.Getenv("DBMARK_TEST_MYSQL"); raw != "" {
+		o := dbmark(t, "prepare", "tpcb", "--target", mariaDB(t, raw), "--tablespace", "fast", "-s", "1")
+		oneLineError(t, o, `--tablespace "fast": tablespaces are PostgreSQL's; on MariaDB and MySQL leave it out`)
 	}
 }
 

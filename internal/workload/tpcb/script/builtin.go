@@ -49,14 +49,14 @@ func BuiltinNames() []string {
 	return names
 }
 
-// BuiltinText returns a built-in script's description and text, as
-// pgbench --show-script prints them.
-func BuiltinText(name string) (desc, text string, err error) {
+// BuiltinText returns a built-in script's full name (name may be a
+// prefix), description and text, as pgbench --show-script prints them.
+func BuiltinText(name string) (full, desc, text string, err error) {
 	b, err := findBuiltin(name)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
-	return b.desc, b.text, nil
+	return b.name, b.desc, b.text, nil
 }
 
 // findBuiltin finds a built-in script by name or unambiguous prefix.

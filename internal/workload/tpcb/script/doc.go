@@ -6,7 +6,7 @@
 //
 //	Parse(file, src) (*Script, error)   // errors are *SyntaxError: Error() "file:line:col: msg", Detail() line and caret
 //	Builtin(name) (*Script, error)       // "tpcb-like", "simple-update", "select-only" or a unique prefix
-//	BuiltinNames() []string; BuiltinText(name) (desc, text, error)
+//	BuiltinNames() []string; BuiltinText(name) (full, desc, text, error)
 //	Script{Name, Commands, Index}        // Command{Line, Kind (SQL|Meta), Meta, Label, Text, Args, Result, Prefix}
 //	Shared{Scale, RandomSeed, Clients, Vars, Logger, Debug, Stdout}
 //	NewClient(sh, id, conn, dialect) (*Client, error)
