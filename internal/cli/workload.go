@@ -64,10 +64,12 @@ type runFlags struct {
 	events       int64
 	warmup       seconds
 	interval     seconds
+	stamp        bool // live lines carry the Unix time
 	percentiles  []string
 	seed         uint64
 	rate         float64
 	maxTries     int
+	verboseErrs  bool
 	ignoreErrors []string
 	jsonPath     string
 	noStore      bool
@@ -90,9 +92,11 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.events, "events", 0, "limit on the total number of events (0: none)")
 	fs.Var(&f.warmup, "warmup", "warm-up before the measured part: shown, not counted")
 	fs.Var(&f.interval, "report-interval", "print a live line this often (0: off)")
+	fs.BoolVar(&f.stamp, "progress-timestamp", false, "live lines show the Unix time, to the millisecond, instead of the time since the start (as pgbench's)")
 	fs.StringSliceVar(&f.percentiles, "percentiles", []string{"50", "95", "99", "99.9"}, "latency percentiles to report")
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: events per second over all threads (0: as fast as possible)")
 	fs.IntVar(&f.maxTries, "max-tries", 10, "tries per transaction on a retryable error (serialization failure, deadlock, lock wait timeout, SQLITE_BUSY)")
+	fs.BoolVar(&f.verboseErrs, "verbose-errors", false, "log each error a transaction meets that does not end the run (retried, failed after its tries, or ignored), with the client and try, as pgbench's")
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
@@ -306,7 +310,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	}
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
-		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries,
+		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries, VerboseErrors: f.verboseErrs,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed, Jobs: hints.Jobs, JobsDefault: hints.JobsDefault,
 		Affinity: runner.Affinity(f.affinity),
 	}
@@ -391,7 +395,11 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
-		fmt.Fprintln(o.out, report.LiveLine(p, threads)+shown(smp, f.ctxFlags.show))
+		line := report.LiveLine(p, threads)
+		if f.stamp {
+			line = report.LiveLineAt(p, threads, time.Now())
+		}
+		fmt.Fprintln(o.out, line+shown(smp, f.ctxFlags.show))
 	}, a.Logger)
 	fill(res, out)
 	if smp != nil {

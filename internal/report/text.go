@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
 )
@@ -15,13 +16,24 @@ import (
 // LiveLine renders one interval like sysbench's --report-interval line,
 // with several percentiles instead of one.
 func LiveLine(iv result.Interval, threads int) string {
+	return liveLine(iv, threads, trimFloat(math.Round(iv.T*100)/100))
+}
+
+// LiveLineAt is LiveLine stamped with the Unix time at, in seconds to the
+// millisecond, instead of the time since the start (pgbench's
+// --progress-timestamp), so lines line up with other logs of the machine.
+func LiveLineAt(iv result.Interval, threads int, at time.Time) string {
+	return liveLine(iv, threads, strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64))
+}
+
+func liveLine(iv result.Interval, threads int, stamp string) string {
 	var b strings.Builder
 	tag := ""
 	if iv.Warmup {
 		tag = " warmup"
 	}
 	fmt.Fprintf(&b, "[ %ss%s ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f)",
-		trimFloat(math.Round(iv.T*100)/100), tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
+		stamp, tag, threads, iv.EventsPerS, iv.ReadsPerS+iv.WritesPerS+iv.OtherPerS, iv.ReadsPerS, iv.WritesPerS, iv.OtherPerS)
 	if iv.ReadMiBPerS > 0 || iv.WriteMiBPerS > 0 {
 		fmt.Fprintf(&b, " MiB/s (r/w): %.2f/%.2f", iv.ReadMiBPerS, iv.WriteMiBPerS)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
 )
@@ -18,5 +19,9 @@ func TestLiveLine(t *testing.T) {
 	iv.Warmup, iv.T, iv.LagMeanMS = true, 0.25, 2
 	if got := LiveLine(iv, 1); !strings.HasPrefix(got, "[ 0.25s warmup ]") || !strings.HasSuffix(got, "lag (ms): 2.00") {
 		t.Fatalf("warm-up line: %s", got)
+	}
+	at := time.Date(2026, 11, 27, 8, 0, 0, 123_456_789, time.UTC)
+	if got := LiveLineAt(iv, 1, at); !strings.HasPrefix(got, "[ 1795766400.123s warmup ] thds: 1") {
+		t.Fatalf("stamped line: %s", got)
 	}
 }

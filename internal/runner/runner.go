@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,10 @@ type Config struct {
 	Seed           uint64
 	// ReconnectFor bounds how long a worker keeps trying to reconnect.
 	ReconnectFor time.Duration
+	// VerboseErrors logs every error an event meets that does not end the
+	// run (retried, failed after its tries, or ignored), as pgbench's
+	// --verbose-errors does.
+	VerboseErrors bool
 	// SkipLate and CountFailed are the workload's RunHints.
 	SkipLate    time.Duration
 	CountFailed bool
@@ -584,18 +589,34 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 				return attempt{}
 			}
 			if try < r.cfg.MaxTries {
+				r.tell(id, "repeats the transaction after the error", try, err)
 				h.Retry()
 				continue
 			}
+			r.tell(id, "ends the failed transaction", try, err)
 			return attempt{op: op, failed: true, code: info.Code, tries: try} // counted, not committed
 		default:
 			rollback(ctx, *conn)
 			if r.ignored(info.Code) {
+				r.tell(id, "ends the transaction after an ignored error", try, err)
 				return attempt{op: op, failed: true, code: info.Code, tries: try}
 			}
 			return attempt{err: &FatalError{Worker: id, Code: info.Code, Err: err}}
 		}
 	}
+}
+
+// tell logs, with VerboseErrors, what worker id does after an error in
+// its try, in pgbench's words (its clients are dbmark's workers).
+func (r *run) tell(id int, what string, try int, err error) {
+	if !r.cfg.VerboseErrors {
+		return
+	}
+	tries := strconv.Itoa(try)
+	if r.cfg.MaxTries < math.MaxInt32 { // pgbench's unlimited tries show no limit
+		tries += "/" + strconv.Itoa(r.cfg.MaxTries)
+	}
+	r.log.Warn(fmt.Sprintf("client %d %s (try %s): %v", id, what, tries, err))
 }
 
 func rollback(ctx context.Context, c target.Conn) {

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -175,6 +177,49 @@ func TestBusyIsRetriedAndCounted(t *testing.T) {
 	}
 	if s.Events == 0 {
 		t.Fatal("no event committed after the lock was released")
+	}
+}
+
+// TestVerboseErrorsTellEachTry: with VerboseErrors every retried and
+// failed try is logged with its client and try, in pgbench's words.
+func TestVerboseErrorsTellEachTry(t *testing.T) {
+	tg, holder := lockedCounter(t)
+	defer holder.Exec(context.Background(), "COMMIT")
+	c := cfg()
+	c.Events, c.MaxTries, c.VerboseErrors = 2, 3, true
+	c.Duration = 0
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	done := make(chan *runner.Outcome)
+	go func() { done <- runner.Run(context.Background(), c, tg, script(increment), nil, log) }()
+	time.Sleep(300 * time.Millisecond)
+	holder.Exec(context.Background(), "COMMIT")
+	out := <-done
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	got := buf.String()
+	for _, want := range []string{
+		`client 0 repeats the transaction after the error (try 1/3): `,
+		`client 0 repeats the transaction after the error (try 2/3): `,
+		`client 0 ends the failed transaction (try 3/3): `,
+		"database is locked",
+	} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("no %q in the log:\n%s", want, got)
+		}
+	}
+	// Without it, nothing is logged.
+	buf.Reset()
+	c.VerboseErrors = false
+	tg2, holder2 := lockedCounter(t)
+	defer holder2.Exec(context.Background(), "COMMIT")
+	c.Events, c.Duration = 0, 200*time.Millisecond
+	if out := runner.Run(context.Background(), c, tg2, script(increment), nil, log); out.Summary.Retries == 0 {
+		t.Fatalf("no retries without VerboseErrors: %+v", out.Summary)
+	}
+	if strings.Contains(buf.String(), "repeats the transaction") {
+		t.Fatalf("logged without VerboseErrors:\n%s", buf.String())
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
@@ -327,6 +329,17 @@ func TestShortFlags(t *testing.T) {
 	}
 	// -T with the pgbench short flag and the time/rand seed forms.
 	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
+	// --progress-timestamp: live lines stamped with the Unix time, and
+	// --exit-on-abort accepted.
+	before := time.Now().Unix()
+	o = must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "2", "-P", "1", "--progress-timestamp", "--exit-on-abort", "-n", "--no-store")
+	m := regexp.MustCompile(`(?m)^\[ (\d{10})\.\d{3}s \] thds: 1 tps: `).FindStringSubmatch(o.stdout)
+	if m == nil {
+		t.Fatalf("no stamped live line in:\n%s", o.stdout)
+	}
+	if at, _ := strconv.ParseInt(m[1], 10, 64); at < before || at > time.Now().Unix() {
+		t.Fatalf("live line stamped %d, not within the run (from %d)", at, before)
+	}
 }
 
 // TestShowScript: -b list and --show-script print and exit without
