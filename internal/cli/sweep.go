@@ -125,6 +125,9 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			Short: w.Meta().Description,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				if done, err := a.inform(w); done || err != nil {
+					return err
+				}
 				return a.startSweep(cmd.Context(), name, cmd.NonInheritedFlags())
 			},
 		}

@@ -136,14 +136,8 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			Short: m.Description,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				if inf, ok := w.(workload.Informer); ok {
-					done, err := inf.Inform(a.Stdout)
-					if err != nil {
-						return withCode(ExitUsage, err)
-					}
-					if done {
-						return nil
-					}
+				if done, err := a.inform(w); done || err != nil {
+					return err
 				}
 				switch verb {
 				case "prepare":
@@ -171,6 +165,20 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// inform prints what w's options ask for in place of the command (an
+// Informer's), and says whether it did.
+func (a *App) inform(w workload.Workload) (bool, error) {
+	inf, ok := w.(workload.Informer)
+	if !ok {
+		return false, nil
+	}
+	done, err := inf.Inform(a.Stdout)
+	if err != nil {
+		return false, withCode(ExitUsage, err)
+	}
+	return done, nil
 }
 
 // openTarget opens the workload's own target, --target, or the embedded

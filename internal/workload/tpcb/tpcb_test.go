@@ -352,9 +352,11 @@ func TestShowScript(t *testing.T) {
 			t.Fatalf("-b list: no %q in:\n%s", name, o.stdout)
 		}
 	}
-	o = must(t, "run", "tpcb", "--show-script", "simple")
-	if !strings.HasPrefix(o.stdout, "-- simple-update: <builtin: simple update>\n\\set aid random(1, 100000 * :scale)\n") {
-		t.Fatalf("--show-script simple:\n%s", o.stdout)
+	for _, verb := range []string{"run", "sweep", "prepare"} {
+		o = must(t, verb, "tpcb", "--show-script", "simple")
+		if !strings.HasPrefix(o.stdout, "-- simple-update: <builtin: simple update>\n\\set aid random(1, 100000 * :scale)\n") {
+			t.Fatalf("%s --show-script simple:\n%s", verb, o.stdout)
+		}
 	}
 }
 
