@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -12,7 +13,7 @@ import (
 )
 
 // OSReader reads the OS counters the samplers and the preflight need:
-// /proc/stat, /proc/diskstats and /proc/meminfo.
+// /proc/stat, /proc/diskstats, /proc/meminfo and /proc/interrupts.
 type OSReader struct {
 	proc procfs.FS
 	blk  blockdevice.FS
@@ -46,6 +47,10 @@ type OSSnapshot struct {
 	SelfCPU float64 // this process's user+system seconds (live machine only)
 	Disks   map[string]blockdevice.IOStats
 	Mem     procfs.Meminfo
+	// Resched is the rescheduling interrupts of all CPUs, where HasResched
+	// says they could be read (x86's RES line).
+	Resched    uint64
+	HasResched bool
 }
 
 // Snapshot reads the counters now. Parts that cannot be read are left out
@@ -78,6 +83,7 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 	} else {
 		keep(err)
 	}
+	s.Resched, s.HasResched = o.reschedInterrupts()
 	if o.live {
 		if p, err := o.proc.Proc(os.Getpid()); err == nil {
 			if st, err := p.Stat(); err == nil {
@@ -86,6 +92,36 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 		}
 	}
 	return s, firstErr
+}
+
+// reschedInterrupts sums every CPU's rescheduling interrupts (x86's RES
+// line of /proc/interrupts). One is sent when a task woken on one CPU must
+// run on another that is busy or halted, so their rate tells how often a
+// run's client and server woke each other across CPUs: on a machine they
+// share, runs of the same tool that cross more are the slower ones
+// (bench/README.md).
+func (o *OSReader) reschedInterrupts() (uint64, bool) {
+	p, err := o.proc.Self()
+	if err != nil {
+		return 0, false
+	}
+	irqs, err := p.Interrupts()
+	if err != nil {
+		return 0, false
+	}
+	res, ok := irqs["RES"]
+	if !ok {
+		return 0, false
+	}
+	var n uint64
+	for _, v := range res.Values {
+		c, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		n += c
+	}
+	return n, true
 }
 
 // isArray says a device is an md or dm device: their counters are what a
@@ -134,6 +170,9 @@ func OSRates(a, b OSSnapshot) []Reading {
 	}
 	if b.Ctxt >= a.Ctxt && b.Ctxt > 0 {
 		rate("os.context_switches", "/s", float64(b.Ctxt-a.Ctxt)/secs)
+	}
+	if a.HasResched && b.HasResched && b.Resched >= a.Resched {
+		rate("os.resched_interrupts", "/s", float64(b.Resched-a.Resched)/secs)
 	}
 	for name, y := range b.Disks {
 		x, ok := a.Disks[name]

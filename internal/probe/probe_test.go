@@ -274,6 +274,62 @@ func TestOSRates(t *testing.T) {
 	}
 }
 
+// TestReschedInterrupts reads the RES line of /proc/interrupts, summed
+// over the CPUs, and turns two readings into a rate; without the line
+// there is no such counter.
+func TestReschedInterrupts(t *testing.T) {
+	root := t.TempDir()
+	writeProc(t, root, "stat", "cpu  100 0 50 800 40 0 10 0 0 0\nctxt 1000\n")
+	writeProc(t, root, "diskstats", "")
+	writeProc(t, root, "meminfo", "MemTotal: 1000 kB\n")
+	// procfs finds /proc/interrupts through a process: /proc/self.
+	if err := os.MkdirAll(filepath.Join(root, "proc", "1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("1", filepath.Join(root, "proc", "self")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewOSReader(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(interrupts string) OSSnapshot {
+		t.Helper()
+		writeProc(t, root, "interrupts", interrupts)
+		s, err := r.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	const head = "           CPU0       CPU1       \n  1:          9          0   IO-APIC   1-edge      i8042\n"
+	a := read(head + "RES:       1000        500   Rescheduling interrupts\nCAL:         7          7   Function call interrupts\n")
+	b := read(head + "RES:       1300        700   Rescheduling interrupts\nCAL:         9          9   Function call interrupts\n")
+	if !a.HasResched || a.Resched != 1500 || b.Resched != 2000 {
+		t.Fatalf("resched %v %d then %d, want 1500 then 2000", a.HasResched, a.Resched, b.Resched)
+	}
+	b.At = a.At.Add(2 * time.Second)
+	rate := func(a, b OSSnapshot) (float64, bool) {
+		for _, rd := range OSRates(a, b) {
+			if rd.Name == "os.resched_interrupts" {
+				return rd.Value, true
+			}
+		}
+		return 0, false
+	}
+	if v, ok := rate(a, b); !ok || v != 250 {
+		t.Fatalf("os.resched_interrupts = %v (present %v), want 250/s", v, ok)
+	}
+	c := read(head)
+	c.At = b.At.Add(time.Second)
+	if c.HasResched {
+		t.Fatal("a RES count without a RES line")
+	}
+	if v, ok := rate(b, c); ok {
+		t.Fatalf("os.resched_interrupts = %v without a RES line", v)
+	}
+}
+
 // TestOtherActivity checks the busy-machine warning's arithmetic: CPU that
 // this process used is not "other", and a device's utilisation is named.
 func TestOtherActivity(t *testing.T) {
