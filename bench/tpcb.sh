@@ -19,6 +19,11 @@
 #   BENCH_DB=dbmark_pgbench_bench  database created (and dropped at the end)
 #   BENCH_OUT=DIR        where the raw logs go (default: a new /tmp/dbmark-tpcb-bench.XXXXXX)
 #   PGBENCH=pgbench      the pgbench binary
+#   BENCH_CPUS=          a taskset CPU list (e.g. 0): run both tools, and the
+#                        server's new backends, on these CPUs only; the
+#                        server must be on this machine and the script
+#                        allowed to set its postmaster's affinity (restored
+#                        at the end). Empty: left to the kernel.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -76,7 +81,11 @@ with_db() { sed -E "s#^([a-z]+://[^/]*)/[^?]*#\1/$2#" <<<"$1"; }
 pgbench_host() { [[ $1 == socket ]] && echo "$DBMARK_TEST_PG_SOCKETDIR" || echo "$DBMARK_TEST_PG_HOST"; }
 dbmark_url() { [[ $1 == socket ]] && with_db "$DBMARK_TEST_POSTGRES_SOCKET" "$DB" || with_db "$DBMARK_TEST_POSTGRES" "$DB"; }
 
-cleanup() { pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true; }
+PG_MASK=
+cleanup() {
+	[[ -n $PG_MASK ]] && taskset -p "$PG_MASK" "$PG_PID" >/dev/null
+	pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" || true
+}
 trap cleanup EXIT
 cleanup
 pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $DB"
@@ -94,6 +103,23 @@ if datadir=$(pg_client -d "$DB" -c "SHOW data_directory" 2>/dev/null); then
 fi
 [[ -n $PG_PID ]] || log "the server's CPU is not measured: its postmaster is not on this machine or not readable"
 
+# BENCH_CPUS: the tools run under taskset, and the postmaster's affinity
+# (which each new backend inherits) is set to the same CPUs. With one CPU
+# the kernel has no placement to choose: no wake-up crosses CPUs, and runs
+# differ by the tools' own work (on two CPUs a run settles into a state
+# where client and server wake each other on one CPU or across, and a
+# cell's rounds spread by 10% and more; bench/README.md).
+PIN=()
+if [[ -n ${BENCH_CPUS:-} ]]; then
+	command -v taskset >/dev/null || die "BENCH_CPUS needs taskset (apt-get install util-linux)"
+	[[ -n $PG_PID ]] || die "BENCH_CPUS needs the server on this machine: its postmaster's affinity is set too"
+	mask=$(taskset -p "$PG_PID" | awk '{ print $NF }') || die "cannot read the postmaster's CPU affinity"
+	taskset -p -c "$BENCH_CPUS" "$PG_PID" >/dev/null || die "BENCH_CPUS=$BENCH_CPUS: cannot set the postmaster's CPU affinity (run as root or as the server's user)"
+	PG_MASK=$mask
+	PIN=(taskset -c "$BENCH_CPUS")
+	log "tools and new backends on CPUs $BENCH_CPUS"
+fi
+
 # measure TOOL SCRIPT MODE TRANSPORT SECONDS LOG: one run under GNU time;
 # prints "transactions tps cpu_s wall_s maxrss_kb server_cpu_s ipis"
 # (server -1: not measured; ipis: rescheduling interrupts during the run,
@@ -105,11 +131,11 @@ measure() {
 	i0=$(resched_ipis)
 	case $tool in
 	pgbench)
-		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" ${PIN[@]+"${PIN[@]}"} "$PGBENCH" -h "$(pgbench_host "$tr")" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" \
 			-b "$script" -c "$CLIENTS" -j "$JOBS" -T "$secs" -M "$mode" "$DB" >"$log" 2>&1 || rc=$?
 		;;
 	dbmark)
-		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run tpcb --target "$(dbmark_url "$tr")" \
+		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" ${PIN[@]+"${PIN[@]}"} env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run tpcb --target "$(dbmark_url "$tr")" \
 			-b "$script" -c "$CLIENTS" -j "$JOBS" -T "$secs" -M "$mode" --no-store -q --json "$json" >"$log" 2>&1 || rc=$?
 		;;
 	esac
@@ -133,7 +159,7 @@ cat <<EOF
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r)
 $("$DBMARK" version); $("$PGBENCH" --version)
--c $CLIENTS -j $JOBS, scale $SCALE, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool and cell
+-c $CLIENTS -j $JOBS, scale $SCALE, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool and cell${BENCH_CPUS:+, tools and server on CPUs $BENCH_CPUS}
 raw logs: $OUT
 
 ## Raw runs
