@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pgbench's sizes per scale unit (pgbench.c: nbranches, ntellers, naccounts).
@@ -69,12 +71,6 @@ type schema struct {
 	tablespace, indexTablespace string
 }
 
-// quoteIdent quotes a PostgreSQL identifier as libpq's PQescapeIdentifier
-// does, so any tablespace name pgbench accepts works the same.
-func quoteIdent(name string) string {
-	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-}
-
 func (s *schema) columns(t table) string {
 	cols := t.small
 	if s.scale >= bigIDScale {
@@ -108,7 +104,7 @@ func (s *schema) createTables() []string {
 			fmt.Fprintf(&b, " with (fillfactor=%d)", s.fillfactor)
 		}
 		if s.tablespace != "" {
-			b.WriteString(" tablespace " + quoteIdent(s.tablespace))
+			b.WriteString(" tablespace " + pgx.Identifier{s.tablespace}.Sanitize())
 		}
 		out = append(out, b.String())
 		if accounts && s.partitions > 0 && s.kind == "postgres" {
@@ -243,7 +239,7 @@ func (s *schema) primaryKeyDDL() []string {
 		}
 		ddl := fmt.Sprintf("alter table %s add primary key (%s)", pk.table, pk.col)
 		if s.indexTablespace != "" {
-			ddl += " using index tablespace " + quoteIdent(s.indexTablespace)
+			ddl += " using index tablespace " + pgx.Identifier{s.indexTablespace}.Sanitize()
 		}
 		out = append(out, ddl)
 	}
