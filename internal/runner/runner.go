@@ -461,7 +461,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 	}
 	var (
 		done  int64
-		clock workload.Clock // shared with a worker that reads the time itself
+		clock = workload.NewClock() // shared with a worker that reads the time itself
 	)
 	for events == 0 || done < events {
 		if stop.Err() != nil {
@@ -485,7 +485,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 				}
 			}
 		}
-		began := time.Now()
+		began := clock.Read()
 		if sched == nil {
 			intended = began
 		}
@@ -504,7 +504,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
-				observe(w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: time.Now()})
+				observe(w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: clock.Read()})
 				if r.cfg.CountFailed {
 					done++
 				}
@@ -513,7 +513,7 @@ func (r *run) worker(ctx context.Context, id int, events int64, start time.Time)
 		}
 		end := clock.Now
 		if !shared || !end.After(began) {
-			end = time.Now()
+			end = clock.Read()
 		}
 		if a.op == metrics.SelfRecorded {
 			done++

@@ -73,7 +73,26 @@ type EventObserver interface {
 // clock page after the server ran. The runner sets Now to the event's
 // start; a worker that times its steps leaves in it the end of its last
 // step, or the zero time when it cannot say.
-type Clock struct{ Now time.Time }
+type Clock struct {
+	Now  time.Time
+	base time.Time
+}
+
+// NewClock returns a Clock whose Read counts from now.
+func NewClock() Clock { return Clock{base: time.Now()} }
+
+// Read returns the time from the monotonic clock alone. time.Now reads
+// the wall clock too, a second call into the kernel's clock page that a
+// latency does not need (44 against 30 ns a read). The time returned is
+// the wall time at NewClock plus the monotonic time since: two of them
+// subtract exactly, and they still print as dates. A zero Clock reads
+// both clocks.
+func (c *Clock) Read() time.Time {
+	if c.base.IsZero() {
+		return time.Now()
+	}
+	return c.base.Add(time.Since(c.base))
+}
 
 // ClockSharer is a Worker that shares its clock reads through c.
 type ClockSharer interface {

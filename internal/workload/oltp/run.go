@@ -196,6 +196,7 @@ type worker struct {
 	pad   []byte
 	text  []byte
 	last  time.Time
+	clock workload.Clock // its Read costs less than time.Now
 	// select_random_*: this worker's slice of the key range.
 	part *randgen.Generator
 	// bulk_insert
@@ -206,7 +207,7 @@ type worker struct {
 
 func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
 	o := &s.w.opt
-	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64)}
+	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64), clock: workload.NewClock()}
 	d := s.env.Target.Dialect()
 	prep := func(sql string) (target.Stmt, error) {
 		return conn.Prepare(ctx, placeholders(sql, d))
@@ -297,7 +298,7 @@ func (wk *worker) Close() error {
 
 // mark records the statement that just ended, timed from the end of the previous one.
 func (wk *worker) mark(op metrics.Op) {
-	now := time.Now()
+	now := wk.clock.Read()
 	wk.h.Record(op, now.Sub(wk.last))
 	wk.last = now
 }
@@ -332,7 +333,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	} else {
 		wk.saved = *wk.src
 	}
-	wk.last = time.Now()
+	wk.last = wk.clock.Read()
 	p := &wk.plan
 	o := &wk.w.opt
 	switch wk.w.name {

@@ -349,6 +349,9 @@ func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *
 	if wk.client, err = script.NewClient(rs.shared, id, c, rs.dialect); err != nil {
 		return nil, err
 	}
+	if rs.maxTries == 1 {
+		wk.client.TriedOnce()
+	}
 	return wk, nil
 }
 
@@ -366,6 +369,14 @@ type recorder struct {
 func (r *recorder) Begin() time.Time {
 	if r.clock != nil && !r.clock.Now.IsZero() {
 		return r.clock.Now
+	}
+	return r.Now()
+}
+
+// Now reads the shared clock, which costs less than time.Now.
+func (r *recorder) Now() time.Time {
+	if r.clock != nil {
+		return r.clock.Read()
 	}
 	return time.Now()
 }

@@ -61,9 +61,10 @@ func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
 // that is not (a \set or, without -r, a statement) is not timed, and its
 // time counts in the next timed command's, which saves a clock read; it
 // is passed to Count instead. The last command run is always timed, as
-// its end is the transaction's.
+// its end is the transaction's. Now reads the clock for a command's end.
 type Recorder interface {
 	Begin() time.Time
+	Now() time.Time
 	Wants(i int) bool
 	Command(i int, end time.Time, d time.Duration)
 	Count(i int)
@@ -93,7 +94,9 @@ type Client struct {
 	index  map[string]int
 	rnd    Rand
 	saved  savedState
+	once   bool // no transaction is tried again: nothing to save for Restore
 	byScr  map[*Script]*clientScript
+	last   *clientScript // the script run last: mostly the one run next
 	args   []target.Value
 	logger *slog.Logger
 	cmdIdx int // the command being run, for debug()
@@ -211,7 +214,11 @@ func (c *Client) Var(name string) (string, bool) {
 
 // Restore puts back the variables and the random state saved when the
 // last Run started, so that a retried transaction draws the same values.
+// It does nothing after TriedOnce.
 func (c *Client) Restore() {
+	if c.once {
+		return
+	}
 	n := len(c.saved.vars)
 	for i := n; i < len(c.vars); i++ {
 		delete(c.index, c.vars[i].name)
@@ -224,7 +231,14 @@ func (c *Client) Restore() {
 	c.rnd = c.saved.rnd
 }
 
+// TriedOnce says that no transaction will be tried again (pgbench's
+// --max-tries 1), so Run need not save the variables for Restore.
+func (c *Client) TriedOnce() { c.once = true }
+
 func (c *Client) save() {
+	if c.once {
+		return
+	}
 	c.saved.vars = append(c.saved.vars[:0], c.vars...)
 	c.saved.rnd = c.rnd
 }
@@ -239,13 +253,17 @@ func (c *Client) Close() error {
 			}
 		}
 	}
-	c.byScr = map[*Script]*clientScript{}
+	c.byScr, c.last = map[*Script]*clientScript{}, nil
 	return errors.Join(errs...)
 }
 
 // script returns the client's state for s, binding its variables.
 func (c *Client) script(s *Script) *clientScript {
+	if c.last != nil && c.last.s == s {
+		return c.last
+	}
 	if cs, ok := c.byScr[s]; ok {
+		c.last = cs
 		return cs
 	}
 	cs := &clientScript{s: s, slots: make([]int, len(s.vars)), stmts: make([]target.Stmt, len(s.Commands))}
@@ -253,6 +271,7 @@ func (c *Client) script(s *Script) *clientScript {
 		cs.slots[i] = c.lookup(name)
 	}
 	c.byScr[s] = cs
+	c.last = cs
 	return cs
 }
 
@@ -280,7 +299,7 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		}
 		if rec != nil {
 			if next >= len(s.Commands) || rec.Wants(pc) {
-				now := time.Now()
+				now := rec.Now()
 				rec.Command(pc, now, now.Sub(last))
 				last = now
 			} else {

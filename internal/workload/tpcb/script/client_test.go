@@ -126,6 +126,7 @@ func newTally(all bool) *tally {
 }
 
 func (c *tally) Begin() time.Time                            { return time.Now() }
+func (c *tally) Now() time.Time                              { return time.Now() }
 func (c *tally) Wants(int) bool                              { return c.all }
 func (c *tally) Command(i int, _ time.Time, _ time.Duration) { c.timed[i]++ }
 func (c *tally) Count(i int)                                 { c.counted[i]++ }

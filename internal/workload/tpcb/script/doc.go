@@ -10,7 +10,7 @@
 //	Script{Name, Commands, Index}        // Command{Line, Kind (SQL|Meta), Meta, Label, Text, Args, Result, Prefix}
 //	Shared{Scale, RandomSeed, Clients, Vars, Logger, Debug, Stdout}
 //	NewClient(sh, id, conn, dialect) (*Client, error)
-//	(*Client).Run(ctx, script, Recorder) error  // one transaction; Recorder.Begin(), then per executed command Command(i, end, d) if it Wants(i) or it is the last, else Count(i)
+//	(*Client).Run(ctx, script, Recorder) error  // one transaction; Recorder.Begin(), then per executed command, ended at Recorder.Now(), Command(i, end, d) if it Wants(i) or it is the last, else Count(i)
 //	(*Client).Restore()                  // before a retry: the variables and random state of the last Run's start
 //	(*Client).Var(name) (string, bool); (*Client).Close()
 //	Rand, NewRand; Shared.ThreadRandom(t) // pgbench's PRNG and its per-thread states (script choice, --rate, log sampling)

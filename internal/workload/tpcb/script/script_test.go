@@ -67,10 +67,11 @@ func TestBuiltins(t *testing.T) {
 	}
 }
 
-// TestRestoreRepeatsTheTransaction checks that a retried run draws the
-// same random values and sees the variables as they were.
-func TestRestoreRepeatsTheTransaction(t *testing.T) {
-	s, err := script.Parse("r.sql", "\\set n :n + 1\n\\set a random(1, 1000000000)\n")
+// counting returns a script that counts its runs in :n, then runs more,
+// and a client for it with n at 0.
+func counting(t *testing.T, more string) (*script.Script, *script.Client) {
+	t.Helper()
+	s, err := script.Parse("r.sql", "\\set n :n + 1\n"+more)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +79,13 @@ func TestRestoreRepeatsTheTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, c
+}
+
+// TestRestoreRepeatsTheTransaction checks that a retried run draws the
+// same random values and sees the variables as they were.
+func TestRestoreRepeatsTheTransaction(t *testing.T) {
+	s, c := counting(t, "\\set a random(1, 1000000000)\n")
 	ctx := context.Background()
 	if err := c.Run(ctx, s, nil); err != nil {
 		t.Fatal(err)
@@ -97,6 +105,24 @@ func TestRestoreRepeatsTheTransaction(t *testing.T) {
 	}
 	if a3, _ := c.Var("a"); a3 == a2 {
 		t.Fatalf("the next run drew the same value %s", a3)
+	}
+}
+
+// TestTriedOnceKeepsNothing checks that a client told no transaction is
+// tried again goes on from where its last run left it: Restore, which
+// the runner then never calls, puts nothing back.
+func TestTriedOnceKeepsNothing(t *testing.T) {
+	s, c := counting(t, "")
+	c.TriedOnce()
+	ctx := context.Background()
+	for range 3 {
+		if err := c.Run(ctx, s, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Restore()
+	if n, _ := c.Var("n"); n != "3" {
+		t.Fatalf("n is %s after three runs and a Restore; want 3", n)
 	}
 }
 
