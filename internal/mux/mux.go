@@ -38,6 +38,13 @@ type Loop struct {
 	running atomic.Pointer[Task] // the task on the thread now, if any
 	cpu     int                  // the CPU the thread is pinned to, when pinned
 	pinned  bool
+
+	// Values sent to the loop from other goroutines (Send), until a task
+	// takes them (Receive). The waker is set here too, under mailMu, so
+	// that a Send before or after Run is safe.
+	mailMu    sync.Mutex
+	mail      []any
+	mailWaker *waker
 }
 
 // epollSet is one Run's epoll instance. Sockets stay in it from their
@@ -90,6 +97,9 @@ type Task struct {
 	wctx    context.Context
 	woke    wakeReason
 	pending bool // a socket of the task's was reported while it waited for something else
+
+	receiving bool // waiting in Receive
+	got       any  // what Receive hands back
 }
 
 type wakeReason uint8
@@ -125,6 +135,84 @@ func (t *Task) Context() context.Context { return t.ctx }
 // is attached (From finds it).
 func (l *Loop) Add(fn func(ctx context.Context)) {
 	l.tasks = append(l.tasks, &Task{l: l, idx: int32(len(l.tasks)), fn: fn, fd: -1})
+}
+
+// Loop returns the loop the task runs in.
+func (t *Task) Loop() *Loop { return t.l }
+
+// CPU returns the CPU the loop's thread is pinned to, if it is.
+func (l *Loop) CPU() (int, bool) { return l.cpu, l.pinned }
+
+// Send hands v to one of the loop's tasks waiting in Receive, the first to
+// wait, and wakes the loop. Any goroutine may call it, at any time: what
+// no task took when Run returned is Undelivered.
+func (l *Loop) Send(v any) {
+	l.mailMu.Lock()
+	defer l.mailMu.Unlock()
+	l.mail = append(l.mail, v)
+	if l.mailWaker != nil {
+		l.mailWaker.wake()
+	}
+}
+
+// Undelivered returns, and forgets, what was sent and not received. Call
+// it after Run has returned, when nothing sends any more.
+func (l *Loop) Undelivered() []any {
+	l.mailMu.Lock()
+	defer l.mailMu.Unlock()
+	out := l.mail
+	l.mail = nil
+	return out
+}
+
+// Receive suspends the task until the loop hands it a value sent to the
+// loop (Send), or until ctx ends.
+func (t *Task) Receive(ctx context.Context) (any, error) {
+	if err := t.mayWait(ctx); err != nil {
+		return nil, err
+	}
+	if v, ok := t.l.takeMail(); ok {
+		return v, nil
+	}
+	t.receiving = true
+	err := t.wait(ctx, -1, 0, 0)
+	t.receiving = false
+	v := t.got
+	t.got = nil
+	if v != nil {
+		return v, nil // handed over as the wait ended: take it, or it is lost
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return nil, err
+}
+
+// takeMail takes the oldest value sent, if there is one.
+func (l *Loop) takeMail() (any, bool) {
+	l.mailMu.Lock()
+	defer l.mailMu.Unlock()
+	if len(l.mail) == 0 {
+		return nil, false
+	}
+	v := l.mail[0]
+	l.mail = l.mail[1:]
+	return v, true
+}
+
+// deliver hands what was sent to the tasks waiting in Receive.
+func (l *Loop) deliver() {
+	for _, t := range l.tasks {
+		if !t.receiving {
+			continue
+		}
+		v, ok := l.takeMail()
+		if !ok {
+			return
+		}
+		t.got = v
+		l.resume(t, wokeReady)
+	}
 }
 
 // Pin keeps the loop's thread on one CPU while it runs. Left to the
@@ -176,6 +264,9 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 	l.waker, l.ctx, l.base, l.set = &waker{fd: efd}, ctx, time.Now(), &epollSet{fd: ep}
 	defer l.waker.close()
+	l.mailMu.Lock()
+	l.mailWaker = l.waker
+	l.mailMu.Unlock()
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakerIdx}); err != nil {
 		return fmt.Errorf("adding the loop's eventfd to its epoll set: %w", err)
 	}
@@ -208,6 +299,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			if ev.Fd == wakerIdx {
 				_, _ = unix.Read(efd, drain[:])
 				l.wakeEnded()
+				l.deliver()
 				continue
 			}
 			t := l.tasks[ev.Fd]
@@ -293,7 +385,7 @@ func (l *Loop) wait(timeout int64) (int, error) {
 // wakeEnded resumes the tasks whose wait's context has ended.
 func (l *Loop) wakeEnded() {
 	for _, t := range l.tasks {
-		if (t.fd >= 0 || t.until != 0) && t.wctx != nil && t.wctx.Err() != nil {
+		if (t.fd >= 0 || t.until != 0 || t.receiving) && t.wctx != nil && t.wctx.Err() != nil {
 			l.resume(t, wokeDone)
 		}
 	}
@@ -373,6 +465,11 @@ func (w *Watch) register(set *epollSet, idx int32, out bool) error {
 	op := unix.EPOLL_CTL_MOD
 	if w.set != set {
 		op = unix.EPOLL_CTL_ADD
+		if w.set != nil {
+			// The connection moved to another loop (Loop.Send): the old
+			// set would otherwise go on waking its loop for it.
+			_ = unix.EpollCtl(w.set.fd, unix.EPOLL_CTL_DEL, w.fd, nil)
+		}
 	}
 	err := unix.EpollCtl(set.fd, op, w.fd, &ev)
 	if err == unix.EEXIST {

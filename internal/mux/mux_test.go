@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -426,5 +427,62 @@ func TestPinToAForbiddenCPUFails(t *testing.T) {
 	err := l.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "pinning the loop thread to CPU 1023") {
 		t.Fatalf("Run = %v, want an error about pinning to CPU 1023", err)
+	}
+}
+
+// Values sent to a loop go to its tasks waiting in Receive, oldest first,
+// whether sent before the loop runs or from another loop's thread while
+// it runs; what no task took is Undelivered once the loop has ended.
+func TestSendHandsValuesToWaitingTasksInOrder(t *testing.T) {
+	var from, to mux.Loop
+	to.Send(0) // before Run
+	var mu sync.Mutex
+	var got []int
+	for range 2 {
+		to.Add(func(ctx context.Context) {
+			v, err := mux.From(ctx).Receive(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			got = append(got, v.(int))
+			mu.Unlock()
+		})
+	}
+	from.Add(func(ctx context.Context) {
+		for i := 1; i <= 3; i++ {
+			to.Send(i)
+		}
+	})
+	mux.RunTogether(t, &from, &to)
+	slices.Sort(got)
+	left := to.Undelivered()
+	if !slices.Equal(got, []int{0, 1}) || len(left) != 2 || left[0] != 2 || left[1] != 3 {
+		t.Fatalf("received %v and left %v; want 0 and 1 received, 2 and 3 left", got, left)
+	}
+	if again := to.Undelivered(); len(again) != 0 {
+		t.Fatalf("Undelivered a second time returned %v, want nothing", again)
+	}
+}
+
+// A Receive with nothing sent ends with its context, and its loop with it.
+func TestReceiveEndsWithItsContext(t *testing.T) {
+	var l mux.Loop
+	var err error
+	l.Add(func(ctx context.Context) {
+		wctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		_, err = mux.From(ctx).Receive(wctx)
+	})
+	done := make(chan error, 1)
+	go func() { done <- l.Run(context.Background()) }()
+	select {
+	case rerr := <-done:
+		if rerr != nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Run: %v; Receive: %v, want the deadline", rerr, err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Receive did not end with its context")
 	}
 }
