@@ -81,7 +81,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
 	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: on MySQL blocking up to 16 connections per core and poll beyond; poll on PostgreSQL and for iibench)")
-	fs.StringVar(&f.affinity, "affinity", string(runner.AffinitySpread), "where loop threads (--jobs, pgbench's -j) run: spread (each pinned to a CPU of its own, in turn over the CPUs dbmark may use) or none (left to the kernel, which may put them on one CPU)")
+	fs.StringVar(&f.affinity, "affinity", string(runner.AffinityFollow), "where loop threads (--jobs, pgbench's -j) run: spread (each pinned to a CPU of its own, in turn over the CPUs dbmark may use), follow (pinned as spread, and each client moves to the loop on the CPU its server process runs on, for a PostgreSQL server on this machine) or none (left to the kernel, which may put them on one CPU)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -344,6 +344,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err := a.validate(w, tg, f); err != nil {
 		return nil, err
 	}
+	cfg.Follow = cfg.Affinity == runner.AffinityFollow && target.HasProcessPerConnection(tg) && isLocal(tg)
 	if di, ok := w.(workload.DefaultIgnorer); ok && !fs.Changed("ignore-errors") {
 		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
 	}
@@ -526,6 +527,9 @@ func fill(res *result.Result, out *runner.Outcome) {
 		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one epoll set", out.Loops)
 		if len(out.LoopCPUs) > 0 {
 			res.Target.Driver += ", pinned to CPUs " + joinInts(out.LoopCPUs)
+		}
+		if out.Following {
+			res.Target.Driver += fmt.Sprintf(", each connection served by the loop on its server process's CPU (%d moves)", out.Moves)
 		}
 	}
 	// --jobs as it took effect: never more loops than connections, and

@@ -62,6 +62,9 @@ type Config struct {
 	JobsDefault bool
 	// Affinity says where loop threads run (none when empty).
 	Affinity Affinity
+	// Follow moves workers to the loop pinned to the CPU their server
+	// process runs on (follower); only for a server on this machine.
+	Follow bool
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
@@ -94,8 +97,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rate %v: must be a positive number of events per second, or 0 for no limit", c.Rate)
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d: must be at least 1", c.MaxTries)
-	case c.Affinity != "" && c.Affinity != AffinitySpread && c.Affinity != AffinityNone:
-		return fmt.Errorf("--affinity %q: must be spread or none", string(c.Affinity))
+	case c.Affinity != "" && c.Affinity != AffinitySpread && c.Affinity != AffinityNone && c.Affinity != AffinityFollow:
+		return fmt.Errorf("--affinity %q: must be follow, spread or none", string(c.Affinity))
 	}
 	return nil
 }
@@ -120,6 +123,10 @@ type Outcome struct {
 	Loops int
 	// LoopCPUs is the CPU each loop's thread was pinned to (nil: none).
 	LoopCPUs []int
+	// Following says workers followed their server processes between
+	// loops (Config.Follow), and Moves how often one moved.
+	Following bool
+	Moves     int64
 }
 
 // Affinity is where loop threads run.
@@ -131,12 +138,16 @@ const (
 	AffinitySpread Affinity = "spread"
 	// AffinityNone leaves loop threads to the kernel's scheduler.
 	AffinityNone Affinity = "none"
+	// AffinityFollow pins as spread does, and with a server on this
+	// machine (Config.Follow) moves each worker to the loop on its server
+	// process's CPU (follower).
+	AffinityFollow Affinity = "follow"
 )
 
 // loopCPUs returns the CPU for each of n loops under a, or nil when they
 // are left to the kernel: not asked, or only one CPU to use.
 func loopCPUs(a Affinity, n int) ([]int, error) {
-	if a != AffinitySpread || n == 0 {
+	if (a != AffinitySpread && a != AffinityFollow) || n == 0 {
 		return nil, nil
 	}
 	var set unix.CPUSet
@@ -240,8 +251,16 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 
 	var wg sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
+	var fl *follower
+	if cfg.Follow {
+		fl = newFollower(sctx, cpus, cfg.Threads)
+	}
 	work := func(ctx context.Context, id int) {
-		if err := r.worker(ctx, id, perWorker[id], start); err != nil {
+		events := int64(0)
+		if id >= 0 {
+			events = perWorker[id]
+		}
+		if err := r.serve(ctx, id, events, fl); err != nil {
 			cancel(err)
 		}
 	}
@@ -259,6 +278,14 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 			}()
 		}
 	}
+	loops := make([]*mux.Loop, jobs)
+	for j := range loops {
+		loops[j] = new(mux.Loop)
+		if cpus != nil {
+			loops[j].Pin(cpus[j])
+		}
+	}
+	fl.follow(loops)
 	for j, first := 0, 0; j < jobs; j++ {
 		// pgbench's split: job j serves a contiguous range of clients,
 		// the first Threads%jobs of them one more.
@@ -266,12 +293,15 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		if j < cfg.Threads%jobs {
 			n++
 		}
-		var l mux.Loop
-		if cpus != nil {
-			l.Pin(cpus[j])
-		}
+		l := loops[j]
 		for id := first; id < first+n; id++ {
 			l.Add(func(ctx context.Context) { work(ctx, id) })
+		}
+		if fl != nil {
+			// Room for the workers that may come: every one could.
+			for range cfg.Threads - n {
+				l.Add(func(ctx context.Context) { work(ctx, -1) })
+			}
 		}
 		first += n
 		wg.Add(1)
@@ -283,7 +313,17 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		}()
 	}
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() {
+		wg.Wait()
+		// A worker sent to a loop that had ended, or as the run stopped,
+		// still has its connection to close and its log to end.
+		for _, l := range loops {
+			for _, v := range l.Undelivered() {
+				v.(*worker).close()
+			}
+		}
+		close(done)
+	}()
 
 	tickEvery := cfg.ReportInterval
 	if tickEvery == 0 {
@@ -339,6 +379,9 @@ loop:
 		out.Err = cause
 	}
 	r.summarize(out)
+	if fl != nil {
+		out.Following, out.Moves = true, fl.moves.Load()
+	}
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("closing the load", "err", err)
@@ -421,113 +464,174 @@ func (e *FatalError) Unwrap() error { return e.Err }
 
 // worker runs events until its limit or the context ends. It returns a
 // non-nil error only for a fatal error.
-func (r *run) worker(ctx context.Context, id int, events int64, start time.Time) error {
+// worker is one client: its connection, its workload's state and its
+// counts. It outlives the task it runs in when it follows its server
+// process to another loop (follower).
+type worker struct {
+	id     int
+	events int64 // 0: no limit
+	done   int64
+	h      *metrics.Handle
+	conn   target.Conn
+	w      workload.Worker
+	sched  *schedule
+	clock  workload.Clock // shared with a worker that reads the time itself
+	last   time.Time      // when its last event ended
+	moves  moveState
+}
+
+// newWorker connects worker id; nil when it has nothing to do or the run
+// stopped while it connected.
+func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, error) {
 	if events < 0 {
-		return nil
+		return nil, nil
 	}
-	// stop ends at the time limit (workload.WithStop): no event starts
-	// after it.
-	stop := workload.Stop(ctx)
 	h := r.reg.NewHandle()
 	conn, w, err := r.connect(ctx, id, h, false)
 	if err != nil {
-		if stop.Err() != nil {
-			return nil
+		if workload.Stop(ctx).Err() != nil {
+			return nil, nil
 		}
-		return &FatalError{Worker: id, Err: err}
+		return nil, &FatalError{Worker: id, Err: err}
 	}
-	defer func() {
-		if w != nil {
-			w.Close()
-		}
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-
-	var sched *schedule
+	wk := &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock()}
 	rate := r.cfg.Rate / float64(r.cfg.Threads)
 	if r.load.WorkerRate != nil {
 		rate = r.load.WorkerRate(id)
 	}
+	if rate > 0 {
+		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
+	}
+	return wk, nil
+}
+
+func (wk *worker) close() {
+	if wk.w != nil {
+		wk.w.Close()
+	}
+	if wk.conn != nil {
+		wk.conn.Close()
+	}
+	wk.moves.close()
+}
+
+// serve runs worker id, and with a follower, the workers that come to
+// this task's loop after it moved its own away. A task with no worker of
+// its own (id < 0) starts by waiting for one.
+func (r *run) serve(ctx context.Context, id int, events int64, fl *follower) error {
+	var wk *worker
+	if id >= 0 {
+		var err error
+		if wk, err = r.newWorker(ctx, id, events); wk == nil {
+			fl.finished()
+			return err
+		}
+	}
+	for {
+		if wk == nil {
+			v, err := mux.From(ctx).Receive(fl.idle)
+			if err != nil {
+				return nil // every worker is done, or the run stopped
+			}
+			wk = v.(*worker)
+		}
+		to, err := r.runWorker(ctx, wk, fl)
+		if to == nil || err != nil {
+			wk.close()
+			fl.finished()
+			return err
+		}
+		to.Send(wk)
+		wk = nil
+	}
+}
+
+// runWorker runs wk's events until it has done them all, the run stops,
+// or it should move to the loop it returns.
+func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loop, error) {
+	// stop ends at the time limit (workload.WithStop): no event starts
+	// after it.
+	stop := workload.Stop(ctx)
 	// A scheduled start is waited for until the time limit at most.
 	sleepCtx := ctx
-	if rate > 0 {
-		sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
+	if wk.sched != nil {
 		var cancel context.CancelFunc
 		sleepCtx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(stop, cancel)()
 	}
-	var (
-		done  int64
-		clock = workload.NewClock() // shared with a worker that reads the time itself
-	)
-	for events == 0 || done < events {
+	for wk.events == 0 || wk.done < wk.events {
 		if stop.Err() != nil {
-			return nil
+			return nil, nil
+		}
+		if fl != nil && !wk.last.Before(wk.moves.next) {
+			if to := fl.destination(ctx, wk); to != nil {
+				return to, nil
+			}
 		}
 		var intended time.Time
-		if sched != nil {
-			intended = sched.next()
+		if wk.sched != nil {
+			intended = wk.sched.next()
 			if r.cfg.SkipLate > 0 {
 				if now := time.Now(); now.Sub(intended) > r.cfg.SkipLate {
-					observe(w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
+					observe(wk.w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
 					if r.cfg.CountFailed {
-						done++
+						wk.done++
 					}
 					continue
 				}
 			}
 			if d := time.Until(intended); d > 0 {
 				if mux.Sleep(sleepCtx, d) != nil {
-					return nil
+					return nil, nil
 				}
 			}
 		}
-		began := clock.Read()
-		if sched == nil {
+		began := wk.clock.Read()
+		if wk.sched == nil {
 			intended = began
 		}
-		cs, shared := w.(workload.ClockSharer)
+		cs, shared := wk.w.(workload.ClockSharer)
 		if shared {
-			clock.Now = began
-			cs.ShareClock(&clock)
+			wk.clock.Now = began
+			cs.ShareClock(&wk.clock)
 		}
-		a := r.event(ctx, id, h, &conn, &w)
+		a := r.event(ctx, wk.id, wk.h, &wk.conn, &wk.w)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
-			return nil
+			return nil, nil
 		}
 		if a.err != nil {
-			return a.err
+			return nil, a.err
 		}
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
-				observe(w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: clock.Read()})
+				wk.last = wk.clock.Read()
+				observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.last})
 				if r.cfg.CountFailed {
-					done++
+					wk.done++
 				}
 			}
 			continue
 		}
-		end := clock.Now
+		end := wk.clock.Now
 		if !shared || !end.After(began) {
-			end = clock.Read()
+			end = wk.clock.Read()
 		}
+		wk.last = end
 		if a.op == metrics.SelfRecorded {
-			done++
+			wk.done++
 			continue
 		}
-		if sched != nil {
-			h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+		if wk.sched != nil {
+			wk.h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
 		} else {
-			h.Record(a.op, end.Sub(began))
+			wk.h.Record(a.op, end.Sub(began))
 		}
-		observe(w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
-		done++
+		observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
+		wk.done++
 	}
-	return nil
+	return nil, nil
 }
 
 // observe tells a worker that wants to know how an event ended.

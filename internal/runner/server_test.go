@@ -165,13 +165,7 @@ func TestSpreadPinsEachLoopToItsOwnCPU(t *testing.T) {
 	if raw == "" {
 		t.Skip("DBMARK_TEST_POSTGRES not set (make test starts the servers)")
 	}
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &all); err != nil {
-		t.Fatal(err)
-	}
-	if all.Count() < 2 {
-		t.Skip("one CPU: nothing to spread over")
-	}
+	all := twoCPUs(t)
 	var allowed []int
 	for c := 0; len(allowed) < all.Count(); c++ {
 		if all.IsSet(c) {
@@ -283,3 +277,93 @@ type workerFunc func(ctx context.Context) error
 
 func (f workerFunc) Event(ctx context.Context, retry bool) (metrics.Op, error) { return 0, f(ctx) }
 func (f workerFunc) Close() error                                              { return nil }
+
+// TestFollowMovesEachWorkerToItsBackendsCPU: with Follow, a worker whose
+// PostgreSQL backend runs on another loop's CPU moves to that loop. Each
+// worker pins its backend to the CPU of a loop other than its own (which
+// needs the right to set the backend's affinity: root or the server's
+// user), so every worker must move once, and ends on its backend's CPU.
+func TestFollowMovesEachWorkerToItsBackendsCPU(t *testing.T) {
+	raw := os.Getenv("DBMARK_TEST_POSTGRES")
+	if raw == "" {
+		t.Skip("DBMARK_TEST_POSTGRES not set (make test starts the servers)")
+	}
+	twoCPUs(t)
+	const threads = 4
+	var (
+		mu       sync.Mutex
+		loopCPU  = map[int]int{} // worker -> the CPU of the loop it ran its last event on
+		pinnedTo = map[int]int{} // worker -> the CPU its backend was pinned to
+		pinErr   error
+	)
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				var set unix.CPUSet
+				if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() != 1 {
+					return fmt.Errorf("the loop's thread may use %d CPUs (%v), want one", set.Count(), err)
+				}
+				here := -1
+				for c := 0; c < 1024; c++ {
+					if set.IsSet(c) {
+						here = c
+						break
+					}
+				}
+				// Not held across the statement: the loop's other tasks
+				// run while this one waits.
+				mu.Lock()
+				loopCPU[id] = here
+				if _, done := pinnedTo[id]; !done {
+					// Another loop's CPU, once a worker has reported one.
+					for _, c := range loopCPU {
+						if c != here {
+							var one unix.CPUSet
+							one.Set(c)
+							if err := unix.SchedSetaffinity(conn.(target.ServerProcess).ServerPID(), &one); err != nil {
+								pinErr = err
+							} else {
+								pinnedTo[id] = c
+							}
+							break
+						}
+					}
+				}
+				mu.Unlock()
+				return conn.Exec(ctx, "SELECT 1")
+			}), nil
+		},
+	}
+	cfg := runner.Config{Threads: threads, Jobs: 2, Affinity: runner.AffinityFollow, Follow: true, Duration: 1500 * time.Millisecond, MaxTries: 1, Percentiles: []float64{50}}
+	out := runner.Run(context.Background(), cfg, open(t, raw), load, nil, quiet)
+	if pinErr != nil {
+		t.Skipf("cannot set a backend's CPU affinity (run as root or as the server's user): %v", pinErr)
+	}
+	if out.Err != nil || !out.Following {
+		t.Fatalf("run: %v; following: %v", out.Err, out.Following)
+	}
+	for id := range threads {
+		to, ok := pinnedTo[id]
+		if !ok || loopCPU[id] != to {
+			t.Errorf("worker %d: backend pinned to CPU %d (%v), last event on the loop on CPU %d; want that CPU", id, to, ok, loopCPU[id])
+		}
+	}
+	if out.Moves < threads {
+		t.Errorf("%d moves, want at least one per worker (%d)", out.Moves, threads)
+	}
+}
+
+// twoCPUs returns the CPUs the test may use, and skips it unless there
+// are two or more for loops to be pinned to.
+func twoCPUs(t *testing.T) unix.CPUSet {
+	t.Helper()
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("one CPU: no two loops to pin")
+	}
+	return all
+}

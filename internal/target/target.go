@@ -164,6 +164,25 @@ type Options struct {
 // system calls the Go scheduler does not see (DialBlocking), keeping the
 // goroutine's processor meanwhile. A run on one needs a processor for each
 // worker, or a worker back with its answer would wait for one that is held
+// ServerProcess is a connection that knows the server's process serving
+// it (a PostgreSQL backend's pid), which on this machine can be watched.
+type ServerProcess interface {
+	ServerPID() int
+}
+
+// ProcessPerConnection is a target whose connections are each served by
+// a server process of their own, which they name (ServerProcess).
+type ProcessPerConnection interface {
+	ProcessPerConnection() bool
+}
+
+// HasProcessPerConnection says whether tg's connections name their own
+// server processes.
+func HasProcessPerConnection(tg Target) bool {
+	p, ok := tg.(ProcessPerConnection)
+	return ok && p.ProcessPerConnection()
+}
+
 // by another worker's wait.
 type ProcessorHolder interface {
 	HoldsProcessor() bool

@@ -85,6 +85,10 @@ func (t *Target) HoldsProcessor() bool { return t.netIO == target.NetIOBlocking 
 // one are made for it, see Connect).
 func (t *Target) Multiplexes() bool { return true }
 
+// ProcessPerConnection: each connection has a backend process of its own
+// (target.ServerProcess).
+func (t *Target) ProcessPerConnection() bool { return true }
+
 func (t *Target) Kind() string                        { return "postgres" }
 func (t *Target) Redacted() string                    { return t.redacted }
 func (t *Target) Dialect() target.Dialect             { return dialect{} }
@@ -317,6 +321,9 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 	}
 	return s, nil
 }
+
+// ServerPID is the backend's process id (target.ServerProcess).
+func (c *Conn) ServerPID() int { return int(c.pc.PID()) }
 
 // Close closes the connection.
 func (c *Conn) Close() error {

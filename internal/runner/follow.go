@@ -1,0 +1,159 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/mux"
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// follower moves each worker to the loop pinned to the CPU its server
+// process last ran on (--affinity follow). A pinned loop's answers from a
+// backend on another CPU each cost a cross-CPU wake-up, and which CPU a
+// backend settles on is decided by the kernel in a run's first moments:
+// pgbench's unpinned threads and dbmark's pinned loops both had runs with
+// and without such wake-ups, 20% apart in rate (bench/README.md). A
+// worker that follows its backend keeps their wake-ups on one CPU.
+type follower struct {
+	byCPU map[int]*mux.Loop
+	// idle ends when no worker is left to arrive: the run stopped, or
+	// every worker has finished. Tasks waiting for a worker wait on it.
+	idle    context.Context
+	endIdle context.CancelFunc
+	live    atomic.Int64
+	moves   atomic.Int64
+}
+
+// followEvery is how often a worker looks where its server process ran,
+// and followAfter how many looks in a row must find it on another loop's
+// CPU before the worker moves: a backend woken once elsewhere is not
+// followed.
+const (
+	followEvery = 50 * time.Millisecond
+	followAfter = 2
+)
+
+// newFollower returns a follower for workers workers on loops pinned to
+// cpus, or nil when the loops are not on two CPUs or more.
+func newFollower(stop context.Context, cpus []int, workers int) *follower {
+	distinct := map[int]bool{}
+	for _, c := range cpus {
+		distinct[c] = true
+	}
+	if len(distinct) < 2 {
+		return nil
+	}
+	f := &follower{byCPU: map[int]*mux.Loop{}}
+	f.idle, f.endIdle = context.WithCancel(stop)
+	f.live.Store(int64(workers))
+	return f
+}
+
+// follow learns the loops, each pinned (mux.Loop.Pin) before it runs.
+func (f *follower) follow(loops []*mux.Loop) {
+	if f == nil {
+		return
+	}
+	for _, l := range loops {
+		if cpu, ok := l.CPU(); ok {
+			if _, taken := f.byCPU[cpu]; !taken {
+				f.byCPU[cpu] = l
+			}
+		}
+	}
+}
+
+// finished counts a worker that will not run again.
+func (f *follower) finished() {
+	if f != nil && f.live.Add(-1) == 0 {
+		f.endIdle()
+	}
+}
+
+// destination returns the loop wk should move to, or nil to stay, and
+// says when to look again.
+func (f *follower) destination(ctx context.Context, wk *worker) *mux.Loop {
+	m := &wk.moves
+	m.next = wk.last.Add(followEvery)
+	cpu, ok := m.serverCPU(wk.conn)
+	if !ok {
+		m.next = wk.last.Add(time.Hour) // nothing to follow on this connection
+		return nil
+	}
+	to := f.byCPU[cpu]
+	t := mux.From(ctx)
+	if to == nil || t == nil || to == t.Loop() {
+		m.strikes = 0
+		return nil
+	}
+	if m.strikes++; m.strikes < followAfter {
+		return nil
+	}
+	m.strikes = 0
+	f.moves.Add(1)
+	return to
+}
+
+// moveState is a worker's view of its server process.
+type moveState struct {
+	next    time.Time // when to look next
+	strikes int       // looks in a row that found it elsewhere
+	pid     int
+	stat    int // /proc/pid/stat, open; 0: none
+	buf     [1024]byte
+}
+
+// serverCPU returns the CPU the connection's server process last ran on.
+func (m *moveState) serverCPU(c target.Conn) (int, bool) {
+	sp, ok := c.(target.ServerProcess)
+	if !ok {
+		return 0, false
+	}
+	pid := sp.ServerPID()
+	if pid <= 0 {
+		return 0, false
+	}
+	if pid != m.pid {
+		m.close()
+		fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/stat", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, false // not on this machine, or gone
+		}
+		m.pid, m.stat = pid, fd
+	}
+	n, err := unix.Pread(m.stat, m.buf[:], 0)
+	if err != nil {
+		return 0, false
+	}
+	return statCPU(m.buf[:n])
+}
+
+func (m *moveState) close() {
+	if m.stat > 0 {
+		_ = unix.Close(m.stat)
+	}
+	m.pid, m.stat = 0, 0
+}
+
+// statCPU reads the processor field (the 39th) of a /proc/pid/stat line.
+// The command name, second, is in parentheses and may hold spaces and
+// parentheses itself, so fields are counted from the last ')'.
+func statCPU(line []byte) (int, bool) {
+	i := bytes.LastIndexByte(line, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := bytes.Fields(line[i+1:])
+	const processor = 39 - 3 // fields[0] is the third, the state
+	if len(fields) <= processor {
+		return 0, false
+	}
+	cpu, err := strconv.Atoi(string(fields[processor]))
+	return cpu, err == nil
+}
