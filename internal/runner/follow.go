@@ -143,17 +143,27 @@ func (m *moveState) close() {
 
 // statCPU reads the processor field (the 39th) of a /proc/pid/stat line.
 // The command name, second, is in parentheses and may hold spaces and
-// parentheses itself, so fields are counted from the last ')'.
+// parentheses itself, so fields are counted from the last ')'. It
+// allocates nothing: every worker reads it 20 times a second.
 func statCPU(line []byte) (int, bool) {
 	i := bytes.LastIndexByte(line, ')')
 	if i < 0 {
 		return 0, false
 	}
-	fields := bytes.Fields(line[i+1:])
-	const processor = 39 - 3 // fields[0] is the third, the state
-	if len(fields) <= processor {
-		return 0, false
+	rest := line[i+1:]
+	for field := 2; ; field++ { // the ')' ends the second
+		rest = bytes.TrimLeft(rest, " ")
+		end := bytes.IndexAny(rest, " \n")
+		if end < 0 {
+			end = len(rest)
+		}
+		if end == 0 {
+			return 0, false
+		}
+		if field+1 == 39 {
+			cpu, err := strconv.Atoi(string(rest[:end]))
+			return cpu, err == nil
+		}
+		rest = rest[end:]
 	}
-	cpu, err := strconv.Atoi(string(fields[processor]))
-	return cpu, err == nil
 }

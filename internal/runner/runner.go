@@ -63,7 +63,8 @@ type Config struct {
 	// Affinity says where loop threads run (none when empty).
 	Affinity Affinity
 	// Follow moves workers to the loop pinned to the CPU their server
-	// process runs on (follower); only for a server on this machine.
+	// process runs on (follower); only for a server on this machine, and
+	// not with many more connections than cores.
 	Follow bool
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
@@ -251,8 +252,10 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 
 	var wg sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
+	// Not with many more connections than cores: each loop would hold a
+	// waiting task for every worker, for answers that come late anyway.
 	var fl *follower
-	if cfg.Follow {
+	if cfg.Follow && !manyPerCPU(cfg.Threads) {
 		fl = newFollower(sctx, cpus, cfg.Threads)
 	}
 	work := func(ctx context.Context, id int) {
