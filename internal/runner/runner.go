@@ -465,8 +465,6 @@ func (e *FatalError) Error() string {
 
 func (e *FatalError) Unwrap() error { return e.Err }
 
-// worker runs events until its limit or the context ends. It returns a
-// non-nil error only for a fatal error.
 // worker is one client: its connection, its workload's state and its
 // counts. It outlives the task it runs in when it follows its server
 // process to another loop (follower).
@@ -550,7 +548,8 @@ func (r *run) serve(ctx context.Context, id int, events int64, fl *follower) err
 }
 
 // runWorker runs wk's events until it has done them all, the run stops,
-// or it should move to the loop it returns.
+// or it should move to the loop it returns. It returns a non-nil error
+// only for a fatal error.
 func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loop, error) {
 	// stop ends at the time limit (workload.WithStop): no event starts
 	// after it.
