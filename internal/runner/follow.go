@@ -39,27 +39,10 @@ const (
 	followAfter = 2
 )
 
-// newFollower returns a follower for workers workers on loops pinned to
-// cpus, or nil when the loops are not on two CPUs or more.
-func newFollower(stop context.Context, cpus []int, workers int) *follower {
-	distinct := map[int]bool{}
-	for _, c := range cpus {
-		distinct[c] = true
-	}
-	if len(distinct) < 2 {
-		return nil
-	}
+// newFollower returns a follower for workers workers on loops, or nil
+// unless they are pinned (mux.Loop.Pin) to two CPUs or more.
+func newFollower(stop context.Context, loops []*mux.Loop, workers int) *follower {
 	f := &follower{byCPU: map[int]*mux.Loop{}}
-	f.idle, f.endIdle = context.WithCancel(stop)
-	f.live.Store(int64(workers))
-	return f
-}
-
-// follow learns the loops, each pinned (mux.Loop.Pin) before it runs.
-func (f *follower) follow(loops []*mux.Loop) {
-	if f == nil {
-		return
-	}
 	for _, l := range loops {
 		if cpu, ok := l.CPU(); ok {
 			if _, taken := f.byCPU[cpu]; !taken {
@@ -67,6 +50,12 @@ func (f *follower) follow(loops []*mux.Loop) {
 			}
 		}
 	}
+	if len(f.byCPU) < 2 {
+		return nil
+	}
+	f.idle, f.endIdle = context.WithCancel(stop)
+	f.live.Store(int64(workers))
+	return f
 }
 
 // finished counts a worker that will not run again.
@@ -104,8 +93,9 @@ func (f *follower) destination(ctx context.Context, wk *worker) *mux.Loop {
 type moveState struct {
 	next    time.Time // when to look next
 	strikes int       // looks in a row that found it elsewhere
-	pid     int
-	stat    int // /proc/pid/stat, open; 0: none
+	pid     int       // whose stat is open
+	stat    int       // /proc/pid/stat
+	open    bool      // stat is open
 	buf     [1024]byte
 }
 
@@ -125,7 +115,7 @@ func (m *moveState) serverCPU(c target.Conn) (int, bool) {
 		if err != nil {
 			return 0, false // not on this machine, or gone
 		}
-		m.pid, m.stat = pid, fd
+		m.pid, m.stat, m.open = pid, fd, true
 	}
 	n, err := unix.Pread(m.stat, m.buf[:], 0)
 	if err != nil {
@@ -135,10 +125,10 @@ func (m *moveState) serverCPU(c target.Conn) (int, bool) {
 }
 
 func (m *moveState) close() {
-	if m.stat > 0 {
+	if m.open {
 		_ = unix.Close(m.stat)
 	}
-	m.pid, m.stat = 0, 0
+	m.pid, m.stat, m.open = 0, 0, false
 }
 
 // statCPU reads the processor field (the 39th) of a /proc/pid/stat line.

@@ -252,11 +252,18 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 
 	var wg sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
+	loops := make([]*mux.Loop, jobs)
+	for j := range loops {
+		loops[j] = new(mux.Loop)
+		if cpus != nil {
+			loops[j].Pin(cpus[j])
+		}
+	}
 	// Not with many more connections than cores: each loop would hold a
 	// waiting task for every worker, for answers that come late anyway.
 	var fl *follower
 	if cfg.Follow && !manyPerCPU(cfg.Threads) {
-		fl = newFollower(sctx, cpus, cfg.Threads)
+		fl = newFollower(sctx, loops, cfg.Threads)
 	}
 	work := func(ctx context.Context, id int) {
 		events := int64(0)
@@ -281,14 +288,6 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 			}()
 		}
 	}
-	loops := make([]*mux.Loop, jobs)
-	for j := range loops {
-		loops[j] = new(mux.Loop)
-		if cpus != nil {
-			loops[j].Pin(cpus[j])
-		}
-	}
-	fl.follow(loops)
 	for j, first := 0, 0; j < jobs; j++ {
 		// pgbench's split: job j serves a contiguous range of clients,
 		// the first Threads%jobs of them one more.
