@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Memory soak: dbmark with many threads for a long run, sampling the client's
 # resident set size, to show that memory stays flat however long a run lasts.
+# Each sample splits the resident size into anonymous memory (the heap,
+# stacks, the runtime's own) and file pages (the binary's code and data,
+# mapped in as they are first used), and gives the Go heap that was still
+# live after the last collection (GODEBUG=gctrace=1): the data the run
+# keeps, which is what must not grow.
 #
 #   make testenv-start && bash bench/memory.sh
 #   MEM_TIME=600 MEM_THREADS=256 MEM_TARGET=postgres-tcp bash bench/memory.sh
@@ -52,22 +57,31 @@ else
 	fi
 fi
 
-$BIN run "$TEST" "${OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>&1 &
+# The runtime prints one line per collection on stderr, ending its heap
+# sizes with "before->after->live MB".
+GODEBUG=gctrace=1 $BIN run "$TEST" "${OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>"$OUT/gc.log" &
 PID=$!
-echo "| elapsed s | RSS MiB | threads (OS) |"
-echo "|---:|---:|---:|"
+status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status" 2>/dev/null || echo 0; }
+live_mb() { grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$OUT/gc.log" 2>/dev/null | tail -n 1 | sed -E 's/.*->([0-9]+) MB/\1/'; }
+echo "| elapsed s | RSS MiB | anonymous MiB | file MiB | live heap MB (last GC) | collections | threads (OS) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 start=$(date +%s)
 peak=0
 first=""
 while kill -0 "$PID" 2>/dev/null; do
 	sleep "$EVERY"
 	[[ -r /proc/$PID/status ]] || break
-	rss_kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)
-	os_threads=$(awk '/^Threads:/ {print $2}' "/proc/$PID/status" 2>/dev/null || echo 0)
+	rss_kb=$(status_kb VmRSS)
+	anon_kb=$(status_kb RssAnon)
+	file_kb=$(status_kb RssFile)
+	os_threads=$(status_kb Threads)
 	[[ -n $rss_kb && $rss_kb -gt 0 ]] || continue
 	((rss_kb > peak)) && peak=$rss_kb
 	[[ -z $first && $(($(date +%s) - start)) -ge 60 ]] && first=$rss_kb
-	printf "| %d | %.1f | %d |\n" "$(($(date +%s) - start))" "$(echo "$rss_kb/1024" | bc -l)" "$os_threads"
+	live=$(live_mb)
+	gcs=$(grep -c '^gc ' "$OUT/gc.log" 2>/dev/null || true)
+	printf "| %d | %.1f | %.1f | %.1f | %s | %s | %d |\n" "$(($(date +%s) - start))" "$(echo "$rss_kb/1024" | bc -l)" \
+		"$(echo "${anon_kb:-0}/1024" | bc -l)" "$(echo "${file_kb:-0}/1024" | bc -l)" "${live:-none yet}" "${gcs:-0}" "$os_threads"
 	last=$rss_kb
 done
 wait "$PID" || true
