@@ -164,6 +164,18 @@ type Options struct {
 // system calls the Go scheduler does not see (DialBlocking), keeping the
 // goroutine's processor meanwhile. A run on one needs a processor for each
 // worker, or a worker back with its answer would wait for one that is held
+// by another worker's wait.
+type ProcessorHolder interface {
+	HoldsProcessor() bool
+}
+
+// HoldsProcessor says whether tg's connections keep their processor while
+// they wait (ProcessorHolder).
+func HoldsProcessor(tg Target) bool {
+	h, ok := tg.(ProcessorHolder)
+	return ok && h.HoldsProcessor()
+}
+
 // ServerProcess is a connection that knows the server's process serving
 // it (a PostgreSQL backend's pid), which on this machine can be watched.
 type ServerProcess interface {
@@ -181,18 +193,6 @@ type ProcessPerConnection interface {
 func HasProcessPerConnection(tg Target) bool {
 	p, ok := tg.(ProcessPerConnection)
 	return ok && p.ProcessPerConnection()
-}
-
-// by another worker's wait.
-type ProcessorHolder interface {
-	HoldsProcessor() bool
-}
-
-// HoldsProcessor says whether tg's connections keep their processor while
-// they wait (ProcessorHolder).
-func HoldsProcessor(tg Target) bool {
-	h, ok := tg.(ProcessorHolder)
-	return ok && h.HoldsProcessor()
 }
 
 // Multiplexer is a target whose connections can wait for the server in
