@@ -174,6 +174,16 @@ type blockingConn struct {
 	// opens next under the same number.
 	ops      atomic.Int64
 	fdClosed atomic.Bool
+	// taskMu orders a task's request (taskWrites, counted as it is sent)
+	// against a plain read's look at the count and its recvfrom. A driver
+	// sharing the socket with a task may leave a read of its own waiting
+	// after its last answer: pgconn's background reader, started when a
+	// write of pgconn's takes over 15 ms, reads on until an answer comes,
+	// and would take the task's. A plain read begun before a task's
+	// request ends at its answer without reading it, as a timeout, which
+	// pgconn's reader drops.
+	taskMu     sync.Mutex
+	taskWrites uint64
 }
 
 const opsClosed = 1 << 40
@@ -203,13 +213,35 @@ func (c *blockingConn) closeFd() error {
 }
 
 func (c *blockingConn) Read(b []byte) (int, error) {
-	return c.readSome(b, c.waitReadable)
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.taskMu.Lock()
+	began := c.taskWrites
+	c.taskMu.Unlock()
+	return c.readSome(b, c.waitReadable, func() (int, syscall.Errno, bool) {
+		c.taskMu.Lock()
+		defer c.taskMu.Unlock()
+		if c.taskWrites != began {
+			return 0, 0, false
+		}
+		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
+		return n, errno, true
+	})
 }
+
+// errOvertaken ends a plain read that a task's request overtook (taskMu).
+type errOvertaken struct{}
+
+func (errOvertaken) Error() string   { return "i/o timeout (a newer request took the connection over)" }
+func (errOvertaken) Timeout() bool   { return true }
+func (errOvertaken) Temporary() bool { return true }
 
 // readSome reads once, calling wait first, as an answer is mostly not
 // there yet when the driver asks for it; but when the last read filled
-// the buffer, more is likely waiting.
-func (c *blockingConn) readSome(b []byte, wait func() error) (int, error) {
+// the buffer, more is likely waiting. recv, when given, makes the read
+// instead (Read's guard against a task's request); false: none was made.
+func (c *blockingConn) readSome(b []byte, wait func() error, recv func() (int, syscall.Errno, bool)) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -224,7 +256,16 @@ func (c *blockingConn) readSome(b []byte, wait func() error) (int, error) {
 				return 0, err
 			}
 		}
-		n, errno := rawIO(unix.SYS_RECVFROM, c.fd, b)
+		var (
+			n     int
+			errno syscall.Errno
+			ok    = true
+		)
+		if recv == nil {
+			n, errno = rawIO(unix.SYS_RECVFROM, c.fd, b)
+		} else if n, errno, ok = recv(); !ok {
+			return 0, &net.OpError{Op: "read", Net: c.network, Err: errOvertaken{}}
+		}
 		switch errno {
 		case 0:
 			c.full = n == len(b)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbmark/dbmark/internal/mux"
 )
 
 // listen starts a server on network that hands each accepted connection to
@@ -347,5 +349,71 @@ func TestDialBlockingSurvivesASignal(t *testing.T) {
 	defer unix.Close(nfd)
 	if err := <-dialed; err != nil {
 		t.Fatalf("dial interrupted by a signal: %v", err)
+	}
+}
+
+// A driver's read left waiting on the socket (pgconn's background reader)
+// must not take the answers to a task's requests: each is woken by them,
+// and each time the task reads the whole answer; the plain read ends
+// having read nothing.
+func TestTaskRequestsOvertakeAWaitingPlainRead(t *testing.T) {
+	c := dial(t, "tcp", listen(t, "tcp", echo(0)))
+	type read struct {
+		n   int
+		err error
+	}
+	plain := make(chan read, 1)
+	go func() {
+		n, err := c.Read(make([]byte, 64))
+		plain <- read{n, err}
+	}()
+	for c.ops.Load() == 0 { // the plain read has begun
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // and waits for the socket
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	const requests = 200
+	var (
+		done    int
+		taskErr error
+	)
+	var l mux.Loop
+	l.Add(func(ctx context.Context) {
+		task := mux.From(ctx)
+		buf := make([]byte, 64)
+		for ; done < requests; done++ {
+			if _, taskErr = c.WriteWait(ctx, task, []byte("ping")); taskErr != nil {
+				return
+			}
+			var got []byte
+			for len(got) < 4 {
+				var n int
+				if n, taskErr = c.ReadWait(ctx, task, buf); taskErr != nil {
+					return
+				}
+				got = append(got, buf[:n]...)
+			}
+			if string(got) != "ping" {
+				taskErr = fmt.Errorf("answer %q", got)
+				return
+			}
+		}
+	})
+	if err := l.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if taskErr != nil {
+		t.Fatalf("request %d of %d: %v", done+1, requests, taskErr)
+	}
+	c.Close() // wakes the plain read if no answer did
+	select {
+	case r := <-plain:
+		if r.n != 0 {
+			t.Fatalf("the plain read took %d bytes of an answer", r.n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the plain read still waits after Close")
 	}
 }

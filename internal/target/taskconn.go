@@ -23,11 +23,14 @@ type TaskConn interface {
 // ReadWait reads once what the server sent, waiting in t while there is
 // nothing (first, like Read).
 func (c *blockingConn) ReadWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
-	return c.readSome(b, func() error { return c.waitTask(ctx, t, false) })
+	return c.readSome(b, func() error { return c.waitTask(ctx, t, false) }, nil)
 }
 
 // WriteWait writes all of b, waiting in t while the socket's buffer is full.
 func (c *blockingConn) WriteWait(ctx context.Context, t *mux.Task, b []byte) (int, error) {
+	c.taskMu.Lock()
+	c.taskWrites++ // a plain read still waiting must not take the answer
+	c.taskMu.Unlock()
 	return c.writeAll(b, func() error { return c.waitTask(ctx, t, true) })
 }
 
