@@ -55,7 +55,7 @@ func (a *App) checkCmd() *cobra.Command {
 // check runs the check: exit 0 when the data is consistent, 2 when it is
 // not, 1 when the check could not run.
 func (a *App) check(ctx context.Context, w workload.Workload, ch workload.Checker, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f, 0)
+	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}

@@ -73,25 +73,3 @@ func TestIibenchRefusesBadInputBeforeCreatingAnything(t *testing.T) {
 		t.Fatalf("the data directory holds %d entries: a refused run created something", len(entries))
 	}
 }
-
-// With --net-io auto, iibench's connections to MySQL/MariaDB wait in Go's
-// poller (its statements take milliseconds); --net-io still overrides it,
-// and the result says which way they waited.
-func TestIibenchWaitsInThePoller(t *testing.T) {
-	u := serverURL(t, "DBMARK_TEST_MYSQL")
-	dir := home(t)
-	ctx := context.Background()
-	js := filepath.Join(dir, "ii.json")
-	for _, c := range []struct{ flag, want string }{{"auto", "poll reads"}, {"blocking", "blocking reads"}} {
-		o := dbmark(t, ctx, "run", "iibench", "--target", u.String(), "--recreate", "--max-rows", "200", "--net-io", c.flag, "--no-store", "--json", js)
-		if o.code != 0 {
-			t.Fatalf("--net-io %s: exit %d: %s", c.flag, o.code, o.stderr)
-		}
-		if d := readResult(t, js).Target.Driver; !strings.Contains(d, c.want) {
-			t.Errorf("--net-io %s: driver %q, want %q", c.flag, d, c.want)
-		}
-	}
-	if o := dbmark(t, ctx, "cleanup", "iibench", "--target", u.String()); o.code != 0 {
-		t.Fatalf("cleanup: %s", o.stderr)
-	}
-}

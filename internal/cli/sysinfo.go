@@ -27,7 +27,7 @@ type sysinfo struct {
 func (a *App) sysinfoCmd() *cobra.Command {
 	var asJSON bool
 	var root string
-	f := &runFlags{netIO: "auto"}
+	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   "sysinfo",
 		Short: "Print the machine's facts (and the engine's, with --target) and the preflight warnings",
@@ -62,7 +62,7 @@ func (a *App) sysinfo(ctx context.Context, f *runFlags, root string) (*sysinfo, 
 	var facts *result.EngineFacts
 	if f.target != "" {
 		var err error
-		if tg, _, err = a.openTarget(ctx, nil, f, 0); err != nil {
+		if tg, _, err = a.openTarget(ctx, nil, f); err != nil {
 			return nil, err
 		}
 		defer tg.Close()

@@ -57,8 +57,7 @@ type runFlags struct {
 	target       string
 	pgMode       string
 	psMode       string
-	netIO        string
-	affinity     string
+	stallTimeout seconds
 	threads      int
 	time         seconds
 	events       int64
@@ -80,8 +79,6 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
-	fs.StringVar(&f.netIO, "net-io", "auto", "how connections wait for the server: blocking (in the worker's own thread, like C clients), poll (Go's network poller), or auto (the one measured faster for the engine and workload: on MySQL blocking up to 16 connections per core and poll beyond; poll on PostgreSQL and for iibench)")
-	fs.StringVar(&f.affinity, "affinity", string(runner.AffinityFollow), "where loop threads (--jobs, pgbench's -j) run: spread (each pinned to a CPU of its own, in turn over the CPUs dbmark may use), follow (pinned as spread, and each client moves to the loop on the CPU its server process runs on, for a PostgreSQL server on this machine) or none (left to the kernel, which may put them on one CPU)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 }
@@ -98,6 +95,8 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxTries, "max-tries", 10, "tries per transaction on a retryable error (serialization failure, deadlock, lock wait timeout, SQLITE_BUSY)")
 	fs.BoolVar(&f.verboseErrs, "verbose-errors", false, "log each error a transaction meets that does not end the run (retried, failed after its tries, or ignored), with the client and try, as pgbench's")
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
+	f.stallTimeout = seconds(time.Minute)
+	fs.Var(&f.stallTimeout, "stall-timeout", "end the run as failed when a client finishes nothing for this long, naming it and the statement it waits for (0: never)")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
@@ -182,9 +181,8 @@ func (a *App) inform(w workload.Workload) (bool, error) {
 }
 
 // openTarget opens the workload's own target, --target, or the embedded
-// default, for a run of conns connections each on a goroutine of its own
-// (0: not a run, or connections served by loops). It does not connect.
-func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags, conns int) (target.Target, bool, error) {
+// default. It does not connect.
+func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) (target.Target, bool, error) {
 	if tp, ok := w.(workload.TargetProvider); ok {
 		tg, err := tp.OwnTarget(ctx)
 		if err != nil {
@@ -204,18 +202,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags, 
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	netIO := f.netIO
-	switch netIO {
-	case "auto":
-		netIO = ""
-		if c, ok := w.(workload.NetIOChooser); ok {
-			netIO = c.NetIO()
-		}
-	case target.NetIOBlocking, target.NetIOPoll:
-	default:
-		return nil, false, withCode(ExitUsage, fmt.Errorf("--net-io %q: must be auto, blocking or poll", f.netIO))
-	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, NetIO: netIO, Conns: conns, Logger: a.Logger})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
@@ -246,7 +233,7 @@ func pickSeed(s uint64) uint64 {
 }
 
 func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f, 0)
+	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
@@ -264,7 +251,7 @@ func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) err
 }
 
 func (a *App) cleanup(ctx context.Context, w workload.Workload, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f, 0)
+	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
@@ -319,8 +306,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	cfg := runner.Config{
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries, VerboseErrors: f.verboseErrs,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed, Jobs: hints.Jobs, JobsDefault: hints.JobsDefault,
-		Affinity: runner.Affinity(f.affinity),
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
+		StallTimeout: time.Duration(f.stallTimeout),
 	}
 	if err := shapeRun(fs, w, f, &cfg); err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -332,11 +319,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if !ok {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
 	}
-	conns := cfg.Threads
-	if cfg.LoopsAsked() {
-		conns = 0
-	}
-	tg, embedded, err := a.openTarget(ctx, w, f, conns)
+	tg, embedded, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +327,6 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err := a.validate(w, tg, f); err != nil {
 		return nil, err
 	}
-	cfg.Follow = cfg.Affinity == runner.AffinityFollow && target.HasProcessPerConnection(tg) && isLocal(tg)
 	if di, ok := w.(workload.DefaultIgnorer); ok && !fs.Changed("ignore-errors") {
 		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
 	}
@@ -521,23 +503,6 @@ func fill(res *result.Result, out *runner.Outcome) {
 	if res.Environment != nil && out.GoMaxProcs > 0 {
 		res.Environment.GoMaxProcs = out.GoMaxProcs
 	}
-	if out.Loops > 0 {
-		// The connections waited in the loops, not as the driver string
-		// read before the run says.
-		res.Target.Driver += fmt.Sprintf("; in this run %d loop threads, each waiting for its connections in one epoll set", out.Loops)
-		if len(out.LoopCPUs) > 0 {
-			res.Target.Driver += ", pinned to CPUs " + joinInts(out.LoopCPUs)
-		}
-		if out.Following {
-			res.Target.Driver += fmt.Sprintf(", each connection served by the loop on its server process's CPU (%d moves)", out.Moves)
-		}
-	}
-	// --jobs as it took effect: never more loops than connections, and
-	// none where the target's default is a goroutine per connection or
-	// it has no sockets to wait for (SQLite).
-	if _, ok := res.Workload.Options["jobs"]; ok {
-		res.Workload.Options["jobs"] = strconv.Itoa(out.Loops)
-	}
 }
 
 // redactArgs removes passwords from a command line: in URLs, and in the
@@ -562,13 +527,4 @@ func redactArgs(args []string) []string {
 		}
 	}
 	return out
-}
-
-// joinInts writes ns as "0, 1, 2".
-func joinInts(ns []int) string {
-	s := make([]string, len(ns))
-	for i, n := range ns {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ", ")
 }

@@ -106,6 +106,9 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "    warm-up (not counted):               %.4fs\n", r.Run.WarmupS)
 	}
 	fmt.Fprintf(w, "    total number of events:              %d\n", s.Events)
+	if s.Concurrency > 0 {
+		fmt.Fprintf(w, "    events in flight (events/s x mean latency): %.2f of %d clients\n", s.Concurrency, r.Run.Threads)
+	}
 	label := "Latency (ms):"
 	if r.Run.Rate > 0 {
 		label = "Latency (ms, from the intended start):"
@@ -138,6 +141,9 @@ func Summary(w io.Writer, r *result.Result) {
 		writeRows(w, r.Rows, r.Run.Percentiles)
 	}
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 }
 
 func writeLatency(w io.Writer, label string, l *result.Latency) {

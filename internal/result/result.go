@@ -159,22 +159,28 @@ type RunOptions struct {
 
 // Summary is the run after warm-up.
 type Summary struct {
-	DurationS    float64           `json:"duration_s"`
-	Events       int64             `json:"events"` // committed transactions
-	EventsPerS   float64           `json:"events_per_s"`
-	Queries      QueryCounts       `json:"queries"`
-	QueriesPerS  float64           `json:"queries_per_s"`
-	ReadMiBPerS  float64           `json:"read_mib_per_s,omitempty"`  // operations that move bytes (file I/O)
-	WriteMiBPerS float64           `json:"write_mib_per_s,omitempty"` // likewise
-	Errors       []ErrorCount      `json:"errors,omitempty"`
-	ErrorsTotal  int64             `json:"errors_total"`
-	Retries      int64             `json:"retries"`
-	Reconnects   int64             `json:"reconnects"`
-	Latency      *Latency          `json:"latency,omitempty"`      // of events; from the intended start under --rate
-	Service      *Latency          `json:"service,omitempty"`      // of events from the actual start, under --rate
-	ScheduleLag  *Latency          `json:"schedule_lag,omitempty"` // under --rate
-	Ops          []OpSummary       `json:"ops"`
-	Clamped      int64             `json:"clamped,omitempty"` // latencies above one hour, recorded as one hour
+	DurationS    float64      `json:"duration_s"`
+	Events       int64        `json:"events"` // committed transactions
+	EventsPerS   float64      `json:"events_per_s"`
+	Queries      QueryCounts  `json:"queries"`
+	QueriesPerS  float64      `json:"queries_per_s"`
+	ReadMiBPerS  float64      `json:"read_mib_per_s,omitempty"`  // operations that move bytes (file I/O)
+	WriteMiBPerS float64      `json:"write_mib_per_s,omitempty"` // likewise
+	Errors       []ErrorCount `json:"errors,omitempty"`
+	ErrorsTotal  int64        `json:"errors_total"`
+	Retries      int64        `json:"retries"`
+	Reconnects   int64        `json:"reconnects"`
+	Latency      *Latency     `json:"latency,omitempty"`      // of events; from the intended start under --rate
+	Service      *Latency     `json:"service,omitempty"`      // of events from the actual start, under --rate
+	ScheduleLag  *Latency     `json:"schedule_lag,omitempty"` // under --rate
+	Ops          []OpSummary  `json:"ops"`
+	Clamped      int64        `json:"clamped,omitempty"` // latencies above one hour, recorded as one hour
+	// Concurrency is Little's law's count of events in flight (events/s
+	// x mean latency) in a closed loop, where it should be the number of
+	// clients; 0 under a rate.
+	Concurrency float64 `json:"effective_concurrency,omitempty"`
+	// Warnings are what the run found wrong with its own figures.
+	Warnings     []string          `json:"warnings,omitempty"`
 	Extra        map[string]string `json:"extra,omitempty"`
 	Headline     float64           `json:"headline"`
 	HeadlineUnit string            `json:"headline_unit"`

@@ -10,20 +10,14 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/series"
 	"github.com/dbmark/dbmark/internal/target"
@@ -51,21 +45,9 @@ type Config struct {
 	// SkipLate and CountFailed are the workload's RunHints.
 	SkipLate    time.Duration
 	CountFailed bool
-	// Jobs, when positive, serves the workers from this many threads,
-	// each a loop waiting for all its workers' connections at once, as
-	// pgbench's -j threads do, where the target's connections allow it
-	// (target.Multiplexes); otherwise every worker is a goroutine.
-	Jobs int
-	// JobsDefault says Jobs was not the user's choice: a target whose
-	// connections are better served each from its own thread
-	// (target.LoopsByDefault) then gets a goroutine per worker.
-	JobsDefault bool
-	// Affinity says where loop threads run (none when empty).
-	Affinity Affinity
-	// Follow moves workers to the loop pinned to the CPU their server
-	// process runs on (follower); only for a server on this machine, and
-	// not with many more connections than cores.
-	Follow bool
+	// StallTimeout is how long a client may go without finishing its
+	// event before the run ends as failed, naming it (0: never).
+	StallTimeout time.Duration
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
@@ -98,8 +80,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rate %v: must be a positive number of events per second, or 0 for no limit", c.Rate)
 	case c.MaxTries < 1:
 		return fmt.Errorf("--max-tries %d: must be at least 1", c.MaxTries)
-	case c.Affinity != "" && c.Affinity != AffinitySpread && c.Affinity != AffinityNone && c.Affinity != AffinityFollow:
-		return fmt.Errorf("--affinity %q: must be follow, spread or none", string(c.Affinity))
+	case c.StallTimeout < 0:
+		return fmt.Errorf("--stall-timeout %v: must not be negative (0 turns the check off)", c.StallTimeout)
 	}
 	return nil
 }
@@ -119,76 +101,10 @@ type Outcome struct {
 	Series    []result.Interval
 	// GoMaxProcs is the Go scheduler's processor count during the run.
 	GoMaxProcs int
-	// Loops is how many threads served the workers from loops (Config.Jobs
-	// where the target allowed it); 0: a goroutine per worker.
-	Loops int
-	// LoopCPUs is the CPU each loop's thread was pinned to (nil: none).
-	LoopCPUs []int
-	// Following says workers followed their server processes between
-	// loops (Config.Follow), and Moves how often one moved.
-	Following bool
-	Moves     int64
+	// Stuck lists the clients that were still inside an event when the
+	// run gave up waiting for them.
+	Stuck []Stall
 }
-
-// Affinity is where loop threads run.
-type Affinity string
-
-const (
-	// AffinitySpread pins each loop's thread to a CPU of its own, in turn
-	// over the CPUs the process may use (as fio's cpus_allowed_policy=split).
-	AffinitySpread Affinity = "spread"
-	// AffinityNone leaves loop threads to the kernel's scheduler.
-	AffinityNone Affinity = "none"
-	// AffinityFollow pins as spread does, and with a server on this
-	// machine (Config.Follow) moves each worker to the loop on its server
-	// process's CPU (follower).
-	AffinityFollow Affinity = "follow"
-)
-
-// loopCPUs returns the CPU for each of n loops under a, or nil when they
-// are left to the kernel: not asked, or only one CPU to use.
-func loopCPUs(a Affinity, n int) ([]int, error) {
-	if (a != AffinitySpread && a != AffinityFollow) || n == 0 {
-		return nil, nil
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("reading the CPUs the process may use: %w", err)
-	}
-	var allowed []int
-	for c := 0; len(allowed) < set.Count(); c++ {
-		if set.IsSet(c) {
-			allowed = append(allowed, c)
-		}
-	}
-	if len(allowed) < 2 {
-		return nil, nil
-	}
-	// Start from the CPU this thread runs on: the kernel put the process
-	// where there was room, so two runs at once on a big machine do not
-	// both take the first CPUs.
-	here := -1
-	var cpu uint32
-	if _, _, errno := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); errno == 0 {
-		here = int(cpu)
-	}
-	return spreadFrom(allowed, here, n), nil
-}
-
-// spreadFrom gives n loops CPUs of allowed in turn, from here when it is
-// one of them.
-func spreadFrom(allowed []int, here, n int) []int {
-	first := max(slices.Index(allowed, here), 0)
-	cpus := make([]int, n)
-	for j := range cpus {
-		cpus[j] = allowed[(first+j)%len(allowed)]
-	}
-	return cpus
-}
-
-// LoopsAsked says the user asked for loops (a positive --jobs of their
-// own), which every target that can serve them then gets.
-func (c Config) LoopsAsked() bool { return c.Jobs > 0 && !c.JobsDefault }
 
 // ErrInterrupted is returned when the run's context was cancelled from outside.
 var ErrInterrupted = errors.New("interrupted")
@@ -196,38 +112,16 @@ var ErrInterrupted = errors.New("interrupted")
 // Run drives the load until a limit is reached, ctx is cancelled or a fatal
 // error occurs. It always returns an outcome with what was measured.
 func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
-	jobs := 0
-	if cfg.Jobs > 0 && target.Multiplexes(tg) && (cfg.LoopsAsked() || target.LoopsByDefault(tg)) {
-		jobs = min(cfg.Jobs, cfg.Threads)
-	}
-	// Threads that wait in raw system calls keep their processors, so
-	// the rest of the program needs processors of its own: a loop waits
-	// that way (mux.Loop.poll), and so do connections that hold their
-	// processor. With fewer processors than such workers, a worker back
-	// from a system call waits until the scheduler's monitor takes a
-	// processor from one still blocked (it looks every 20 µs to 10 ms):
-	// sequential O_DIRECT writes at 16 threads ran at 40% of fio's rate
-	// that way.
-	cpus, err := loopCPUs(cfg.Affinity, jobs)
-	if err != nil {
-		log.Warn("loop threads are left to the kernel", "err", err)
-	}
-	want := 0
-	switch {
-	case jobs > 0:
-		want = jobs + 2
-	case load.SyscallBound || target.HoldsProcessor(tg):
-		want = cfg.Threads + 2
-	}
-	if prev := runtime.GOMAXPROCS(0); want > prev {
-		runtime.GOMAXPROCS(want)
-		defer runtime.GOMAXPROCS(prev)
+	// File I/O workers make their reads and writes as raw system calls,
+	// which keep the goroutine's processor (Load.SyscallBound): they need
+	// one each, or a worker back from the kernel waits for one.
+	if want := cfg.Threads + 2; load.SyscallBound && want > runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 	gomaxprocs := runtime.GOMAXPROCS(0)
-	defer collectSooner(gomaxprocs)()
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
-	r := &run{cfg: cfg, tg: tg, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	r := &run{start: start, cfg: cfg, tg: tg, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
 	if r.cfg.ReconnectFor == 0 {
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
@@ -250,66 +144,17 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	}
 	warmupEnd := start.Add(cfg.Warmup)
 
+	// One goroutine per client, each with its own connection: N clients
+	// are N statements in flight.
 	var wg sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
-	loops := make([]*mux.Loop, jobs)
-	for j := range loops {
-		loops[j] = new(mux.Loop)
-		if cpus != nil {
-			loops[j].Pin(cpus[j])
-		}
-	}
-	// Not with many more connections than cores: each loop would hold a
-	// waiting task for every worker, for answers that come late anyway.
-	var fl *follower
-	if cfg.Follow && !manyPerCPU(cfg.Threads) {
-		fl = newFollower(sctx, loops, cfg.Threads)
-	}
-	work := func(ctx context.Context, id int) {
-		events := int64(0)
-		if id >= 0 {
-			events = perWorker[id]
-		}
-		if err := r.serve(ctx, id, events, fl); err != nil {
-			cancel(err)
-		}
-	}
-	ownThread := locksThreads(target.HoldsProcessor(tg), cfg.Threads)
-	if jobs == 0 {
-		for i := 0; i < cfg.Threads; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if ownThread {
-					runtime.LockOSThread()
-					defer runtime.UnlockOSThread()
-				}
-				work(wctx, i)
-			}()
-		}
-	}
-	for j, first := 0, 0; j < jobs; j++ {
-		// pgbench's split: job j serves a contiguous range of clients,
-		// the first Threads%jobs of them one more.
-		n := cfg.Threads / jobs
-		if j < cfg.Threads%jobs {
-			n++
-		}
-		l := loops[j]
-		for id := first; id < first+n; id++ {
-			l.Add(func(ctx context.Context) { work(ctx, id) })
-		}
-		if fl != nil {
-			// Room for the workers that may come: every one could.
-			for range cfg.Threads - n {
-				l.Add(func(ctx context.Context) { work(ctx, -1) })
-			}
-		}
-		first += n
+	r.clients = make([]client, cfg.Threads)
+	for i := range cfg.Threads {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := l.Run(wctx); err != nil {
+			defer r.clients[i].finish()
+			if err := r.serve(wctx, i, perWorker[i]); err != nil {
 				cancel(err)
 			}
 		}()
@@ -317,13 +162,6 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	done := make(chan struct{})
 	go func() {
 		wg.Wait()
-		// A worker sent to a loop that had ended, or as the run stopped,
-		// still has its connection to close and its log to end.
-		for _, l := range loops {
-			for _, v := range l.Undelivered() {
-				v.(*worker).close()
-			}
-		}
 		close(done)
 	}()
 
@@ -345,12 +183,27 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		defer t.Stop()
 		warmTimer = t.C
 	}
+	// A client that does not return once the workers' context has ended
+	// is waiting where no cancellation reaches: the run ends without it.
+	var abandon <-chan time.Time
+	ended := wctx.Done()
 loop:
 	for {
 		select {
 		case <-done:
 			break loop
+		case <-ended:
+			ended = nil
+			t := time.NewTimer(abandonAfter)
+			defer t.Stop()
+			abandon = t.C
+		case <-abandon:
+			r.stuck = r.busy(time.Now(), 0)
+			break loop
 		case now := <-ticker.C:
+			if st := r.busy(now, cfg.StallTimeout); cfg.StallTimeout > 0 && len(st) > 0 {
+				cancel(&StallError{Stalls: st, Timeout: cfg.StallTimeout})
+			}
 			if warmTimer != nil && now.After(warmupEnd.Add(-tickEvery/10)) {
 				// This tick is the end of the warm-up: a second one from
 				// the timer an instant later would make an interval of
@@ -370,20 +223,21 @@ loop:
 		points.Add(r.point(iv))
 	}
 
-	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Loops: jobs, LoopCPUs: cpus}
+	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
 	cause := context.Cause(wctx)
 	switch {
 	case ctx.Err() != nil:
 		out.Status = result.StatusInterrupted
 		out.Err = ErrInterrupted
+	case len(r.stuck) > 0 && (cause == nil || errors.Is(cause, errTimeUp)):
+		// Never ok: a client's last event did not end.
+		out.Status = result.StatusFailed
+		out.Err = &StallError{Stalls: r.stuck}
 	case cause != nil && !errors.Is(cause, errTimeUp) && !errors.Is(cause, context.Canceled):
 		out.Status = result.StatusFailed
 		out.Err = cause
 	}
 	r.summarize(out)
-	if fl != nil {
-		out.Following, out.Moves = true, fl.moves.Load()
-	}
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("closing the load", "err", err)
@@ -430,12 +284,15 @@ func splitEvents(total int64, threads int) []int64 {
 }
 
 type run struct {
-	cfg    Config
-	tg     target.Target
-	load   *workload.Load
-	reg    *metrics.Registry
-	log    *slog.Logger
-	ignore map[string]bool
+	start   time.Time
+	clients []client
+	stuck   []Stall // clients abandoned at the end
+	cfg     Config
+	tg      target.Target
+	load    *workload.Load
+	reg     *metrics.Registry
+	log     *slog.Logger
+	ignore  map[string]bool
 }
 
 func ignoreSet(codes []string) map[string]bool {
@@ -465,8 +322,7 @@ func (e *FatalError) Error() string {
 func (e *FatalError) Unwrap() error { return e.Err }
 
 // worker is one client: its connection, its workload's state and its
-// counts. It outlives the task it runs in when it follows its server
-// process to another loop (follower).
+// counts.
 type worker struct {
 	id     int
 	events int64 // 0: no limit
@@ -476,8 +332,7 @@ type worker struct {
 	w      workload.Worker
 	sched  *schedule
 	clock  workload.Clock // shared with a worker that reads the time itself
-	last   time.Time      // when its last event ended
-	moves  moveState
+	cl     *client
 }
 
 // newWorker connects worker id; nil when it has nothing to do or the run
@@ -486,15 +341,18 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 	if events < 0 {
 		return nil, nil
 	}
+	cl := &r.clients[id]
+	cl.begin(r.since(time.Now()))
 	h := r.reg.NewHandle()
 	conn, w, err := r.connect(ctx, id, h, false)
+	cl.end(conn)
 	if err != nil {
 		if workload.Stop(ctx).Err() != nil {
 			return nil, nil
 		}
 		return nil, &FatalError{Worker: id, Err: err}
 	}
-	wk := &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock()}
+	wk := &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock(), cl: cl}
 	rate := r.cfg.Rate / float64(r.cfg.Threads)
 	if r.load.WorkerRate != nil {
 		rate = r.load.WorkerRate(id)
@@ -512,63 +370,29 @@ func (wk *worker) close() {
 	if wk.conn != nil {
 		wk.conn.Close()
 	}
-	wk.moves.close()
 }
 
-// serve runs worker id, and with a follower, the workers that come to
-// this task's loop after it moved its own away. A task with no worker of
-// its own (id < 0) starts by waiting for one.
-func (r *run) serve(ctx context.Context, id int, events int64, fl *follower) error {
-	var wk *worker
-	if id >= 0 {
-		var err error
-		if wk, err = r.newWorker(ctx, id, events); wk == nil {
-			fl.finished()
-			return err
-		}
+// serve runs worker id until it has done its events, the run stops, or a
+// fatal error, which it returns.
+func (r *run) serve(ctx context.Context, id int, events int64) error {
+	wk, err := r.newWorker(ctx, id, events)
+	if wk == nil {
+		return err
 	}
-	for {
-		if wk == nil {
-			v, err := mux.From(ctx).Receive(fl.idle)
-			if err != nil {
-				return nil // every worker is done, or the run stopped
-			}
-			wk = v.(*worker)
-		}
-		to, err := r.runWorker(ctx, wk, fl)
-		if to == nil || err != nil {
-			wk.close()
-			fl.finished()
-			return err
-		}
-		to.Send(wk)
-		wk = nil
-	}
+	defer wk.close()
+	return r.runWorker(ctx, wk)
 }
 
-// runWorker runs wk's events until it has done them all, the run stops,
-// or it should move to the loop it returns. It returns a non-nil error
-// only for a fatal error.
-func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loop, error) {
+// runWorker runs wk's events until it has done them all or the run stops.
+// It returns a non-nil error only for a fatal error.
+func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	// stop ends at the time limit (workload.WithStop): no event starts
 	// after it.
 	stop := workload.Stop(ctx)
-	// A scheduled start is waited for until the time limit at most.
-	sleepCtx := ctx
-	if wk.sched != nil {
-		var cancel context.CancelFunc
-		sleepCtx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(stop, cancel)()
-	}
+	var wait *time.Timer
 	for wk.events == 0 || wk.done < wk.events {
 		if stop.Err() != nil {
-			return nil, nil
-		}
-		if fl != nil && !wk.last.Before(wk.moves.next) {
-			if to := fl.destination(ctx, wk); to != nil {
-				return to, nil
-			}
+			return nil
 		}
 		var intended time.Time
 		if wk.sched != nil {
@@ -583,8 +407,17 @@ func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loo
 				}
 			}
 			if d := time.Until(intended); d > 0 {
-				if mux.Sleep(sleepCtx, d) != nil {
-					return nil, nil
+				// A scheduled start is waited for until the time limit at most.
+				if wait == nil {
+					wait = time.NewTimer(d)
+					defer wait.Stop()
+				} else {
+					wait.Reset(d)
+				}
+				select {
+				case <-wait.C:
+				case <-stop.Done():
+					return nil
 				}
 			}
 		}
@@ -592,23 +425,26 @@ func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loo
 		if wk.sched == nil {
 			intended = began
 		}
+		// The event is in flight from its intended start: a client that
+		// is late to start it is as stuck as one waiting on the server.
+		wk.cl.begin(r.since(intended))
 		cs, shared := wk.w.(workload.ClockSharer)
 		if shared {
 			wk.clock.Now = began
 			cs.ShareClock(&wk.clock)
 		}
-		a := r.event(ctx, wk.id, wk.h, &wk.conn, &wk.w)
+		a := r.event(ctx, wk)
+		wk.cl.end(nil)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
-			return nil, nil
+			return nil
 		}
 		if a.err != nil {
-			return nil, a.err
+			return a.err
 		}
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
-				wk.last = wk.clock.Read()
-				observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.last})
+				observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
 				if r.cfg.CountFailed {
 					wk.done++
 				}
@@ -619,7 +455,6 @@ func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loo
 		if !shared || !end.After(began) {
 			end = wk.clock.Read()
 		}
-		wk.last = end
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
@@ -632,7 +467,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker, fl *follower) (*mux.Loo
 		observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
 	}
-	return nil, nil
+	return nil
 }
 
 // observe tells a worker that wants to know how an event ended.
@@ -653,7 +488,8 @@ type attempt struct {
 }
 
 // event runs one event with its retries.
-func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target.Conn, w *workload.Worker) attempt {
+func (r *run) event(ctx context.Context, wk *worker) attempt {
+	id, h, conn, w := wk.id, wk.h, &wk.conn, &wk.w
 	for try := 1; ; try++ {
 		op, err := (*w).Event(ctx, try > 1)
 		if err == nil {
@@ -685,6 +521,7 @@ func (r *run) event(ctx context.Context, id int, h *metrics.Handle, conn *target
 				return attempt{err: &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}}
 			}
 			*conn, *w = c, nw
+			wk.cl.setConn(c)
 			return attempt{}
 		case target.Retryable:
 			rollback(ctx, *conn)
@@ -746,55 +583,14 @@ func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool
 		if !again || ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, nil, err
 		}
-		if err := mux.Sleep(ctx, backoff); err != nil {
-			return nil, nil, err
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return nil, nil, context.Cause(ctx)
 		}
 		backoff = min(backoff*2, time.Second)
 	}
 }
-
-// locksThreads says whether each worker is locked to its OS thread. A
-// connection that waits in its own thread keeps that thread: the scheduler
-// otherwise moves the goroutine to another thread each time it preempts it
-// (every 10 ms, as a raw wait counts as running), and the server's threads
-// are then woken by ever other client threads, which the kernel cannot
-// keep next to them. Not with many more connections than cores: their
-// answers come late, so they wait where the scheduler sees them, which it
-// does not preempt, so the lock keeps nothing there, and in soaks with 256
-// connections it cost 7 to 20 MiB more (within the spread between runs of
-// one build; bench/README.md).
-func locksThreads(holdsProcessor bool, threads int) bool {
-	return holdsProcessor && !manyPerCPU(threads)
-}
-
-// manyPerCPU says whether n connections or processors are many more than
-// the cores: over fewPerCPU each.
-func manyPerCPU(n int) bool { return n > fewPerCPU*runtime.NumCPU() }
-
-// fewPerCPU is how many connections per core still lock their threads,
-// and processors per core keep the collector's default target.
-const fewPerCPU = 8
-
-// collectSooner lowers the garbage collector's target (GOGC) to
-// manyProcsGCPercent for a run on many more processors than cores, unless
-// the user set GOGC, and returns what puts it back. Each processor caches
-// spans of its own for the sizes it allocates, and goroutines waking on
-// hundreds of processors leave megabytes of mostly empty spans between two
-// collections. With 256 connections the live heap stayed near 20 MiB
-// (buffers allocated per connection at the start) while the heap in use
-// and the resident size grew, past 100 MiB in 10-minute runs. The events
-// allocate next to nothing, so a collection every few seconds costs little.
-func collectSooner(procs int) (restore func()) {
-	if !manyPerCPU(procs) || os.Getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(manyProcsGCPercent)
-	return func() { debug.SetGCPercent(prev) }
-}
-
-// manyProcsGCPercent is collectSooner's target: a collection when the heap
-// has grown by a quarter since the last.
-const manyProcsGCPercent = 25
 
 // schedule draws a worker's intended start times: a Poisson process at the
 // worker's share of the rate, as pgbench -R does per client. Each worker
@@ -921,5 +717,35 @@ func (r *run) summarize(out *Outcome) {
 			out.Hists = append(out.Hists, hh)
 		}
 	}
+	r.concurrency(s, tot)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
+
+// concurrency fills in Little's law's count of events in flight for a
+// closed loop, and warns when it is well below the number of clients:
+// clients then wait somewhere their latency does not show, or take turns.
+func (r *run) concurrency(s *result.Summary, tot *metrics.Totals) {
+	if r.cfg.Rate > 0 || r.load.WorkerRate != nil {
+		return // an open loop: the count in flight follows the rate
+	}
+	h := tot.EventHist()
+	if h.TotalCount() == 0 || s.DurationS <= 0 {
+		return
+	}
+	s.Concurrency = float64(h.TotalCount()) / s.DurationS * h.Mean() / 1e9
+	// With an event limit the last clients to finish run alone, and a
+	// workload that ends itself may stop some clients early: only a run
+	// that all clients spend working is held to the count.
+	if r.cfg.Events > 0 || r.cfg.SelfLimited {
+		return
+	}
+	if n := float64(r.cfg.Threads); s.Concurrency < lowConcurrency*n {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"%d clients, but events/s x mean latency = %.2f (Little's law): clients spent %.0f%% of the run outside the events measured, waiting where no latency shows",
+			r.cfg.Threads, s.Concurrency, 100*(1-s.Concurrency/n)))
+	}
+}
+
+// lowConcurrency is the share of the clients that Little's law must find
+// in flight before the summary warns.
+const lowConcurrency = 0.9

@@ -14,10 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/target"
@@ -303,8 +300,10 @@ type slowWorker struct {
 }
 
 func (w *slowWorker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
-	if err := mux.Sleep(ctx, w.pause); err != nil {
-		return 0, err
+	select {
+	case <-time.After(w.pause):
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
 	return 0, w.conn.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1")
 }
@@ -501,109 +500,31 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// holdingTarget is a target whose connections keep their processor while
-// they wait (target.ProcessorHolder), as DialBlocking's do.
-type holdingTarget struct{ target.Target }
-
-func (holdingTarget) HoldsProcessor() bool { return true }
-
-// A load whose workers block in system calls, or a target whose connections
-// keep their processor while they wait, gets a scheduler processor per
-// worker for the run, and the processor count is put back afterwards.
+// A load whose workers block in raw system calls (file I/O) gets a
+// scheduler processor per worker for the run, and the processor count is
+// put back afterwards.
 func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
-	for _, holding := range []bool{false, true} {
-		tg := counterTable(t, "")
-		if holding {
-			tg = holdingTarget{tg}
-		}
-		before := runtime.GOMAXPROCS(0)
-		c := cfg()
-		c.Threads, c.Events = 6, 60
-		load := script(increment)
-		load.SyscallBound = !holding
-		var during atomic.Int64
-		inner := load.NewWorker
-		load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			during.Store(int64(runtime.GOMAXPROCS(0)))
-			return inner(ctx, id, conn, h)
-		}
-		out := runner.Run(context.Background(), c, tg, load, nil, quiet)
-		if out.Status != result.StatusOK || out.Summary.Events != 60 {
-			t.Fatalf("holding %v: run: %s %v, %d events", holding, out.Status, out.Err, out.Summary.Events)
-		}
-		if want := max(before, c.Threads+2); during.Load() != int64(want) || out.GoMaxProcs != want {
-			t.Fatalf("holding %v: GOMAXPROCS during the run %d (outcome says %d), want %d", holding, during.Load(), out.GoMaxProcs, want)
-		}
-		if after := runtime.GOMAXPROCS(0); after != before {
-			t.Fatalf("holding %v: GOMAXPROCS %d after the run, want %d back", holding, after, before)
-		}
-	}
-}
-
-// A run with a processor for each of many connections collects garbage
-// sooner while it lasts (GOGC below 100), and puts the target back after.
-func TestManyHoldingWorkersCollectSooner(t *testing.T) {
-	t.Setenv("GOGC", "") // as if the user had not set it
-	gogc := runner.GCPercent
-	before := gogc()
-	tg := holdingTarget{counterTable(t, "")}
+	tg := counterTable(t, "")
+	before := runtime.GOMAXPROCS(0)
 	c := cfg()
-	c.Threads = 16 * runtime.NumCPU()
-	c.Events = int64(c.Threads)
+	c.Threads, c.Events = 6, 60
+	load := script(increment)
+	load.SyscallBound = true
 	var during atomic.Int64
-	load := &workload.Load{
-		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			return eventFunc(func() { during.Store(gogc()) }), nil
-		},
+	inner := load.NewWorker
+	load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		during.Store(int64(runtime.GOMAXPROCS(0)))
+		return inner(ctx, id, conn, h)
 	}
 	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
-	if out.Status != result.StatusOK || out.Summary.Events != c.Events {
+	if out.Status != result.StatusOK || out.Summary.Events != 60 {
 		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
 	}
-	if during.Load() >= 100 {
-		t.Errorf("GOGC %d during a run of %d connections on %d cores, want it lowered", during.Load(), c.Threads, runtime.NumCPU())
+	if want := max(before, c.Threads+2); during.Load() != int64(want) || out.GoMaxProcs != want {
+		t.Fatalf("GOMAXPROCS during the run %d (outcome says %d), want %d", during.Load(), out.GoMaxProcs, want)
 	}
-	if after := gogc(); after != before {
-		t.Errorf("GOGC %d after the run, want %d back", after, before)
-	}
-}
-
-// A worker whose connection keeps its processor while it waits runs on one
-// OS thread for the whole run, even when it parks: its server-side partner
-// is then woken by one client thread only, which the kernel keeps near it.
-func TestHoldingWorkersKeepTheirThread(t *testing.T) {
-	tg := holdingTarget{counterTable(t, "")}
-	c := cfg()
-	c.Threads, c.Events = 6, 6*40
-	tids := make([]map[int]bool, c.Threads)
-	load := &workload.Load{
-		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			tids[id] = map[int]bool{}
-			return eventFunc(func() {
-				tids[id][unix.Gettid()] = true
-				// A park hands the goroutine to whichever thread wakes it.
-				time.Sleep(200 * time.Microsecond)
-				runtime.Gosched()
-			}), nil
-		},
-	}
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
-	if out.Status != result.StatusOK || out.Summary.Events != int64(c.Events) {
-		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
-	}
-	owner := map[int]int{}
-	for id, seen := range tids {
-		if len(seen) != 1 {
-			t.Errorf("worker %d ran on %d threads, want 1", id, len(seen))
-		}
-		for tid := range seen {
-			if o, ok := owner[tid]; ok {
-				t.Errorf("workers %d and %d shared thread %d", o, id, tid)
-			}
-			owner[tid] = id
-		}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Fatalf("GOMAXPROCS %d after the run, want %d back", after, before)
 	}
 }
 

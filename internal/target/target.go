@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Target is one database endpoint. It is safe for concurrent use; the Conns
@@ -149,82 +150,41 @@ type Options struct {
 	// PSMode is sysbench's --db-ps-mode: auto (server-side prepared
 	// statements) or disable.
 	PSMode string
-	// NetIO is how connections wait for the server: NetIOBlocking (a
-	// blocking system call per read, see DialBlocking), NetIOPoll (Go's
-	// network poller) or "" for the engine's measured better choice.
-	NetIO string
-	// Conns is how many connections a run will hold, each waited on by a
-	// goroutine of its own (0: not known, or served by loops); an engine
-	// may choose how they wait by it.
-	Conns  int
 	Logger *slog.Logger
 }
 
-// ProcessorHolder is a Target whose connections wait for the server in
-// system calls the Go scheduler does not see (DialBlocking), keeping the
-// goroutine's processor meanwhile. A run on one needs a processor for each
-// worker, or a worker back with its answer would wait for one that is held
-// by another worker's wait.
-type ProcessorHolder interface {
-	HoldsProcessor() bool
+// ConnectTimeout bounds a connection's dial, TLS and authentication when
+// the target's URL does not set its own bound.
+const ConnectTimeout = 10 * time.Second
+
+// Activity is what a connection is running, or ran last: the text of the
+// statement, read by the runner to say where a stuck client waits. Set is
+// called by the connection's goroutine and Current from any other; Set
+// takes the text without copying it.
+type Activity struct {
+	mu  sync.Mutex
+	sql string
 }
 
-// HoldsProcessor says whether tg's connections keep their processor while
-// they wait (ProcessorHolder).
-func HoldsProcessor(tg Target) bool {
-	h, ok := tg.(ProcessorHolder)
-	return ok && h.HoldsProcessor()
+// Set records sql as the statement being run.
+func (a *Activity) Set(sql string) {
+	a.mu.Lock()
+	a.sql = sql
+	a.mu.Unlock()
 }
 
-// ServerProcess is a connection that knows the server's process serving
-// it (a PostgreSQL backend's pid), which on this machine can be watched.
-type ServerProcess interface {
-	ServerPID() int
+// Current returns the statement last Set.
+func (a *Activity) Current() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sql
 }
 
-// ProcessPerConnection is a target whose connections are each served by
-// a server process of their own, which they name (ServerProcess).
-type ProcessPerConnection interface {
-	ProcessPerConnection() bool
+// Reporter is a Conn that says what it is running (an Activity's
+// Current). Every engine's connections implement it.
+type Reporter interface {
+	Current() string
 }
-
-// HasProcessPerConnection says whether tg's connections name their own
-// server processes.
-func HasProcessPerConnection(tg Target) bool {
-	p, ok := tg.(ProcessPerConnection)
-	return ok && p.ProcessPerConnection()
-}
-
-// Multiplexer is a target whose connections can wait for the server in
-// a mux task (target.TaskConn), so that one thread serves many of them.
-type Multiplexer interface {
-	Multiplexes() bool
-}
-
-// Multiplexes says whether tg's connections can share a thread's loop.
-func Multiplexes(tg Target) bool {
-	m, ok := tg.(Multiplexer)
-	return ok && m.Multiplexes()
-}
-
-// LoopChooser is a Multiplexer that says whether its connections are
-// better served from loops when the user has not chosen.
-type LoopChooser interface {
-	LoopsByDefault() bool
-}
-
-// LoopsByDefault says whether tg's connections go to loops unless the
-// user says otherwise: yes, unless tg says no (LoopChooser).
-func LoopsByDefault(tg Target) bool {
-	c, ok := tg.(LoopChooser)
-	return !ok || c.LoopsByDefault()
-}
-
-// NetIO modes.
-const (
-	NetIOBlocking = "blocking"
-	NetIOPoll     = "poll"
-)
 
 // Opener builds a Target from a parsed URL.
 type Opener func(ctx context.Context, u *url.URL, opts Options) (Target, error)

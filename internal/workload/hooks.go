@@ -22,13 +22,6 @@ type RunHints struct {
 	// CountFailed makes failed and skipped events count toward the event
 	// limit, as pgbench's -t counts them.
 	CountFailed bool
-	// Jobs serves the workers from this many threads where the target
-	// allows it (runner.Config.Jobs); 0: a goroutine per worker.
-	Jobs int
-	// JobsDefault says Jobs is the workload's default, not the user's
-	// choice: the target may prefer a goroutine per worker
-	// (runner.Config.JobsDefault).
-	JobsDefault bool
 }
 
 // RunAdjuster settles options that depend on each other after parsing

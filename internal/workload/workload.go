@@ -128,13 +128,6 @@ type TargetProvider interface {
 	OwnTarget(ctx context.Context) (target.Target, error)
 }
 
-// NetIOChooser is a workload that knows how its connections should wait
-// for the server when --net-io is auto (target.NetIOBlocking or
-// target.NetIOPoll; "" leaves it to the engine).
-type NetIOChooser interface {
-	NetIO() string
-}
-
 // Threader derives the thread count from the workload's own options
 // (iibench's --inserters and --query-threads). set says whether --threads
 // was given; a conflicting one is an error.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -17,15 +16,12 @@ func (c *Conn) Protocol() string { return c.mode }
 // RunText runs sql with the simple protocol and keeps the last row of its
 // last result. The row is reused by the next call.
 func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {
-	if err := c.watch.Watch(ctx); err != nil {
-		return target.Row{}, err
+	text := string(sql)
+	c.cur.Set(text)
+	if err := textRow(ctx, c.pc, text, &c.row); err != nil {
+		return target.Row{}, wrap(ctx, err)
 	}
-	queueQuery(c.w, sql)
-	res := c.keepLast(nil)
-	if err := c.roundTrip(ctx, res); err != nil {
-		return target.Row{}, err
-	}
-	return res.row, nil
+	return c.row, nil
 }
 
 // errSimplePipeline is pgbench's refusal, word for word.
@@ -37,8 +33,7 @@ type pipeline struct {
 	c     *Conn
 	p     *pgconn.Pipeline
 	syncs []bool // per queued item: a sync (true) or a statement
-	vals  [][]byte
-	bufs  [][]byte
+	args  params // pgconn copies the encoded arguments at once
 }
 
 // StartPipeline enters pipeline mode (extended and prepared modes only).
@@ -46,10 +41,8 @@ func (c *Conn) StartPipeline(ctx context.Context) (target.Pipeline, error) {
 	if c.mode == ModeSimple {
 		return nil, errSimplePipeline
 	}
-	if err := c.watch.Watch(ctx); err != nil {
-		return nil, err
-	}
-	c.pl = pipeline{c: c, p: c.pc.StartPipeline(bg), syncs: c.pl.syncs[:0], vals: c.pl.vals, bufs: c.pl.bufs}
+	c.cur.Set("pipeline")
+	c.pl = pipeline{c: c, p: c.pc.StartPipeline(ctx), syncs: c.pl.syncs[:0], args: c.pl.args}
 	return &c.pl, nil
 }
 
@@ -60,36 +53,12 @@ func (p *pipeline) Queue(st target.Stmt, args []target.Value) error {
 		return fmt.Errorf("pipeline: %T is not a statement of this connection", st)
 	}
 	if s.sd != nil {
-		p.p.SendQueryStatement(s.sd, p.encode(args), nil, nil)
+		p.p.SendQueryStatement(s.sd, p.args.encode(args), nil, nil)
 	} else {
-		p.p.SendQueryParams(s.sql, p.encode(args), nil, nil, nil)
+		p.p.SendQueryParams(s.sql, p.args.encode(args), nil, nil, nil)
 	}
 	p.syncs = append(p.syncs, false)
 	return nil
-}
-
-// encode writes args as text parameters into reused buffers; pgconn
-// copies them into its own at once.
-func (p *pipeline) encode(args []target.Value) [][]byte {
-	if cap(p.vals) < len(args) {
-		p.vals = make([][]byte, len(args))
-		p.bufs = make([][]byte, len(args))
-	}
-	p.vals = p.vals[:len(args)]
-	for i, a := range args {
-		switch {
-		case a.IsNull:
-			p.vals[i] = nil // pgconn sends a nil parameter as NULL
-		case a.IsStr && a.Str == nil:
-			p.vals[i] = []byte{} // an empty string, not NULL
-		case a.IsStr:
-			p.vals[i] = a.Str
-		default:
-			p.bufs[i] = strconv.AppendInt(p.bufs[i][:0], a.Int, 10)
-			p.vals[i] = p.bufs[i]
-		}
-	}
-	return p.vals
 }
 
 // Sync sends what is queued with a sync after it, without waiting.
@@ -102,7 +71,7 @@ func (p *pipeline) Sync() error {
 // a statement's error the server skips the rest of its transaction, and
 // pgconn skips their results: so does the count of statements.
 func (p *pipeline) End(ctx context.Context) error {
-	if err := p.c.watch.Watch(ctx); err != nil {
+	if err := ctx.Err(); err != nil {
 		_ = p.p.Close()
 		return err
 	}
@@ -141,7 +110,7 @@ func (p *pipeline) End(ctx context.Context) error {
 		first = err
 	}
 	p.syncs = p.syncs[:0]
-	return p.c.wrap(ctx, first)
+	return wrap(ctx, first)
 }
 
 // Abort leaves pipeline mode without a sync. pgconn closes the connection

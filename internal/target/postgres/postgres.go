@@ -1,12 +1,13 @@
-// Package postgres is the PostgreSQL target. It drives pgx's pgconn layer
-// directly: statements are parsed, bound and executed with reusable
-// argument buffers and rows are read without decoding, so the client spends
-// as little CPU per statement as a C client does.
+// Package postgres is the PostgreSQL target, on pgx's pgconn: statements
+// go through ExecStatement, ExecParams and Exec with their result readers,
+// arguments are encoded as text into buffers reused between executions,
+// and rows are counted or copied without decoding.
 package postgres
 
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -14,13 +15,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -40,7 +39,6 @@ func Register(r *target.Registry) {
 type Target struct {
 	cfg      *pgconn.Config
 	mode     string
-	netIO    string
 	redacted string
 }
 
@@ -63,31 +61,12 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, target.Redact(u.String()), err)
 	}
-	// Measured (bench/README.md): with pgconn, waiting in the worker's own
-	// thread (target.DialBlocking) costs about what Go's poller does for
-	// point selects and read-write transactions, and more for pgbench's
-	// tpcb-like, where the poller wakes once for several answers. So the
-	// poller unless blocking is asked for.
-	io := target.NetIOPoll
-	cfg.DialFunc = target.DialPoll
-	if opts.NetIO == target.NetIOBlocking {
-		io = target.NetIOBlocking
-		cfg.DialFunc = target.DialBlocking
+	if cfg.ConnectTimeout == 0 {
+		// A server that accepts and never answers must not hold the run.
+		cfg.ConnectTimeout = target.ConnectTimeout
 	}
-	return &Target{cfg: cfg, mode: mode, netIO: io, redacted: target.Redact(u.String())}, nil
+	return &Target{cfg: cfg, mode: mode, redacted: target.Redact(u.String())}, nil
 }
-
-// HoldsProcessor says whether connections wait for the server in raw
-// system calls (target.ProcessorHolder).
-func (t *Target) HoldsProcessor() bool { return t.netIO == target.NetIOBlocking }
-
-// Multiplexes: statements can wait in a mux task (connections opened in
-// one are made for it, see Connect).
-func (t *Target) Multiplexes() bool { return true }
-
-// ProcessPerConnection: each connection has a backend process of its own
-// (target.ServerProcess).
-func (t *Target) ProcessPerConnection() bool { return true }
 
 func (t *Target) Kind() string                        { return "postgres" }
 func (t *Target) Redacted() string                    { return t.redacted }
@@ -99,13 +78,7 @@ func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 func (t *Target) Mode() string { return t.mode }
 
 func (t *Target) connectRaw(ctx context.Context) (*pgconn.PgConn, error) {
-	cfg := t.cfg.Copy()
-	if mux.From(ctx) != nil {
-		// A task's connection must stay out of Go's poller
-		// (target.TaskConn); its statements wait in the task's loop.
-		cfg.DialFunc = target.DialBlocking
-	}
-	pc, err := pgconn.ConnectConfig(ctx, cfg)
+	pc, err := pgconn.ConnectConfig(ctx, t.cfg)
 	if err != nil {
 		return nil, connectError(t.cfg, err)
 	}
@@ -163,7 +136,7 @@ func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
 		return target.Engine{}, err
 	}
 	defer pc.Close(context.Background())
-	e := target.Engine{Name: "PostgreSQL", Settings: map[string]string{}, Driver: "pgx/v5 pgconn, -M " + t.mode + ", " + t.netIO + " reads"}
+	e := target.Engine{Name: "PostgreSQL", Settings: map[string]string{}, Driver: "pgx/v5 pgconn, -M " + t.mode + ", " + tlsState(pc)}
 	res := pc.ExecParams(ctx, "SELECT name, setting FROM pg_settings", nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		return e, fmt.Errorf("inspect PostgreSQL: read settings: %w", res.Err)
@@ -216,78 +189,50 @@ func (dialect) AutoIncrementPK(col string) string { return col + " SERIAL PRIMAR
 func (dialect) IntPK(col string) string           { return col + " INTEGER NOT NULL PRIMARY KEY" }
 func (dialect) Begin(bool) string                 { return "BEGIN" }
 
-// Conn is one PostgreSQL connection.
+// Conn is one PostgreSQL connection, used by one goroutine at a time.
+// Every call hands the caller's context to pgconn, which interrupts the
+// socket when it ends.
 type Conn struct {
 	pc     *pgconn.PgConn
-	w      *wire // statements; pgconn for the rest
 	mode   string
-	watch  target.CancelWatch
-	nextID atomic.Int64
-	closed bool
-	res    results  // RunText's and RunRow's reused result
-	pl     pipeline // reused by every StartPipeline
+	nextID int
+	row    target.Row // RunText's reused result
+	pl     pipeline   // reused by every StartPipeline
+	cur    target.Activity
 }
 
 func newConn(pc *pgconn.PgConn, mode string) *Conn {
-	c := &Conn{pc: pc, w: newWire(pc.Conn()), mode: mode}
-	c.res.keep = true
-	c.watch.Interrupt = target.InterruptConn(pc.Conn())
-	return c
-}
-
-// roundTrip sends what is queued and reads the answers into res.
-func (c *Conn) roundTrip(ctx context.Context, res *results) error {
-	c.w.sock.Use(ctx)
-	err := c.w.flush()
-	if err == nil {
-		err = c.w.read(res)
-	}
-	return c.wrap(ctx, err)
-}
-
-// keepLast resets c.res for a request whose last row is kept; cols names
-// the columns when the server will not describe them.
-func (c *Conn) keepLast(cols []string) *results {
-	c.res.rows, c.res.affected, c.res.open = 0, 0, false
-	c.res.row.Rows = 0
-	c.res.row.Columns = c.res.row.Columns[:0]
-	c.res.cols = cols
-	return &c.res
+	return &Conn{pc: pc, mode: mode}
 }
 
 // closeTimeout bounds the polite goodbye to the server.
 const closeTimeout = 2 * time.Second
 
-// bg is the context handed to pgconn: cancellation is handled by the
-// connection's watch, so pgconn need not register on every call.
-var bg = context.Background()
-
 // wrap turns an error after an interrupted read into the context's error.
-func (c *Conn) wrap(ctx context.Context, err error) error {
+func wrap(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
 }
 
+// Current is the statement the connection is running, or ran last
+// (target.Activity).
+func (c *Conn) Current() string { return c.cur.Current() }
+
 // Exec runs sql with the simple protocol.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
-	if err := c.watch.Watch(ctx); err != nil {
-		return err
-	}
-	queueQuery(c.w, sql)
-	var res results
-	return c.roundTrip(ctx, &res)
+	c.cur.Set(sql)
+	_, err := c.pc.Exec(ctx, sql).ReadAll()
+	return wrap(ctx, err)
 }
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
-	if err := c.watch.Watch(ctx); err != nil {
-		return "", false, err
-	}
-	res := c.pc.ExecParams(bg, sql, nil, nil, nil, nil).Read()
+	c.cur.Set(sql)
+	res := c.pc.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
 	if res.Err != nil {
-		return "", false, c.wrap(ctx, res.Err)
+		return "", false, wrap(ctx, res.Err)
 	}
 	if len(res.Rows) == 0 || len(res.Rows[0]) == 0 {
 		return "", false, nil
@@ -297,21 +242,16 @@ func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 
 // Prepare readies sql (with $n placeholders) for the connection's mode.
 func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
-	if err := c.watch.Watch(ctx); err != nil {
-		return nil, err
-	}
 	s := &Stmt{c: c, sql: sql}
 	switch c.mode {
 	case ModePrepared:
-		name := "dbm" + strconv.FormatInt(c.nextID.Add(1), 10)
-		sd, err := c.pc.Prepare(bg, name, sql, nil)
+		c.nextID++
+		c.cur.Set(sql)
+		sd, err := c.pc.Prepare(ctx, "dbm"+strconv.Itoa(c.nextID), sql, nil)
 		if err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", sql, c.wrap(ctx, err))
+			return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, err))
 		}
 		s.sd = sd
-		for _, f := range sd.Fields {
-			s.cols = append(s.cols, f.Name)
-		}
 	case ModeSimple:
 		tpl, err := target.ParseTemplate(sql)
 		if err != nil {
@@ -322,24 +262,13 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 	return s, nil
 }
 
-// ServerPID is the backend's process id (target.ServerProcess).
-func (c *Conn) ServerPID() int { return int(c.pc.PID()) }
-
-// Close closes the connection.
+// Close closes the connection; it is safe to call twice.
 func (c *Conn) Close() error {
-	if c.closed {
+	if c.pc.IsClosed() {
 		return nil
 	}
-	c.closed = true
-	c.watch.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
 	defer cancel()
-	if c.w.broken != nil {
-		// Lost or interrupted: no goodbye to send, only a socket to close.
-		cancel()
-		_ = c.pc.Close(ctx)
-		return nil
-	}
 	return c.pc.Close(ctx)
 }
 
@@ -347,90 +276,193 @@ func (c *Conn) Close() error {
 type Stmt struct {
 	c    *Conn
 	sql  string
-	sd   *pgconn.StatementDescription
-	cols []string         // the prepared statement's column names
-	tpl  *target.Template // simple mode
-	text []byte           // simple mode's reused SQL text
+	sd   *pgconn.StatementDescription // prepared mode
+	tpl  *target.Template             // simple mode
+	args params
+	text []byte     // simple mode's reused SQL text
+	row  target.Row // RunRow's reused result
 }
 
-// queue queues one execution of the statement with args in the
-// connection's mode.
-func (s *Stmt) queue(args []target.Value) error {
-	w := s.c.w
-	switch s.c.mode {
-	case ModeSimple:
-		b, err := s.tpl.Render(s.text[:0], args, false)
-		if err != nil {
-			return err
-		}
-		s.text = b
-		queueQuery(w, b)
-		return nil
-	case ModePrepared:
-		w.bind(s.sd.Name, args)
-	default:
-		// pgbench's -M extended (libpq's PQsendQueryParams): parse, bind
-		// and describe the unnamed statement every time.
-		w.parse("", s.sql)
-		w.bind("", args)
-		w.describePortal()
+// params holds a statement's arguments as text parameters in buffers
+// reused from one execution to the next.
+type params struct {
+	vals [][]byte
+	bufs [][]byte
+}
+
+func (p *params) encode(args []target.Value) [][]byte {
+	if cap(p.vals) < len(args) {
+		p.vals = make([][]byte, len(args))
+		p.bufs = make([][]byte, len(args))
 	}
-	w.execute()
-	w.sync()
-	return nil
+	p.vals = p.vals[:len(args)]
+	for i, a := range args {
+		switch {
+		case a.IsNull:
+			p.vals[i] = nil // pgconn sends a nil parameter as NULL
+		case a.IsStr && a.Str == nil:
+			p.vals[i] = []byte{} // an empty string, not NULL
+		case a.IsStr:
+			p.vals[i] = a.Str
+		default:
+			p.bufs[i] = strconv.AppendInt(p.bufs[i][:0], a.Int, 10)
+			p.vals[i] = p.bufs[i]
+		}
+	}
+	return p.vals
+}
+
+// reader sends one execution of the statement in the extended protocol.
+func (s *Stmt) reader(ctx context.Context, args []target.Value) *pgconn.ResultReader {
+	s.c.cur.Set(s.sql)
+	if s.sd != nil {
+		return s.c.pc.ExecStatement(ctx, s.sd, s.args.encode(args), nil, nil)
+	}
+	// pgbench's -M extended (libpq's PQsendQueryParams): parse, bind and
+	// describe the unnamed statement every time.
+	return s.c.pc.ExecParams(ctx, s.sql, s.args.encode(args), nil, nil, nil)
+}
+
+// render writes the simple protocol's SQL text with args inlined.
+func (s *Stmt) render(args []target.Value) (string, error) {
+	b, err := s.tpl.Render(s.text[:0], args, false)
+	if err != nil {
+		return "", err
+	}
+	s.text = b
+	s.c.cur.Set(s.sql)
+	return string(b), nil
 }
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
-	if err := s.c.watch.Watch(ctx); err != nil {
-		return 0, err
+	if s.tpl != nil {
+		sql, err := s.render(args)
+		if err != nil {
+			return 0, err
+		}
+		return runText(ctx, s.c.pc, sql)
 	}
-	if err := s.queue(args); err != nil {
-		return 0, err
+	rr := s.reader(ctx, args)
+	var rows int64
+	for rr.NextRow() {
+		rows++
 	}
-	var res results
-	err := s.c.roundTrip(ctx, &res)
-	if res.rows == 0 {
-		res.rows = res.affected
+	tag, err := rr.Close()
+	if err != nil {
+		return rows, wrap(ctx, err)
 	}
-	return res.rows, err
+	if rows == 0 {
+		rows = tag.RowsAffected()
+	}
+	return rows, nil
+}
+
+// runText runs sql with the simple protocol, discarding rows, and returns
+// the rows returned or else affected.
+func runText(ctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) {
+	mrr := pc.Exec(ctx, sql)
+	var rows, affected int64
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		for rr.NextRow() {
+			rows++
+		}
+		tag, _ := rr.Close() // its error is also the reader's
+		affected += tag.RowsAffected()
+	}
+	if err := mrr.Close(); err != nil {
+		return rows, wrap(ctx, err)
+	}
+	if rows == 0 {
+		rows = affected
+	}
+	return rows, nil
 }
 
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
-	if err := s.c.watch.Watch(ctx); err != nil {
-		return target.Row{}, err
+	s.row.Rows = 0
+	s.row.Columns = s.row.Columns[:0]
+	var err error
+	if s.tpl != nil {
+		var sql string
+		if sql, err = s.render(args); err != nil {
+			return target.Row{}, err
+		}
+		err = textRow(ctx, s.c.pc, sql, &s.row)
+	} else {
+		err = lastRow(s.reader(ctx, args), &s.row)
 	}
-	if err := s.queue(args); err != nil {
-		return target.Row{}, err
+	if err != nil {
+		return target.Row{}, wrap(ctx, err)
 	}
-	res := s.c.keepLast(s.cols)
-	if err := s.c.roundTrip(ctx, res); err != nil {
-		return target.Row{}, err
+	return s.row, nil
+}
+
+// lastRow reads one result into row (whose counts the caller has reset),
+// copying the last row's values.
+func lastRow(rr *pgconn.ResultReader, row *target.Row) error {
+	for rr.NextRow() {
+		row.Rows++
+		vals := rr.Values()
+		if cap(row.Values) < len(vals) {
+			row.Values = make([][]byte, len(vals))
+		}
+		row.Values = row.Values[:len(vals)]
+		for i, v := range vals {
+			if v == nil {
+				row.Values[i] = nil
+				continue
+			}
+			row.Values[i] = append(row.Values[i][:0:0], v...)
+		}
 	}
-	return res.row, nil
+	if row.Rows > 0 {
+		for _, f := range rr.FieldDescriptions() {
+			row.Columns = append(row.Columns, f.Name)
+		}
+	}
+	tag, err := rr.Close()
+	if err == nil && row.Rows == 0 {
+		row.Rows = tag.RowsAffected()
+		row.Columns = row.Columns[:0]
+	}
+	return err
+}
+
+// textRow runs sql with the simple protocol into row, which ends up
+// holding the last result.
+func textRow(ctx context.Context, pc *pgconn.PgConn, sql string, row *target.Row) error {
+	mrr := pc.Exec(ctx, sql)
+	for mrr.NextResult() {
+		row.Rows = 0
+		row.Columns = row.Columns[:0]
+		_ = lastRow(mrr.ResultReader(), row) // its error is also Close's
+	}
+	return mrr.Close()
 }
 
 // Close deallocates a prepared statement.
 func (s *Stmt) Close() error {
-	if s.sd == nil || s.c.closed || s.c.w.broken != nil {
+	if s.sd == nil || s.c.pc.IsClosed() {
 		return nil // a lost connection takes its statements with it
 	}
-	err := s.c.pc.Deallocate(bg, s.sd.Name)
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err := s.c.pc.Deallocate(ctx, s.sd.Name)
 	s.sd = nil
 	return err
 }
 
 // BulkInsert loads rows with COPY ... FROM STDIN in text format.
 func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, rows target.RowSource) (int64, error) {
-	if err := c.watch.Watch(ctx); err != nil {
-		return 0, err
-	}
+	c.cur.Set("COPY " + table)
 	r := &copyReader{rows: rows, vals: make([]target.Value, len(columns))}
 	sql := fmt.Sprintf("COPY %s (%s) FROM STDIN", table, strings.Join(columns, ", "))
-	tag, err := c.pc.CopyFrom(bg, r, sql)
+	tag, err := c.pc.CopyFrom(ctx, r, sql)
 	if err != nil {
-		return 0, fmt.Errorf("copy into %s: %w", table, c.wrap(ctx, err))
+		return 0, fmt.Errorf("copy into %s: %w", table, wrap(ctx, err))
 	}
 	return tag.RowsAffected(), nil
 }
@@ -485,4 +517,13 @@ func (r *copyReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return r.buf.Read(p)
+}
+
+// tlsState says whether pc's connection is encrypted, for the result's
+// driver line.
+func tlsState(pc *pgconn.PgConn) string {
+	if tc, ok := pc.Conn().(*tls.Conn); ok {
+		return tls.VersionName(tc.ConnectionState().Version)
+	}
+	return "no TLS"
 }

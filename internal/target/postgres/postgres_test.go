@@ -66,9 +66,6 @@ func TestConformance(t *testing.T) {
 	t.Run("socket/prepared", func(t *testing.T) {
 		targettest.Run(t, engine("DBMARK_TEST_POSTGRES_SOCKET", target.Options{PGMode: postgres.ModePrepared}))
 	})
-	t.Run("tcp/prepared/blocking", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: postgres.ModePrepared, NetIO: target.NetIOBlocking}))
-	})
 }
 
 func TestOpenRejectsBadMode(t *testing.T) {

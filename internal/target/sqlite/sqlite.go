@@ -196,12 +196,14 @@ func (dialect) Begin(write bool) string {
 // interrupt stop a statement (or a busy wait) when the run ends.
 type Conn struct {
 	c      *sqlite3.SQLiteConn
+	cur    target.Activity
 	closed bool
 	cache  connCache
 }
 
 // Exec runs sql and discards any rows.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
+	c.cur.Set(sql)
 	_, err := c.c.ExecContext(ctx, sql, nil)
 	return err
 }
@@ -232,8 +234,12 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, err)
 	}
-	return &Stmt{s: ds.(*sqlite3.SQLiteStmt), rows: returnsRows(sql)}, nil
+	return &Stmt{c: c, sql: sql, s: ds.(*sqlite3.SQLiteStmt), rows: returnsRows(sql)}, nil
 }
+
+// Current is the statement the connection is running, or ran last
+// (target.Reporter).
+func (c *Conn) Current() string { return c.cur.Current() }
 
 func returnsRows(sql string) bool {
 	s := strings.ToUpper(strings.TrimLeft(sql, " \t\r\n("))
@@ -252,6 +258,8 @@ func (c *Conn) Close() error {
 
 // Stmt is a prepared statement.
 type Stmt struct {
+	c    *Conn
+	sql  string
 	s    *sqlite3.SQLiteStmt
 	rows bool
 	args []driver.NamedValue
@@ -261,6 +269,7 @@ type Stmt struct {
 
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	s.c.cur.Set(s.sql)
 	s.bind(args)
 	s.row.Columns = s.row.Columns[:0]
 	if !s.rows {
@@ -280,6 +289,7 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
+	s.c.cur.Set(s.sql)
 	s.bind(args)
 	if !s.rows {
 		res, err := s.s.ExecContext(ctx, s.args)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -422,10 +421,6 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
-	if target.Multiplexes(tg) {
-		t.Run("TasksWaitInTheirLoop", func(t *testing.T) { tasksWaitInTheirLoop(t, tg, e) })
-	}
-
 	if e.KillSQL != nil {
 		t.Run("KilledSessionIsReconnect", func(t *testing.T) {
 			victim, err := tg.Connect(ctx)
@@ -481,81 +476,6 @@ func Run(t *testing.T, e Engine) {
 		if info := tg.Classify(errors.New("something else")); info.Class != target.Fatal {
 			t.Fatalf("Classify(unknown) = %v", info.Class)
 		}
-	})
-}
-
-// tasksWaitInTheirLoop: two connections served by one thread's loop. One
-// waits a second for the server to sleep while the other runs 200
-// statements; that the second finishes first shows a statement's wait
-// hands the thread over instead of holding it. Then a statement waiting
-// in a task ends soon after its context does.
-func tasksWaitInTheirLoop(t *testing.T, tg target.Target, e Engine) {
-	var order []string
-	var l mux.Loop
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		if err := c.Exec(ctx, e.SleepSQL(1)); err != nil {
-			t.Errorf("slow: %v", err)
-		}
-		order = append(order, "slow")
-	})
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		st, err := c.Prepare(ctx, "SELECT "+tg.Dialect().Placeholder(1)+" + 1")
-		if err != nil {
-			t.Errorf("fast: %v", err)
-			return
-		}
-		defer st.Close()
-		args := make([]target.Value, 1)
-		for i := range 200 {
-			args[0].SetInt(int64(i))
-			row, err := st.(target.RowStmt).RunRow(ctx, args)
-			if err != nil {
-				t.Errorf("fast: %v", err)
-				return
-			}
-			if got := string(row.Values[0]); got != strconv.Itoa(i+1) {
-				t.Errorf("fast: %d + 1 = %s", i, got)
-				return
-			}
-		}
-		order = append(order, "fast")
-	})
-	if err := l.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if len(order) != 2 || order[0] != "fast" {
-		t.Fatalf("tasks ended in order %v, want fast before slow", order)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var took time.Duration
-	var class target.Class
-	l = mux.Loop{}
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		time.AfterFunc(200*time.Millisecond, cancel)
-		start := time.Now()
-		err := c.Exec(ctx, e.SleepSQL(30))
-		took, class = time.Since(start), tg.Classify(err).Class
-	})
-	if err := l.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if took > 2*time.Second || class != target.Canceled {
-		t.Fatalf("a cancelled statement in a task ended after %v as %v, want soon, as canceled", took, class)
-	}
-}
-
-// inTask adds a task to l that runs fn on a connection of its own.
-func inTask(t *testing.T, l *mux.Loop, tg target.Target, fn func(ctx context.Context, c target.Conn)) {
-	l.Add(func(ctx context.Context) {
-		c, err := tg.Connect(ctx)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close()
-		fn(ctx, c)
 	})
 }
 

@@ -71,14 +71,6 @@ type Options struct {
 // Workload is the insert benchmark.
 type Workload struct{ opt Options }
 
-// NetIO makes --net-io auto wait in Go's network poller. An insert of
-// many rows takes milliseconds, past the bound of a raw wait in the
-// worker's thread, and each plain wait there cost a processor hand-off:
-// on MariaDB, 100-row INSERTs from 4 inserters ran at 0.72 to 0.81 of
-// sysbench's rate that way, and at 1.02 to 1.05 in the poller with raw
-// reads (target.DialPoll), with less client CPU per statement than sysbench.
-func (w *Workload) NetIO() string { return target.NetIOPoll }
-
 // New returns iibench with its defaults.
 func New() *Workload {
 	return &Workload{opt: Options{

@@ -6,7 +6,6 @@ package oltp
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -71,10 +70,6 @@ type Options struct {
 	NumberOfRanges     int
 	Delta              int64
 	Rand               randgen.Dist
-	// Jobs is how many threads serve the --threads connections, each
-	// waiting for all of its share in one loop, where the target allows
-	// it (PostgreSQL, MySQL); 0 makes every connection a goroutine of its own.
-	Jobs int
 }
 
 // Workload is one OLTP test.
@@ -90,7 +85,6 @@ func New(name string) *Workload {
 		OrderRanges: 1, DistinctRanges: 1, IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1,
 		RangeSelects: true, AutoInc: true, CreateSecondary: true, MySQLStorageEngine: "innodb",
 		RandomPoints: 10, NumberOfRanges: 10, Delta: 5, Rand: randgen.DefaultDist(),
-		Jobs: runtime.NumCPU(),
 	}}
 	if name == "oltp_point_select" {
 		w.opt.PointSelects = 1 // sysbench's oltp_point_select runs one per event
@@ -105,19 +99,6 @@ func (w *Workload) Meta() workload.Meta {
 		headline = "rows/s"
 	}
 	return workload.Meta{Name: w.name, Description: descriptions[w.name], Version: Version, Headline: headline, Better: "higher"}
-}
-
-// AdjustRun validates --jobs and hands it to the runner.
-func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
-	if w.opt.Jobs < 0 {
-		return workload.RunHints{}, fmt.Errorf("--jobs %d: must not be negative (0 serves each connection on its own)", w.opt.Jobs)
-	}
-	if w.name == "bulk_insert" {
-		// COPY runs through pgconn, which waits on its own: one
-		// connection's wait would hold up the others of its loop.
-		return workload.RunHints{}, nil
-	}
-	return workload.RunHints{Jobs: w.opt.Jobs, JobsDefault: !fs.Changed("jobs")}, nil
 }
 
 // Opts returns the options, for tests and callers that set them directly.
@@ -144,7 +125,6 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
 	fs.StringVar(&o.MySQLStorageEngine, "mysql-storage-engine", o.MySQLStorageEngine, "storage engine on MySQL/MariaDB")
 	fs.StringVar(&o.CreateTableOptions, "create-table-options", o.CreateTableOptions, "extra options appended to CREATE TABLE")
-	fs.IntVar(&o.Jobs, "jobs", o.Jobs, "threads serving the connections, each waiting for its share in one loop (default: one per CPU on PostgreSQL, a goroutine per connection on MySQL unless given; 0: a goroutine per connection)")
 	switch w.name {
 	case "select_random_points":
 		fs.IntVar(&o.RandomPoints, "random-points", o.RandomPoints, "number of random points in the IN() list")

@@ -6,13 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -289,34 +286,6 @@ func TestValidateRejectsBadOptions(t *testing.T) {
 		tc.set(w.Opts())
 		if err := w.Validate(nil); err == nil {
 			t.Errorf("%s: bad options accepted: %+v", tc.name, *w.Opts())
-		}
-	}
-}
-
-// TestJobsGivenOrDefault: the runner hears whether --jobs was the user's
-// choice, so a target may serve its connections otherwise by default.
-func TestJobsGivenOrDefault(t *testing.T) {
-	for _, tc := range []struct {
-		args        []string
-		jobs        int
-		jobsDefault bool
-	}{
-		{nil, runtime.NumCPU(), true},
-		{[]string{"--jobs", "3"}, 3, false},
-		{[]string{"--jobs", "0"}, 0, false},
-	} {
-		w := oltp.New("oltp_point_select")
-		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-		w.Flags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatal(err)
-		}
-		h, err := w.AdjustRun(fs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Jobs != tc.jobs || h.JobsDefault != tc.jobsDefault {
-			t.Errorf("%v: jobs %d (default: %v), want %d (%v)", tc.args, h.Jobs, h.JobsDefault, tc.jobs, tc.jobsDefault)
 		}
 	}
 }

@@ -66,7 +66,6 @@ func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
 		}
 	}
 	hints.CountFailed = true
-	hints.Jobs = o.Jobs
 	return hints, nil
 }
 

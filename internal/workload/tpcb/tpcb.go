@@ -48,7 +48,7 @@ type Options struct {
 
 	// Running.
 	Transactions      int64 // -t, per client
-	Jobs              int   // -j: threads, each serving its clients from one loop (PostgreSQL, MySQL)
+	Jobs              int   // -j: pgbench's threads, recorded; each client has a goroutine of its own
 	Connect           bool  // -C
 	LatencyLimitMS    float64
 	ReportPerCommand  bool
@@ -137,7 +137,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&o.Defines, "define", "D", nil, "NAME=VALUE: a variable for the scripts; repeatable")
 
 	fs.Int64VarP(&o.Transactions, "transactions", "t", 0, "transactions per client (pgbench's default is 10 when neither -t nor -T is given)")
-	fs.IntVarP(&o.Jobs, "jobs", "j", 1, "threads; on PostgreSQL and MySQL each serves its share of the clients from one loop, as pgbench's do (on SQLite a goroutine per client)")
+	fs.IntVarP(&o.Jobs, "jobs", "j", 1, "pgbench's number of threads: accepted and recorded (dbmark runs each client on a goroutine of its own, which Go spreads over the CPUs)")
 	fs.BoolVarP(&o.Connect, "connect", "C", false, "open a new connection for each transaction")
 	fs.Float64VarP(&o.LatencyLimitMS, "latency-limit", "L", 0, "count transactions over this many ms as late; with --rate, skip those already that late at their scheduled start")
 	fs.BoolVarP(&o.ReportPerCommand, "report-per-command", "r", false, "report each command's latency, failures and retries")

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -459,7 +458,14 @@ func (c *Client) sleep(ctx context.Context, cs *clientScript, pc int, cmd *Comma
 	if d <= 0 {
 		return nil
 	}
-	return mux.Sleep(ctx, d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // shell runs \shell or \setshell through /bin/sh, as pgbench's system()

@@ -1,0 +1,136 @@
+package runner_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// serverTargets are the private servers' URLs, over each transport the
+// test environment gives.
+func serverTargets(t *testing.T) map[string]string {
+	out := map[string]string{}
+	for _, v := range []string{"DBMARK_TEST_POSTGRES", "DBMARK_TEST_POSTGRES_SOCKET", "DBMARK_TEST_POSTGRES_TLS", "DBMARK_TEST_MYSQL", "DBMARK_TEST_MYSQL_SOCKET", "DBMARK_TEST_MYSQL_TLS"} {
+		if raw := os.Getenv(v); raw != "" {
+			out[v] = raw
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no DBMARK_TEST_POSTGRES* or DBMARK_TEST_MYSQL* set (make test starts the servers)")
+	}
+	return out
+}
+
+func sleepSQL(raw string, secs float64) string {
+	if len(raw) >= 5 && raw[:5] == "mysql" {
+		return fmt.Sprintf("SELECT SLEEP(%g)", secs)
+	}
+	return fmt.Sprintf("SELECT pg_sleep(%g)", secs)
+}
+
+// statements is a load whose every event runs sql once.
+func statements(sql string) *workload.Load {
+	return &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error { return conn.Exec(ctx, sql) }), nil
+		},
+	}
+}
+
+// 8 clients each running a 0.2 s server-side sleep twice finish together:
+// the server's waits overlap, on every engine and transport.
+func TestServerWaitsOverlap(t *testing.T) {
+	for name, raw := range serverTargets(t) {
+		t.Run(name, func(t *testing.T) {
+			c := cfg()
+			c.Threads, c.Events, c.MaxTries = 8, 16, 1
+			start := time.Now()
+			out := runner.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.2)), nil, quiet)
+			took := time.Since(start)
+			if out.Status != result.StatusOK || out.Summary.Events != 16 {
+				t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
+			}
+			// Together: 0.4 s and connecting; one at a time: 3.2 s.
+			if took > 1500*time.Millisecond {
+				t.Fatalf("16 sleeps of 0.2 s on 8 clients took %v: the clients did not wait together", took)
+			}
+		})
+	}
+}
+
+// In a closed loop, events/s x mean latency is the number of clients
+// (Little's law), within 10%, and the summary says so without a warning.
+func TestLittlesLawHolds(t *testing.T) {
+	for name, raw := range serverTargets(t) {
+		t.Run(name, func(t *testing.T) {
+			c := cfg()
+			c.Threads, c.Duration, c.Warmup, c.MaxTries = 8, 2*time.Second, 300*time.Millisecond, 1
+			out := runner.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.01)), nil, quiet)
+			if out.Status != result.StatusOK || out.Summary.Events == 0 {
+				t.Fatalf("run: %s %v", out.Status, out.Err)
+			}
+			if got := out.Summary.Concurrency; math.Abs(got-8)/8 > 0.10 {
+				t.Fatalf("events/s x mean latency = %.2f for 8 clients", got)
+			}
+			if len(out.Summary.Warnings) != 0 {
+				t.Fatalf("warnings %q on a run that kept 8 in flight", out.Summary.Warnings)
+			}
+		})
+	}
+}
+
+// Clients that take turns outside their timed events are found out: the
+// summary warns when Little's law counts well under the clients.
+func TestTakingTurnsIsWarned(t *testing.T) {
+	turn := make(chan struct{}, 1)
+	turn <- struct{}{}
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			<-turn
+			return &turnTaker{turn: turn}, nil
+		},
+	}
+	c := cfg()
+	c.Threads, c.Duration = 4, time.Second
+	out := runner.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events == 0 {
+		t.Fatalf("run: %s %v", out.Status, out.Err)
+	}
+	if out.Summary.Concurrency > 2 || len(out.Summary.Warnings) != 1 {
+		t.Fatalf("concurrency %.2f, warnings %q; want about 1 and a warning", out.Summary.Concurrency, out.Summary.Warnings)
+	}
+}
+
+// turnTaker runs its events only while it holds the one turn, which it
+// hands on and waits for again between events, where no latency is
+// timed (workload.EventObserver).
+type turnTaker struct{ turn chan struct{} }
+
+func (w *turnTaker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	time.Sleep(2 * time.Millisecond)
+	return 0, nil
+}
+
+func (w *turnTaker) Observe(workload.EventInfo) {
+	w.turn <- struct{}{}
+	<-w.turn
+}
+
+func (w *turnTaker) Close() error {
+	select {
+	case w.turn <- struct{}{}:
+	default:
+	}
+	return nil
+}

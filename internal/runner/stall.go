@@ -1,0 +1,132 @@
+package runner
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// abandonAfter is how long the run waits for its clients once their
+// context has ended. pgconn and go-sql-driver/mysql end a statement soon
+// after its context does; a client still inside an event after this waits
+// where no cancellation reaches, and the run ends without it, as failed.
+const abandonAfter = 5 * time.Second
+
+// client is what the ticker knows of one worker: whether it is inside an
+// event, since when, and its connection, to name the statement it waits
+// for. The worker writes it at each event's start and end; the ticker
+// reads it.
+type client struct {
+	// since is when the current event was due, in nanoseconds after the
+	// run's start plus one; 0 between events.
+	since atomic.Int64
+	done  atomic.Bool
+	mu    sync.Mutex
+	conn  target.Conn
+}
+
+func (c *client) begin(since int64) { c.since.Store(since + 1) }
+
+// end marks the client between events; a non-nil conn is its connection
+// from now on.
+func (c *client) end(conn target.Conn) {
+	c.since.Store(0)
+	if conn != nil {
+		c.setConn(conn)
+	}
+}
+
+func (c *client) setConn(conn target.Conn) {
+	c.mu.Lock()
+	c.conn = conn
+	c.mu.Unlock()
+}
+
+func (c *client) finish() {
+	c.since.Store(0)
+	c.done.Store(true)
+}
+
+// statement is the text of what the client's connection runs, if it says.
+func (c *client) statement() string {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if r, ok := conn.(target.Reporter); ok {
+		return r.Current()
+	}
+	return ""
+}
+
+// since turns t into the run's clock for client.begin.
+func (r *run) since(t time.Time) int64 { return int64(t.Sub(r.start)) }
+
+// Stall is a client that finished nothing for too long.
+type Stall struct {
+	Client    int       `json:"client"`
+	Statement string    `json:"statement,omitempty"` // the last statement it sent
+	Since     time.Time `json:"since"`               // when the event it is in began (was due, under a rate)
+}
+
+// busy lists the clients inside an event that began at least timeout
+// before now; with timeout 0, every client that has not returned, inside
+// an event or not.
+func (r *run) busy(now time.Time, timeout time.Duration) []Stall {
+	var out []Stall
+	for i := range r.clients {
+		c := &r.clients[i]
+		if c.done.Load() {
+			continue
+		}
+		s := c.since.Load()
+		if s == 0 && timeout > 0 {
+			continue
+		}
+		since := now
+		if s != 0 {
+			since = r.start.Add(time.Duration(s - 1))
+		}
+		if now.Sub(since) < timeout {
+			continue
+		}
+		out = append(out, Stall{Client: i, Statement: c.statement(), Since: since})
+	}
+	return out
+}
+
+// StallError ends a run in which a client finished nothing for
+// StallTimeout, or did not return when the run ended.
+type StallError struct {
+	Stalls  []Stall
+	Timeout time.Duration // 0: the run ended and they did not return
+}
+
+func (e *StallError) Error() string {
+	var b strings.Builder
+	st := e.Stalls[0]
+	if e.Timeout > 0 {
+		fmt.Fprintf(&b, "client %d finished nothing for %v (--stall-timeout)", st.Client, e.Timeout)
+	} else {
+		fmt.Fprintf(&b, "client %d did not return when the run ended", st.Client)
+	}
+	fmt.Fprintf(&b, ": inside an event since %s", st.Since.Format("15:04:05.000"))
+	if st.Statement != "" {
+		fmt.Fprintf(&b, ", last statement %q", abbreviate(st.Statement, 80))
+	}
+	if n := len(e.Stalls) - 1; n > 0 {
+		fmt.Fprintf(&b, " (and %d more clients)", n)
+	}
+	return b.String()
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
