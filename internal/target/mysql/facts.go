@@ -2,9 +2,7 @@ package mysql
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -21,38 +19,6 @@ var sizeVariables = []string{
 	"max_connections", "thread_handling",
 }
 
-// rows runs a text query and returns its rows as text.
-func (c *Conn) rows(sql string) ([][]string, error) {
-	rs, err := c.dc.Query(sql, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	dest := make([]driver.Value, len(rs.Columns()))
-	var out [][]string
-	for {
-		if err := rs.Next(dest); err != nil {
-			if err == io.EOF {
-				return out, nil
-			}
-			return out, err
-		}
-		row := make([]string, len(dest))
-		for i, v := range dest {
-			row[i] = text(v)
-		}
-		out = append(out, row)
-	}
-}
-
-func (t *Target) conn(ctx context.Context) (*Conn, error) {
-	c, err := t.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return c.(*Conn), nil
-}
-
 // Facts reports the variables whose global value differs from the
 // compiled-in default (MariaDB's information_schema.SYSTEM_VARIABLES; MySQL
 // states only where a value came from), the sizes that matter and the size
@@ -64,12 +30,12 @@ func (t *Target) Facts(ctx context.Context) (*result.EngineFacts, error) {
 	}
 	defer c.Close()
 	f := &result.EngineFacts{NonDefault: map[string]result.NonDefault{}, Sizes: map[string]string{}}
-	rows, err := c.rows(`SELECT LOWER(VARIABLE_NAME), GLOBAL_VALUE, DEFAULT_VALUE, GLOBAL_VALUE_ORIGIN
+	rows, err := c.rows(ctx, `SELECT LOWER(VARIABLE_NAME), GLOBAL_VALUE, DEFAULT_VALUE, GLOBAL_VALUE_ORIGIN
 		FROM information_schema.SYSTEM_VARIABLES
 		WHERE GLOBAL_VALUE_ORIGIN <> 'COMPILE-TIME' AND NOT (GLOBAL_VALUE <=> DEFAULT_VALUE)`)
 	if err != nil {
 		// MySQL has no default values in SQL, only each value's source.
-		rows, err = c.rows(`SELECT LOWER(v.VARIABLE_NAME), g.VARIABLE_VALUE, '(not stated by MySQL)', v.VARIABLE_SOURCE
+		rows, err = c.rows(ctx, `SELECT LOWER(v.VARIABLE_NAME), g.VARIABLE_VALUE, '(not stated by MySQL)', v.VARIABLE_SOURCE
 			FROM performance_schema.variables_info v JOIN performance_schema.global_variables g USING (VARIABLE_NAME)
 			WHERE v.VARIABLE_SOURCE <> 'COMPILED'`)
 	}
@@ -79,7 +45,7 @@ func (t *Target) Facts(ctx context.Context) (*result.EngineFacts, error) {
 	for _, r := range rows {
 		f.NonDefault[r[0]] = result.NonDefault{Value: r[1], Default: r[2], Source: strings.ToLower(r[3])}
 	}
-	rows, err = c.rows("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('" + strings.Join(sizeVariables, "','") + "')")
+	rows, err = c.rows(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(sizeVariables, "','")+"')")
 	if err != nil {
 		return nil, fmt.Errorf("inspect MySQL: sizes: %w", err)
 	}
@@ -89,7 +55,7 @@ func (t *Target) Facts(ctx context.Context) (*result.EngineFacts, error) {
 			f.CacheBytes, _ = strconv.ParseUint(r[1], 10, 64)
 		}
 	}
-	if rows, err := c.rows("SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) FROM information_schema.TABLES"); err == nil && len(rows) == 1 {
+	if rows, err := c.rows(ctx, "SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) FROM information_schema.TABLES"); err == nil && len(rows) == 1 {
 		f.DataBytes, _ = strconv.ParseUint(rows[0][0], 10, 64)
 	}
 	return f, nil
@@ -141,8 +107,8 @@ type counterReader struct{ c *Conn }
 
 // ReadCounters reads SHOW GLOBAL STATUS and keeps the counters that explain
 // a throughput chart.
-func (r *counterReader) ReadCounters(context.Context) ([]target.Counter, error) {
-	rows, err := r.c.rows("SHOW GLOBAL STATUS")
+func (r *counterReader) ReadCounters(ctx context.Context) ([]target.Counter, error) {
+	rows, err := r.c.rows(ctx, "SHOW GLOBAL STATUS")
 	if err != nil {
 		return nil, fmt.Errorf("read MySQL counters: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/target"
@@ -12,23 +13,52 @@ import (
 	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
-func engine(envVar string, opts target.Options, driverOnly bool) targettest.Engine {
+// serverURL returns the test server's URL in envVar, or skips.
+func serverURL(t *testing.T, envVar string) string {
+	t.Helper()
+	raw := os.Getenv(envVar)
+	if raw == "" {
+		t.Skipf("%s is not set: no MySQL server to test against (make test starts one)", envVar)
+	}
+	return raw
+}
+
+// open opens the target at raw.
+func open(t *testing.T, raw string, opts target.Options) target.Target {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := mysql.Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}
+
+// connect opens a connection to tg, closed when the test ends.
+func connect(t *testing.T, tg target.Target) target.Conn {
+	t.Helper()
+	c, err := tg.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func engine(rawURL func(t *testing.T) string, opts target.Options) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			raw := os.Getenv(envVar)
-			if raw == "" {
-				t.Skipf("%s is not set: no MySQL server to test against (make test starts one)", envVar)
-			}
-			u, err := url.Parse(raw)
+			u, err := url.Parse(rawURL(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			tg, err := mysql.Open(context.Background(), u, opts)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if driverOnly {
-				mysql.DriverOnly(tg)
 			}
 			return tg
 		},
@@ -62,22 +92,85 @@ func engine(envVar string, opts target.Options, driverOnly bool) targettest.Engi
 	}
 }
 
+func fromEnv(envVar string) func(t *testing.T) string {
+	return func(t *testing.T) string { return serverURL(t, envVar) }
+}
+
+// tlsURL is the TLS test server: DBMARK_TEST_MYSQL_TLS, or the TCP test
+// server with tls=skip-verify when it offers TLS.
+func tlsURL(t *testing.T) string {
+	if raw := os.Getenv("DBMARK_TEST_MYSQL_TLS"); raw != "" {
+		return raw
+	}
+	raw := serverURL(t, "DBMARK_TEST_MYSQL")
+	if !offersTLS(t, raw) {
+		t.Skip("the test server does not offer TLS and DBMARK_TEST_MYSQL_TLS is not set")
+	}
+	return withParam(raw, "tls", "skip-verify")
+}
+
+func withParam(raw, key, value string) string {
+	u, _ := url.Parse(raw)
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// offersTLS says whether the server at raw has TLS on.
+func offersTLS(t *testing.T, raw string) bool {
+	t.Helper()
+	c := connect(t, open(t, raw, target.Options{}))
+	v, _, err := c.QueryRow(context.Background(), "SELECT @@have_ssl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v == "YES"
+}
+
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
-		t.Run("tcp/"+mode, func(t *testing.T) {
-			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, false))
-		})
-		// The driver's own path, taken with TLS or compression.
-		t.Run("tcp/"+mode+"/driver", func(t *testing.T) {
-			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, true))
-		})
+		opts := target.Options{PSMode: mode}
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(fromEnv("DBMARK_TEST_MYSQL"), opts)) })
+		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(fromEnv("DBMARK_TEST_MYSQL_SOCKET"), opts)) })
+		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tlsURL, opts)) })
 	}
-	t.Run("socket/auto", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}, false))
-	})
-	t.Run("tcp/auto/poll", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}, false))
-	})
+}
+
+// TestTLSParameters: tls=preferred connects whether or not the server
+// offers TLS; tls=skip-verify encrypts when it does, and is refused with
+// one clear line when it does not.
+func TestTLSParameters(t *testing.T) {
+	raw := serverURL(t, "DBMARK_TEST_MYSQL")
+	has := offersTLS(t, raw)
+	ctx := context.Background()
+	cipher := func(c target.Conn) string {
+		v, _, err := c.QueryRow(ctx, "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'SSL_CIPHER'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	c := connect(t, open(t, withParam(raw, "tls", "preferred"), target.Options{}))
+	if got := cipher(c); (got != "") != has {
+		t.Errorf("tls=preferred: cipher %q with the server's TLS %v", got, has)
+	}
+	tg := open(t, withParam(raw, "tls", "skip-verify"), target.Options{})
+	c, err := tg.Connect(ctx)
+	switch {
+	case has && err != nil:
+		t.Fatalf("tls=skip-verify: %v", err)
+	case has:
+		defer c.Close()
+		if cipher(c) == "" {
+			t.Error("tls=skip-verify: the connection is not encrypted")
+		}
+	case err == nil:
+		c.Close()
+		t.Fatal("tls=skip-verify connected to a server without TLS")
+	case !strings.Contains(err.Error(), "does not offer TLS") || strings.Contains(err.Error(), "\n"):
+		t.Errorf("tls=skip-verify without TLS on the server: %q; want one line saying it does not offer TLS", err)
+	}
 }
 
 func TestOpenParsesSocketAndDefaults(t *testing.T) {
@@ -91,5 +184,9 @@ func TestOpenParsesSocketAndDefaults(t *testing.T) {
 	}
 	if _, err := mysql.Open(context.Background(), u, target.Options{PSMode: "sometimes"}); err == nil {
 		t.Fatal("--db-ps-mode sometimes accepted")
+	}
+	u, _ = url.Parse("mysql://sb@127.0.0.1/sbtest?timeout=soon")
+	if _, err := mysql.Open(context.Background(), u, target.Options{}); err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("?timeout=soon: %v; want a bad URL naming the timeout", err)
 	}
 }

@@ -1,0 +1,432 @@
+package mysql
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dbmark/dbmark/internal/target"
+)
+
+// Conn is one driver connection. Like the driver's, it is used by one
+// goroutine at a time; the caller's context reaches the driver, which
+// ends a statement by closing the connection when the context ends.
+type Conn struct {
+	dc     driverConn
+	psMode string
+	closed bool
+	rr     textReader // QueryRow's
+}
+
+func (t *Target) conn(ctx context.Context) (*Conn, error) {
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*Conn), nil
+}
+
+// wrap reports a statement ended by its context as the context's error.
+func wrap(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// Exec runs a text query and discards its result.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	_, err := c.dc.ExecContext(ctx, sql, nil)
+	return wrap(ctx, err)
+}
+
+// QueryRow returns the first column of the first row as text.
+func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
+	rows, err := c.dc.QueryContext(ctx, sql, nil)
+	if err != nil {
+		return "", false, wrap(ctx, err)
+	}
+	defer rows.Close()
+	dest := c.rr.start(rows)
+	if err := rows.Next(dest); err != nil {
+		if err == io.EOF {
+			return "", false, nil
+		}
+		return "", false, wrap(ctx, err)
+	}
+	if len(dest) == 0 {
+		return "", false, nil
+	}
+	return string(c.rr.appendValue(nil, 0, dest[0])), true, nil
+}
+
+// rows runs a text query and returns its rows as text (NULL as "").
+func (c *Conn) rows(ctx context.Context, sql string) ([][]string, error) {
+	rs, err := c.dc.QueryContext(ctx, sql, nil)
+	if err != nil {
+		return nil, wrap(ctx, err)
+	}
+	defer rs.Close()
+	var rr textReader
+	dest := rr.start(rs)
+	var out [][]string
+	for {
+		if err := rs.Next(dest); err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return out, wrap(ctx, err)
+		}
+		row := make([]string, len(dest))
+		for i, v := range dest {
+			row[i] = string(rr.appendValue(nil, i, v))
+		}
+		out = append(out, row)
+	}
+}
+
+// returnsRows says whether a statement produces result sets, which are
+// then read (and counted) rather than its count of affected rows.
+func returnsRows(sql string) bool {
+	s := strings.TrimLeft(sql, " \t\r\n(")
+	if len(s) > 8 {
+		s = s[:8]
+	}
+	s = strings.ToUpper(s)
+	for _, p := range []string{"SELECT", "SHOW", "WITH", "EXPLAIN", "DESC", "VALUES", "TABLE", "CALL"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prepare readies sql (with ? placeholders): on the server with
+// --db-ps-mode auto, once, for every later run; as a client-side template
+// with disable.
+func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
+	s := &Stmt{c: c, rows: returnsRows(sql)}
+	if c.psMode == PSDisable {
+		tpl, err := target.ParseTemplate(sql)
+		if err != nil {
+			return nil, err
+		}
+		s.tpl = tpl
+		return s, nil
+	}
+	ds, err := c.dc.PrepareContext(ctx, sql)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, err))
+	}
+	st, ok := ds.(preparedStmt)
+	if !ok {
+		ds.Close()
+		return nil, fmt.Errorf("prepare %q: the driver's statement (%T) lacks the context methods", sql, ds)
+	}
+	s.ds = st
+	return s, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.dc.Close()
+}
+
+// preparedStmt is what this package needs of the driver's statement.
+type preparedStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
+
+// Stmt is a statement on one Conn. Its buffers are reused from run to run.
+type Stmt struct {
+	c    *Conn
+	rows bool
+	ds   preparedStmt     // server-side prepared (PSAuto)
+	tpl  *target.Template // client-side (PSDisable)
+	args []driver.NamedValue
+	rr   textReader
+	text []byte
+	row  target.Row
+}
+
+// Run executes the statement, reads and discards its rows, and returns
+// how many rows it returned or affected.
+func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
+	if !s.rows {
+		n, err := s.exec(ctx, args)
+		return n, wrap(ctx, err)
+	}
+	rows, err := s.query(ctx, args)
+	if err != nil {
+		return 0, wrap(ctx, err)
+	}
+	n, err := drain(rows, &s.rr.dest)
+	return n, wrap(ctx, err)
+}
+
+// RunRow executes the statement and keeps the last row it returned.
+func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	s.row.Columns = s.row.Columns[:0]
+	if !s.rows {
+		n, err := s.exec(ctx, args)
+		s.row.Rows = n
+		if err != nil {
+			return target.Row{}, wrap(ctx, err)
+		}
+		return s.row, nil
+	}
+	rows, err := s.query(ctx, args)
+	if err == nil {
+		err = s.rr.readLastRow(rows, &s.row)
+	}
+	if err != nil {
+		return target.Row{}, wrap(ctx, err)
+	}
+	return s.row, nil
+}
+
+// exec runs a statement that returns no rows and returns the rows it
+// affected.
+func (s *Stmt) exec(ctx context.Context, args []target.Value) (int64, error) {
+	var res driver.Result
+	var err error
+	if s.tpl != nil {
+		var q string
+		if q, err = s.render(args); err != nil {
+			return 0, err
+		}
+		res, err = s.c.dc.ExecContext(ctx, q, nil)
+	} else {
+		res, err = s.ds.ExecContext(ctx, s.bind(args))
+	}
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// query runs a statement that returns rows.
+func (s *Stmt) query(ctx context.Context, args []target.Value) (driver.Rows, error) {
+	if s.tpl != nil {
+		q, err := s.render(args)
+		if err != nil {
+			return nil, err
+		}
+		return s.c.dc.QueryContext(ctx, q, nil)
+	}
+	return s.ds.QueryContext(ctx, s.bind(args))
+}
+
+// render inlines args into the statement's text.
+func (s *Stmt) render(args []target.Value) (string, error) {
+	b, err := s.tpl.Render(s.text[:0], args, true)
+	if err != nil {
+		return "", err
+	}
+	s.text = b
+	return string(b), nil
+}
+
+// bind converts args into the reused driver arguments.
+func (s *Stmt) bind(args []target.Value) []driver.NamedValue {
+	if cap(s.args) < len(args) {
+		s.args = make([]driver.NamedValue, len(args))
+	}
+	s.args = s.args[:len(args)]
+	for i, a := range args {
+		nv := &s.args[i]
+		nv.Ordinal = i + 1
+		switch {
+		case a.IsNull:
+			nv.Value = nil
+		case a.IsStr && a.Str == nil:
+			nv.Value = []byte{} // the driver sends a nil []byte as NULL
+		case a.IsStr:
+			nv.Value = a.Str
+		default:
+			nv.Value = a.Int
+		}
+	}
+	return s.args
+}
+
+// Close releases a server-side statement. One on a lost connection is
+// gone with it.
+func (s *Stmt) Close() error {
+	if s.ds == nil || s.c.closed {
+		return nil
+	}
+	err := s.ds.Close()
+	s.ds = nil
+	if errors.Is(err, driver.ErrBadConn) {
+		return nil
+	}
+	return err
+}
+
+// drain reads and discards every result set of rows, reusing *dest for
+// the values, and returns how many rows they held.
+func drain(rows driver.Rows, dest *[]driver.Value) (int64, error) {
+	var count int64
+	for {
+		d := sized(dest, len(rows.Columns()))
+		for {
+			err := rows.Next(d)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rows.Close()
+				return count, err
+			}
+			count++
+		}
+		more, err := nextResultSet(rows)
+		if err != nil {
+			rows.Close()
+			return count, err
+		}
+		if !more {
+			return count, rows.Close()
+		}
+	}
+}
+
+// readLastRow reads every result set of rows and keeps in row the last
+// one's columns, its count of rows and its last row as the server's text
+// protocol prints it (NULL as nil), in row's reused buffers. It closes
+// rows.
+func (r *textReader) readLastRow(rows driver.Rows, row *target.Row) error {
+	for {
+		row.Rows = 0
+		row.Columns = append(row.Columns[:0], rows.Columns()...)
+		d := r.start(rows)
+		for {
+			err := rows.Next(d)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			row.Rows++
+			r.keepRow(row, d)
+		}
+		more, err := nextResultSet(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		if !more {
+			return rows.Close()
+		}
+	}
+}
+
+// nextResultSet moves rows to its next result set with columns, if any:
+// the OK that ends a procedure's answer is not one.
+func nextResultSet(rows driver.Rows) (bool, error) {
+	rs, ok := rows.(driver.RowsNextResultSet)
+	if !ok || !rs.HasNextResultSet() {
+		return false, nil
+	}
+	switch err := rs.NextResultSet(); err {
+	case nil:
+		return true, nil
+	case io.EOF:
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+func sized(dest *[]driver.Value, n int) []driver.Value {
+	if cap(*dest) < n {
+		*dest = make([]driver.Value, n)
+	}
+	return (*dest)[:n]
+}
+
+// keepBytes is the largest buffer a kept value holds on to between rows.
+const keepBytes = 64 << 10
+
+// keepRow copies a row's values, as text, into row's reused buffers.
+func (r *textReader) keepRow(row *target.Row, d []driver.Value) {
+	if cap(row.Values) < len(d) {
+		row.Values = append(row.Values[:cap(row.Values)], make([][]byte, len(d)-cap(row.Values))...)
+	}
+	row.Values = row.Values[:len(d)]
+	for i, v := range d {
+		if v == nil {
+			row.Values[i] = nil
+			continue
+		}
+		b := row.Values[i]
+		if cap(b) > keepBytes {
+			b = nil
+		}
+		b = r.appendValue(b[:0], i, v)
+		if b == nil {
+			b = []byte{} // empty, not NULL
+		}
+		row.Values[i] = b
+	}
+}
+
+// bulkBytes bounds one multi-row INSERT, well under the default max_allowed_packet.
+const bulkBytes = 1 << 20
+
+// BulkInsert loads rows with multi-row INSERT statements.
+func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, rows target.RowSource) (int64, error) {
+	head := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", table, strings.Join(columns, ", "))
+	vals := make([]target.Value, len(columns))
+	buf := make([]byte, 0, bulkBytes+4096)
+	var total int64
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		res, err := c.dc.ExecContext(ctx, string(buf), nil)
+		buf = buf[:0]
+		if err != nil {
+			return fmt.Errorf("insert into %s: %w", table, wrap(ctx, err))
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		return nil
+	}
+	for rows.Next(vals) {
+		if len(buf) == 0 {
+			buf = append(buf, head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '(')
+		for i, v := range vals {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = target.AppendLiteral(buf, v, true)
+		}
+		buf = append(buf, ')')
+		if len(buf) >= bulkBytes {
+			if err := flush(); err != nil {
+				return total, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return total, err
+	}
+	return total, nil
+}
