@@ -105,6 +105,9 @@ func Summary(w io.Writer, r *result.Result) {
 	if r.Run.WarmupS > 0 {
 		fmt.Fprintf(w, "    warm-up (not counted):               %.4fs\n", r.Run.WarmupS)
 	}
+	if s.DrainS > 0 {
+		fmt.Fprintf(w, "    after the time limit:                %.4fs to finish %d events under way (latencies kept, not in the rates)\n", s.DrainS, s.DrainEvents)
+	}
 	fmt.Fprintf(w, "    total number of events:              %d\n", s.Events)
 	if s.Concurrency > 0 {
 		fmt.Fprintf(w, "    events in flight (events/s x mean latency): %.2f of %d clients\n", s.Concurrency, r.Run.Threads)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbmark/dbmark/internal/target"
 )
@@ -116,6 +117,13 @@ func connectError(cfg *pgconn.Config, err error) error {
 		}
 		return fmt.Errorf("connect to PostgreSQL at %s: %s (SQLSTATE %s)", where, pgErr.Message, pgErr.Code)
 	}
+	if notPostgres(err) {
+		return fmt.Errorf("connect to PostgreSQL at %s: the server there did not answer as PostgreSQL does (is it another service on that port?)", where)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return fmt.Errorf("connect to PostgreSQL at %s: no answer within %v (is the server overloaded or stopped? connect_timeout in the URL sets the bound)", where, cfg.ConnectTimeout)
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
 		return fmt.Errorf("connect to PostgreSQL at %s: connection refused (is the server running and listening there?)", where)
 	}
@@ -127,6 +135,17 @@ func connectError(cfg *pgconn.Config, err error) error {
 		msg = msg[i+2:]
 	}
 	return fmt.Errorf("connect to PostgreSQL at %s: %s", where, msg)
+}
+
+// notPostgres says whether err is pgconn's reaction to bytes that are not
+// PostgreSQL's protocol (an HTTP server or other service on the port).
+func notPostgres(err error) bool {
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooLong) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "unknown message type") || strings.Contains(msg, "invalid message")
 }
 
 // Inspect reports the server's version and settings.
