@@ -791,6 +791,7 @@ func (r *run) summarize(out *Outcome) {
 		}
 	}
 	r.concurrency(s, tot)
+	r.rateReached(s)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
 
@@ -822,3 +823,21 @@ func (r *run) concurrency(s *result.Summary, tot *metrics.Totals) {
 // lowConcurrency is the share of the clients that Little's law must find
 // in flight before the summary warns.
 const lowConcurrency = 0.9
+
+// rateReached warns when an open loop's events came well short of the
+// rate asked: the schedule then fell behind, and the latency from the
+// intended start includes the backlog. Poisson arrivals vary, so the
+// shortfall must also exceed three standard deviations of the count.
+func (r *run) rateReached(s *result.Summary) {
+	if r.cfg.Rate <= 0 || r.load.WorkerRate != nil || s.DurationS <= 0 {
+		return
+	}
+	want := r.cfg.Rate * s.DurationS
+	got := float64(s.Events)
+	if got >= 0.95*want || want-got < 3*math.Sqrt(want) {
+		return
+	}
+	s.Warnings = append(s.Warnings, fmt.Sprintf(
+		"--rate %g/s was not reached: %.0f/s (%.0f%%); the schedule fell behind, so the latency from the intended start includes the backlog (see the schedule lag)",
+		r.cfg.Rate, s.EventsPerS, 100*s.EventsPerS/r.cfg.Rate))
+}
