@@ -568,7 +568,11 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 		if info.Class == target.Canceled || ctx.Err() != nil {
 			return attempt{}
 		}
-		h.Error(info.Class.String(), info.Code)
+		class := info.Class.String()
+		if info.Class == target.Fatal && r.ignored(info.Code) {
+			class = "ignored" // counted and gone on after, so not fatal
+		}
+		h.Error(class, info.Code)
 		switch info.Class {
 		case target.Reconnect:
 			if workload.Stop(ctx).Err() != nil {

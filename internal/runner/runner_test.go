@@ -262,6 +262,12 @@ func TestIgnoredErrorsAreCountedAndTheRunGoesOn(t *testing.T) {
 	if out.Summary.ErrorsTotal == 0 || out.Summary.Events == 0 {
 		t.Fatalf("errors %d events %d; want both > 0", out.Summary.ErrorsTotal, out.Summary.Events)
 	}
+	// Counted and gone on after: ignored, not fatal.
+	for _, e := range out.Summary.Errors {
+		if e.Class != "ignored" {
+			t.Errorf("an ignored error is labelled %s (%s)", e.Class, e.Code)
+		}
+	}
 }
 
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
