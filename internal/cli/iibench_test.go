@@ -33,6 +33,11 @@ func TestIibenchRunIsStored(t *testing.T) {
 	if r.Run.Threads != 3 || r.Rows == nil || r.Rows.Inserted != 5000 || len(r.Rows.Series) == 0 || r.Summary.HeadlineUnit != "rows/s" {
 		t.Fatalf("threads %d, rows %+v, headline %s", r.Run.Threads, r.Rows, r.Summary.HeadlineUnit)
 	}
+	// The options stored are the ones the run used: no time limit applied
+	// (the rows did), and how dbmark was asked is not among them.
+	if o := r.Workload.Options; o["time"] != "0s" || o["help"] != "" || o["no-store"] != "" {
+		t.Fatalf("stored options %v", o)
+	}
 	if o := dbmark(t, ctx, "results", "show", "1"); o.code != 0 || !strings.Contains(o.stdout, "iibench") {
 		t.Fatalf("the stored result: exit %d %s %s", o.code, o.stdout, o.stderr)
 	}
