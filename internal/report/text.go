@@ -125,6 +125,9 @@ func Summary(w io.Writer, r *result.Result) {
 	if r.Run.Rate > 0 {
 		label = "Latency (ms, from the intended start):"
 	}
+	if len(s.LatencyOps) > 0 {
+		label = strings.TrimSuffix(label, ":") + " of " + strings.Join(s.LatencyOps, ", ") + ":"
+	}
 	writeLatency(w, label, s.Latency)
 	if r.Run.Rate > 0 {
 		writeLatency(w, "Service time (ms, from the actual start):", s.Service)

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/series"
@@ -711,7 +713,7 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 	if iv.Retries > 0 {
 		p.RetriesPerS = float64(iv.Retries) / secs
 	}
-	if h := iv.EventHist(); h.TotalCount() > 0 {
+	if h := r.headHist(iv.Totals); h.TotalCount() > 0 {
 		for _, q := range r.cfg.Percentiles {
 			p.Latency = append(p.Latency, result.Percentile{P: q, MS: float64(h.ValueAtQuantile(q)) / 1e6})
 		}
@@ -756,7 +758,10 @@ func (r *run) summarize(out *Outcome) {
 		s.ErrorsTotal += tot.Errors[k]
 	}
 	s.Retries, s.Reconnects, s.Clamped = tot.Retries, tot.Reconnects, tot.Clamped
-	s.Latency = result.LatencyOf(tot.EventHist(), r.cfg.Percentiles)
+	s.Latency = result.LatencyOf(r.headHist(tot), r.cfg.Percentiles)
+	for _, op := range r.load.LatencyOf {
+		s.LatencyOps = append(s.LatencyOps, tot.Ops[op].Spec.Name)
+	}
 	if r.cfg.Rate > 0 {
 		var svc *metrics.OpTotals
 		for i := range tot.Ops {
@@ -844,4 +849,20 @@ func (r *run) rateReached(s *result.Summary) {
 	s.Warnings = append(s.Warnings, fmt.Sprintf(
 		"--rate %g/s was not reached: %.0f/s (%.0f%%); the schedule fell behind, so the latency from the intended start includes the backlog (see the schedule lag)",
 		r.cfg.Rate, s.EventsPerS, 100*s.EventsPerS/r.cfg.Rate))
+}
+
+// headHist is the latency that goes with the headline: of the load's
+// LatencyOf operations, or of every event operation.
+func (r *run) headHist(t *metrics.Totals) *hdr.Histogram {
+	if len(r.load.LatencyOf) == 0 {
+		return t.EventHist()
+	}
+	if len(r.load.LatencyOf) == 1 {
+		return t.Ops[r.load.LatencyOf[0]].Hist
+	}
+	h := metrics.NewHistogram()
+	for _, op := range r.load.LatencyOf {
+		h.Merge(t.Ops[op].Hist)
+	}
+	return h
 }

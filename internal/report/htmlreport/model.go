@@ -551,9 +551,17 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	var thr, lat []series
 	for _, r := range shown {
 		s := series{Name: lb.label(r)}
+		key := r.Result.Summary.HeadlineSeries
 		for _, iv := range r.Result.Series {
-			if finite(iv.EventsPerS) {
-				s.Points = append(s.Points, [2]float64{iv.T, iv.EventsPerS})
+			v := iv.EventsPerS
+			if key != "" {
+				var ok bool
+				if v, ok = iv.Extra[key]; !ok {
+					continue
+				}
+			}
+			if finite(v) {
+				s.Points = append(s.Points, [2]float64{iv.T, v})
 			}
 		}
 		if len(s.Points) > 0 {
