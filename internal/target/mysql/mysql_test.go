@@ -10,32 +10,63 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/targettest"
+	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-func engine(envVar string, opts target.Options, driverOnly bool) targettest.Engine {
+// cell is one way of reaching the server the suite runs over.
+type cell struct {
+	env string                       // the shared server's URL (scripts/testenv.sh env)
+	own func(*testsrv.Server) string // the same kind of URL on a private server
+}
+
+var (
+	tcp    = cell{"DBMARK_TEST_MYSQL", func(s *testsrv.Server) string { return s.TCP }}
+	socket = cell{"DBMARK_TEST_MYSQL_SOCKET", func(s *testsrv.Server) string { return s.Socket }}
+	tls    = cell{"DBMARK_TEST_MYSQL_TLS", func(s *testsrv.Server) string { return s.TLS }}
+)
+
+func open(t *testing.T, raw string, opts target.Options, driverOnly bool) target.Target {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := mysql.Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if driverOnly {
+		mysql.DriverOnly(tg)
+	}
+	return tg
+}
+
+// engine is the suite's engine for one cell; own gives the cell's tests
+// that kill the server a private one.
+func engine(c cell, opts target.Options, driverOnly bool, own func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			raw := os.Getenv(envVar)
+			raw := os.Getenv(c.env)
 			if raw == "" {
-				t.Skipf("%s is not set: no MySQL server to test against (make test starts one)", envVar)
+				t.Skipf("%s is not set: no MySQL server to test against (make test starts one)", c.env)
 			}
-			u, err := url.Parse(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tg, err := mysql.Open(context.Background(), u, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if driverOnly {
-				mysql.DriverOnly(tg)
-			}
-			return tg
+			return open(t, raw, opts, driverOnly)
 		},
-		SleepSQL:        func(s int) string { return fmt.Sprintf("SELECT SLEEP(%d)", s) },
+		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
+			s := own(t)
+			return open(t, c.own(s), opts, driverOnly), s
+		},
+		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT SLEEP(%g)", s) },
 		UniqueViolation: "1062",
 		BackendIDSQL:    "SELECT CONNECTION_ID()",
 		KillSQL:         func(id string) string { return "KILL " + id },
+		// MariaDB has no asynchronous notices: a warning, then the session
+		// kills itself (error 1927, and the server closes the connection).
+		NoticeThenCloseSQL: "BEGIN NOT ATOMIC SIGNAL SQLSTATE '01000' SET MESSAGE_TEXT = 'dbmark: closing'; KILL CONNECTION_ID(); END",
+		// A first result reaches the client, then the session waits.
+		NoticeThenSleepSQL: func(s float64) string {
+			return fmt.Sprintf("BEGIN NOT ATOMIC SIGNAL SQLSTATE '01000' SET MESSAGE_TEXT = 'dbmark: sleeping'; SELECT 1; SELECT SLEEP(%g); END", s)
+		},
 		Conflict: func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error {
 			// Opposite lock order on two rows: InnoDB picks a deadlock victim.
 			for _, s := range []string{"BEGIN", "UPDATE " + table + " SET k=k+1 WHERE id=1"} {
@@ -62,21 +93,27 @@ func engine(envVar string, opts target.Options, driverOnly bool) targettest.Engi
 	}
 }
 
+// TestConformance runs the suite over TCP, the unix socket and TLS, with
+// server-side prepared statements and without.
 func TestConformance(t *testing.T) {
+	own := testsrv.Lazy(t, testsrv.MariaDB)
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
 		t.Run("tcp/"+mode, func(t *testing.T) {
-			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, false))
+			targettest.Run(t, engine(tcp, target.Options{PSMode: mode}, false, own))
 		})
 		// The driver's own path, taken with TLS or compression.
 		t.Run("tcp/"+mode+"/driver", func(t *testing.T) {
-			targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mode}, true))
+			targettest.Run(t, engine(tcp, target.Options{PSMode: mode}, true, own))
+		})
+		t.Run("tls/"+mode, func(t *testing.T) {
+			targettest.Run(t, engine(tls, target.Options{PSMode: mode}, false, own))
 		})
 	}
 	t.Run("socket/auto", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL_SOCKET", target.Options{PSMode: mysql.PSAuto}, false))
+		targettest.Run(t, engine(socket, target.Options{PSMode: mysql.PSAuto}, false, own))
 	})
 	t.Run("tcp/auto/poll", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_MYSQL", target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}, false))
+		targettest.Run(t, engine(tcp, target.Options{PSMode: mysql.PSAuto, NetIO: target.NetIOPoll}, false, own))
 	})
 }
 

@@ -13,22 +13,38 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbmark/dbmark/internal/mux"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
 // Engine describes the engine-specific bits the suite needs.
 type Engine struct {
 	// Open returns a fresh target; it is closed by the suite.
 	Open func(t *testing.T) target.Target
-	// SleepSQL is a statement that runs for about the given seconds.
-	SleepSQL func(seconds int) string
+	// SleepSQL is a statement that runs for about the given seconds
+	// (fractions included).
+	SleepSQL func(seconds float64) string
+	// SleepComputes, if set, says why SleepSQL keeps a CPU busy instead
+	// of waiting on the server (SQLite has no sleep); the test that N
+	// clients wait at once is skipped with it.
+	SleepComputes string
 	// UniqueViolation is the error code of a duplicate primary key.
 	UniqueViolation string
 	// KillSQL, if set, returns a statement that, run from another
 	// connection, ends the session whose ID BackendIDSQL returned.
 	BackendIDSQL string
 	KillSQL      func(id string) string
+	// NoticeThenCloseSQL, if set, is a statement that sends the client a
+	// notice (or warning) and then has the server end the session.
+	NoticeThenCloseSQL string
+	// NoticeThenSleepSQL, if set, is a statement that sends the client a
+	// notice (or a first result) and then sleeps on the server for about
+	// the given seconds; the suite ends its session meanwhile (KillSQL).
+	NoticeThenSleepSQL func(seconds float64) string
+	// OwnServer, if set, opens a target as Open does (the same kind of
+	// connection) but on a server of the test's own (testsrv), which the
+	// suite kills and starts again. The target is closed by the suite.
+	OwnServer func(t *testing.T) (target.Target, *testsrv.Server)
 	// Conflict, if set, provokes an error that must be classed retryable
 	// (a deadlock, a serialization failure, SQLITE_BUSY) on c1 or c2.
 	Conflict func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error
@@ -422,31 +438,17 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
-	if target.Multiplexes(tg) {
-		t.Run("TasksWaitInTheirLoop", func(t *testing.T) { tasksWaitInTheirLoop(t, tg, e) })
-	}
-
+	t.Run("ConnOutlivesItsContexts", func(t *testing.T) { connOutlivesItsContexts(t, tg) })
+	t.Run("ClientsWaitAtOnce", func(t *testing.T) { clientsWaitAtOnce(t, tg, e) })
+	t.Run("LittlesLaw", func(t *testing.T) { littlesLaw(t, tg) })
 	if e.KillSQL != nil {
-		t.Run("KilledSessionIsReconnect", func(t *testing.T) {
-			victim, err := tg.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer victim.Close()
-			id, _, err := victim.QueryRow(ctx, e.BackendIDSQL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustExec(t, c, e.KillSQL(id))
-			time.Sleep(100 * time.Millisecond)
-			_, _, err = victim.QueryRow(ctx, "SELECT 1")
-			if err == nil {
-				t.Fatal("query on a killed session succeeded")
-			}
-			if info := tg.Classify(err); info.Class != target.Reconnect {
-				t.Fatalf("Classify(killed session) = %v %q (%v); want reconnect", info.Class, info.Code, err)
-			}
-		})
+		t.Run("KilledSessionIsReconnect", func(t *testing.T) { killedSession(t, tg, e) })
+	}
+	if e.NoticeThenCloseSQL != "" || e.NoticeThenSleepSQL != nil {
+		t.Run("NoticeThenClose", func(t *testing.T) { noticeThenClose(t, tg, e) })
+	}
+	if e.OwnServer != nil {
+		t.Run("ServerRestart", func(t *testing.T) { serverRestart(t, e) })
 	}
 
 	if e.Conflict != nil {
@@ -481,81 +483,6 @@ func Run(t *testing.T, e Engine) {
 		if info := tg.Classify(errors.New("something else")); info.Class != target.Fatal {
 			t.Fatalf("Classify(unknown) = %v", info.Class)
 		}
-	})
-}
-
-// tasksWaitInTheirLoop: two connections served by one thread's loop. One
-// waits a second for the server to sleep while the other runs 200
-// statements; that the second finishes first shows a statement's wait
-// hands the thread over instead of holding it. Then a statement waiting
-// in a task ends soon after its context does.
-func tasksWaitInTheirLoop(t *testing.T, tg target.Target, e Engine) {
-	var order []string
-	var l mux.Loop
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		if err := c.Exec(ctx, e.SleepSQL(1)); err != nil {
-			t.Errorf("slow: %v", err)
-		}
-		order = append(order, "slow")
-	})
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		st, err := c.Prepare(ctx, "SELECT "+tg.Dialect().Placeholder(1)+" + 1")
-		if err != nil {
-			t.Errorf("fast: %v", err)
-			return
-		}
-		defer st.Close()
-		args := make([]target.Value, 1)
-		for i := range 200 {
-			args[0].SetInt(int64(i))
-			row, err := st.(target.RowStmt).RunRow(ctx, args)
-			if err != nil {
-				t.Errorf("fast: %v", err)
-				return
-			}
-			if got := string(row.Values[0]); got != strconv.Itoa(i+1) {
-				t.Errorf("fast: %d + 1 = %s", i, got)
-				return
-			}
-		}
-		order = append(order, "fast")
-	})
-	if err := l.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if len(order) != 2 || order[0] != "fast" {
-		t.Fatalf("tasks ended in order %v, want fast before slow", order)
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var took time.Duration
-	var class target.Class
-	l = mux.Loop{}
-	inTask(t, &l, tg, func(ctx context.Context, c target.Conn) {
-		time.AfterFunc(200*time.Millisecond, cancel)
-		start := time.Now()
-		err := c.Exec(ctx, e.SleepSQL(30))
-		took, class = time.Since(start), tg.Classify(err).Class
-	})
-	if err := l.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if took > 2*time.Second || class != target.Canceled {
-		t.Fatalf("a cancelled statement in a task ended after %v as %v, want soon, as canceled", took, class)
-	}
-}
-
-// inTask adds a task to l that runs fn on a connection of its own.
-func inTask(t *testing.T, l *mux.Loop, tg target.Target, fn func(ctx context.Context, c target.Conn)) {
-	l.Add(func(ctx context.Context) {
-		c, err := tg.Connect(ctx)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close()
-		fn(ctx, c)
 	})
 }
 
