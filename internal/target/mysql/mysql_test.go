@@ -130,3 +130,16 @@ func TestOpenParsesSocketAndDefaults(t *testing.T) {
 		t.Fatal("--db-ps-mode sometimes accepted")
 	}
 }
+
+// TestTLSIsInUse: the TLS cell's connections are encrypted.
+func TestTLSIsInUse(t *testing.T) {
+	raw := os.Getenv("DBMARK_TEST_MYSQL_TLS")
+	if raw == "" {
+		t.Skip("DBMARK_TEST_MYSQL_TLS is not set (make test starts the servers)")
+	}
+	_, c := targettest.Dial(t, mysql.Open, raw, target.Options{})
+	v, _, err := c.QueryRow(context.Background(), "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'Ssl_cipher'")
+	if err != nil || v == "" {
+		t.Fatalf("TLS cipher = %q, %v; want one", v, err)
+	}
+}

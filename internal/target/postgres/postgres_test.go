@@ -111,3 +111,21 @@ func TestOpenRejectsBadMode(t *testing.T) {
 		t.Fatal("mode turbo accepted")
 	}
 }
+
+// TestTLSIsInUse: the TLS cells' connections are encrypted, and with
+// verify-full the server's certificate is checked against the test CA.
+func TestTLSIsInUse(t *testing.T) {
+	for _, env := range []string{"DBMARK_TEST_POSTGRES_TLS", "DBMARK_TEST_POSTGRES_TLS_VERIFY"} {
+		t.Run(env, func(t *testing.T) {
+			raw := os.Getenv(env)
+			if raw == "" {
+				t.Skipf("%s is not set (make test starts the servers)", env)
+			}
+			_, c := targettest.Dial(t, postgres.Open, raw, target.Options{})
+			v, _, err := c.QueryRow(context.Background(), "SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+			if err != nil || v != "true" {
+				t.Fatalf("TLS in use = %q, %v; want true", v, err)
+			}
+		})
+	}
+}
