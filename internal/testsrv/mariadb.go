@@ -76,8 +76,14 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 	if err := writeCert(crt, key); err != nil {
 		return nil, err
 	}
+	// A temporary directory of its own: servers bootstrapping at once in
+	// a shared one collide on their temporary tables' names.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
 	root := os.Geteuid() == 0
-	args := []string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}
+	args := []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--auth-root-authentication-method=normal", "--skip-test-db"}
 	if root {
 		args = append(args, "--user=root")
 	}
@@ -87,7 +93,7 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 		return nil, fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
 	}
 
-	args = []string{"--no-defaults", "--datadir=" + data, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
+	args = []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
 		"--socket=" + sock, "--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + log,
 		"--skip-name-resolve", "--skip-log-bin", "--max-connections=60", "--innodb-buffer-pool-size=32M",
 		"--innodb-flush-log-at-trx-commit=2", "--ssl-cert=" + crt, "--ssl-key=" + key}
