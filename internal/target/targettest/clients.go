@@ -23,8 +23,9 @@ const hangGrace = 10 * time.Second
 
 // within runs fn on a goroutine of its own with a context that ends after
 // limit, and fails t if fn has not returned hangGrace after that. fn
-// reports with t.Errorf (not t.Fatal, which must run on t's goroutine);
-// after it returns, a failure ends the test.
+// reports with t.Errorf (t.Fatal belongs on t's own goroutine; an
+// engine's callback that calls it anyway ends only fn's goroutine, which
+// within sees return); after fn returns, a failure ends the test.
 func within(t *testing.T, limit time.Duration, what string, fn func(ctx context.Context)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)

@@ -418,24 +418,26 @@ func Run(t *testing.T, e Engine) {
 	})
 
 	t.Run("CancelInterruptsWithinASecond", func(t *testing.T) {
-		cc, err := tg.Connect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cc.Close()
-		cctx, cancel := context.WithCancel(ctx)
-		time.AfterFunc(200*time.Millisecond, cancel)
-		start := time.Now()
-		err = cc.Exec(cctx, e.SleepSQL(10))
-		if took := time.Since(start); took > 1500*time.Millisecond {
-			t.Fatalf("cancel took %v", took)
-		}
-		if err == nil {
-			t.Fatal("cancelled statement returned no error")
-		}
-		if info := tg.Classify(err); info.Class != target.Canceled {
-			t.Fatalf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
-		}
+		within(t, 15*time.Second, "a cancelled statement", func(ctx context.Context) {
+			cc, err := tg.Connect(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer cc.Close()
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			err = cc.Exec(cctx, e.SleepSQL(10))
+			if took := time.Since(start); took > 1500*time.Millisecond {
+				t.Errorf("cancel took %v", took)
+			}
+			if err == nil {
+				t.Error("cancelled statement returned no error")
+			} else if info := tg.Classify(err); info.Class != target.Canceled {
+				t.Errorf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
+			}
+		})
 	})
 
 	t.Run("ConnOutlivesItsContexts", func(t *testing.T) { connOutlivesItsContexts(t, tg) })
@@ -453,23 +455,19 @@ func Run(t *testing.T, e Engine) {
 
 	if e.Conflict != nil {
 		t.Run("ConflictIsRetryable", func(t *testing.T) {
-			c1, err := tg.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c1.Close()
-			c2, err := tg.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c2.Close()
-			err = e.Conflict(ctx, t, c1, c2, table)
-			if err == nil {
-				t.Fatal("conflict produced no error")
-			}
-			if info := tg.Classify(err); info.Class != target.Retryable {
-				t.Fatalf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
-			}
+			within(t, 30*time.Second, "two conflicting transactions", func(ctx context.Context) {
+				conns, err := connectN(ctx, t, tg, 2)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				err = e.Conflict(ctx, t, conns[0], conns[1], table)
+				if err == nil {
+					t.Error("conflict produced no error")
+				} else if info := tg.Classify(err); info.Class != target.Retryable {
+					t.Errorf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
+				}
+			})
 		})
 	}
 
