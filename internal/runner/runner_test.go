@@ -278,13 +278,15 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	c.Threads, c.Duration = 2, time.Minute
 	start := time.Now()
 	out := runner.Run(ctx, c, tg, script(increment), nil, quiet)
-	if took := time.Since(start); took > time.Second {
+	// Far from the minute's limit, with room for a loaded machine and the
+	// race detector.
+	if took := time.Since(start); took > 3*time.Second {
 		t.Fatalf("interrupt took %v", took)
 	}
 	if out.Status != result.StatusInterrupted {
 		t.Fatalf("status %s, want interrupted", out.Status)
 	}
-	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 0.6 {
+	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 1.5 {
 		t.Fatalf("events %d over %.2fs; want the events of about 0.3s", out.Summary.Events, out.Summary.DurationS)
 	}
 }
@@ -397,7 +399,9 @@ func TestWarmupIsShownNotCounted(t *testing.T) {
 		}
 		durations = append(durations, p.DurationS)
 	}, quiet)
-	if warm < 3 || lines-warm < 5 {
+	// A ticker drops the ticks a loaded machine misses: about 4 and 6
+	// lines, fewer allowed, some of each required.
+	if warm < 2 || lines-warm < 3 {
 		t.Fatalf("%d lines, %d in warm-up; want about 4 and 6", lines, warm)
 	}
 	// The warm-up ends on a tick of the report interval: no interval of
@@ -432,7 +436,9 @@ func TestLongRunSeriesStaysBounded(t *testing.T) {
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
-	if lines < 30 {
+	// About 60; a loaded machine's ticker drops ticks, but a report
+	// thinned to the series' points would have at most 9.
+	if lines <= c.MaxPoints+1 {
 		t.Fatalf("only %d live lines in 0.6 s at 10 ms: the live report must not be thinned", lines)
 	}
 	if n := len(out.Series); n > 9 {
