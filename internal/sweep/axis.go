@@ -157,6 +157,11 @@ func expand(s string, k rangeKind, parts []string) ([]string, error) {
 		v[i], _ = parse(k, p)
 	}
 	from, to, step := v[0], v[1], v[2]
+	for _, x := range v {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("range %q: FROM, TO and STEP must be finite numbers", s)
+		}
+	}
 	if step <= 0 {
 		return nil, fmt.Errorf("range %q: STEP must be positive", s)
 	}
