@@ -13,7 +13,7 @@ LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
 
 # GOFLAGS from the environment (e.g. -buildvcs=false) is left alone on purpose.
 
-.PHONY: test build testenv-start testenv-stop bench assets quick screenshots
+.PHONY: test build testenv-start testenv-stop bench assets quick screenshots fuzz
 
 # The packages whose goroutines share state (workers, metric handles,
 # connections): their tests run under the race detector, the rest without
@@ -52,3 +52,9 @@ testenv-stop:
 bench: testenv-start
 	eval "$$($(TESTENV) env)"; \
 	bash bench/run.sh $(BENCH_ARGS)
+
+# Every fuzz target for FUZZTIME each (scripts/fuzz.sh); crashers land in
+# the package's testdata/fuzz and stay there as regression cases.
+FUZZTIME ?= 10s
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh

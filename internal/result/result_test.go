@@ -3,7 +3,6 @@ package result
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -85,21 +84,4 @@ func TestLatencyGet(t *testing.T) {
 	if LatencyOf(hdr.New(1, 10, 1), nil) != nil {
 		t.Fatal("empty histogram gave a latency")
 	}
-}
-
-func FuzzUnmarshal(f *testing.F) {
-	f.Add([]byte(`{"schema_version":1,"histograms":[{"op":"a","encoded":"HISTFAAAACB4nJNpmSzMwMDAyQABzFCaEUzOmNUAAQ=="}]}`))
-	f.Add([]byte(`{"schema_version":1}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := Unmarshal(b)
-		if err != nil {
-			return
-		}
-		for _, h := range r.Histograms {
-			_, _ = h.Decode()
-		}
-		if _, err := Marshal(r); err != nil && !strings.Contains(err.Error(), "unsupported") {
-			t.Fatalf("re-encode: %v", err)
-		}
-	})
 }

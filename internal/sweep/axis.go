@@ -38,12 +38,14 @@ func Values(s string) ([]string, error) {
 		return list(s)
 	}
 	parts := strings.Split(s, ":")
-	if len(parts) == 3 {
-		if k, err := rangeKindOf(parts); err == nil {
-			return expand(s, k, parts)
-		} else if looksLikeRange(parts) {
+	// Exactly what IsMulti calls a range: "Inf:Inf:1" parses as numbers
+	// but is a single value.
+	if len(parts) == 3 && looksLikeRange(parts) {
+		k, err := rangeKindOf(parts)
+		if err != nil {
 			return nil, err
 		}
+		return expand(s, k, parts)
 	}
 	return []string{s}, nil
 }
@@ -57,7 +59,10 @@ func list(s string) ([]string, error) {
 			continue
 		}
 		if seen[v] {
-			return nil, fmt.Errorf("list %q names %s twice", s, v)
+			return nil, fmt.Errorf("list %q names %q twice", s, v)
+		}
+		if parts := strings.Split(v, ":"); len(parts) == 3 && looksLikeRange(parts) {
+			return nil, fmt.Errorf("list %q holds the range %q: give either a list or one range (FROM:TO:STEP)", s, v)
 		}
 		seen[v] = true
 		out = append(out, v)
@@ -157,6 +162,11 @@ func expand(s string, k rangeKind, parts []string) ([]string, error) {
 		v[i], _ = parse(k, p)
 	}
 	from, to, step := v[0], v[1], v[2]
+	for _, x := range v {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("range %q: FROM, TO and STEP must be finite numbers", s)
+		}
+	}
 	if step <= 0 {
 		return nil, fmt.Errorf("range %q: STEP must be positive", s)
 	}

@@ -235,7 +235,50 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Target, 
 	if !ok {
 		return nil, fmt.Errorf("%w %q: unknown scheme %q (use one of %s)", ErrBadURL, Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
 	}
-	return o(ctx, u, opts)
+	t, err := o(ctx, u, opts)
+	if err != nil {
+		return nil, scrub(err, u)
+	}
+	return t, nil
+}
+
+// scrubbedError is an engine's error with the URL's password taken out.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// scrub takes the password of u out of err's text, in the forms a URL
+// prints it (user:password@ and a password parameter), so an engine that
+// quotes the URL it was given cannot show it.
+func scrub(err error, u *url.URL) error {
+	msg := err.Error()
+	out := msg
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			out = strings.ReplaceAll(out, u.User.String()+"@", url.UserPassword(u.User.Username(), "xxxxx").String()+"@")
+		}
+	}
+	for k, vs := range u.Query() {
+		if !strings.EqualFold(k, "password") {
+			continue
+		}
+		for _, v := range vs {
+			if v == "" {
+				continue
+			}
+			for _, form := range []string{url.QueryEscape(k) + "=" + url.QueryEscape(v), k + "=" + v} {
+				out = strings.ReplaceAll(out, form, k+"=xxxxx")
+			}
+		}
+	}
+	if out == msg {
+		return err
+	}
+	return &scrubbedError{msg: out, err: err}
 }
 
 func unwrapURLError(err error) error {
@@ -251,8 +294,10 @@ func unwrapURLError(err error) error {
 func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		if i := strings.Index(raw, "://"); i > 0 {
-			return raw[:i] + "://(unparseable)"
+		// Only a well-formed scheme is kept: what stands before "://" in
+		// an unparseable string may be anything, a password included.
+		if i := strings.Index(raw, "://"); i > 0 && validScheme(raw[:i]) {
+			return strings.ToLower(raw[:i]) + "://(unparseable)"
 		}
 		return "(unparseable)"
 	}
@@ -273,6 +318,20 @@ func Redact(raw string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// validScheme says whether s is a URL scheme (RFC 3986: a letter, then
+// letters, digits, "+", "-" or ".").
+func validScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Row is what RowStmt.RunRow returns: how many rows the statement returned

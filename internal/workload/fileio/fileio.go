@@ -188,6 +188,10 @@ func (o *Options) Validate() error {
 	if o.Verify && o.BlockSize < blockTrailer {
 		add("--verify needs --block-size of at least %d bytes", blockTrailer)
 	}
+	if o.Verify && o.BlockSize > 0 && o.FileNum > 0 && o.FileSize()%int64(o.BlockSize) != 0 {
+		add("--verify: each file is %d bytes, not a multiple of --block-size %s, so random requests would straddle the stamped blocks; choose a --file-total-size that divides into whole blocks per file",
+			o.FileSize(), FormatSize(int64(o.BlockSize)))
+	}
 	if o.Direct && o.BlockSize > 0 && o.FileNum > 0 && o.FileSize()%int64(o.BlockSize) != 0 {
 		add("--direct: each file is %d bytes, not a multiple of --block-size %s; choose a --file-total-size that divides into whole blocks per file",
 			o.FileSize(), FormatSize(int64(o.BlockSize)))

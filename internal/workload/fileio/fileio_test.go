@@ -3,6 +3,7 @@ package fileio_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -331,5 +332,135 @@ func TestInterruptedRunEndsQuickly(t *testing.T) {
 	out := runner.Run(ctx, runner.Config{Threads: 2, Duration: time.Minute, MaxTries: 1, Percentiles: []float64{50}}, env.Target, load, nil, env.Logger)
 	if out.Status != result.StatusInterrupted || out.Summary.Events == 0 {
 		t.Fatalf("status %s, %d events: want an interrupted run with its partial counts", out.Status, out.Summary.Events)
+	}
+}
+
+// copyBlock reads or writes one block of test_file.0 at off.
+func blockAt(t *testing.T, dir string, off int64, put []byte) []byte {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "test_file.0"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if put != nil {
+		if _, err := f.WriteAt(put, off); err != nil {
+			t.Fatal(err)
+		}
+		return put
+	}
+	b := make([]byte, 4096)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func verifyError(t *testing.T, out *runner.Outcome) *fileio.VerifyError {
+	t.Helper()
+	var ve *fileio.VerifyError
+	if out.Status != result.StatusFailed || !errors.As(out.Err, &ve) {
+		t.Fatalf("status %s, err %v: want a failed run with a verify error", out.Status, out.Err)
+	}
+	return ve
+}
+
+func TestVerifyCatchesAStaleBlock(t *testing.T) {
+	w, env := setup(t, 1, "64K", func(o *fileio.Options) { o.Mode, o.Verify = "seqrewr", true })
+	dir := w.Opts().Dir
+	if _, out := run(t, w, env, 1, 16); out.Status != result.StatusOK { // every block, generation 2
+		t.Fatalf("first write: %v", out.Err)
+	}
+	old := blockAt(t, dir, 5*4096, nil)
+	if _, out := run(t, w, env, 1, 16); out.Status != result.StatusOK { // generation 3
+		t.Fatalf("second write: %v", out.Err)
+	}
+	blockAt(t, dir, 5*4096, old) // a valid block, one write too old
+
+	w.Opts().Mode = "seqrd"
+	_, out := run(t, w, env, 1, 16)
+	ve := verifyError(t, out)
+	if ve.File != "test_file.0" || ve.Offset != 5*4096 || ve.Byte != 5*4096 ||
+		!strings.Contains(ve.What, "generation 2, expected 3") || !strings.Contains(ve.What, "stale") {
+		t.Fatalf("verify error %+v: want test_file.0, the block at 20480, its first byte, a stale generation 2", ve)
+	}
+	for _, s := range []string{"test_file.0", "block at offset 20480", "byte at offset 20480", "stale"} {
+		if !strings.Contains(ve.Error(), s) {
+			t.Errorf("message %q: want %q in it", ve.Error(), s)
+		}
+	}
+}
+
+func TestVerifyNamesTheFlippedByte(t *testing.T) {
+	w, env := setup(t, 1, "64K", func(o *fileio.Options) { o.Mode, o.Verify = "rndwr", true })
+	dir := w.Opts().Dir
+	if _, out := run(t, w, env, 2, 100); out.Status != result.StatusOK {
+		t.Fatalf("rndwr --verify: %v", out.Err)
+	}
+	// A byte of the payload, then one of the trailer (its generation).
+	for _, at := range []int64{7*4096 + 1234, 9*4096 + 4096 - 16} {
+		b := blockAt(t, dir, at&^4095, nil)
+		b[at&4095] ^= 0x08
+		blockAt(t, dir, at&^4095, b)
+		w.Opts().Mode = "seqrd"
+		_, out := run(t, w, env, 1, 16)
+		ve := verifyError(t, out)
+		if ve.Offset != at&^4095 || ve.Byte != at || ve.Differ != 1 || !strings.Contains(ve.What, "CRC32C") {
+			t.Fatalf("flipped byte at %d: verify error %+v (%v); want the block at %d, exactly that byte, a CRC mismatch", at, ve, ve, at&^4095)
+		}
+		if !strings.Contains(ve.Error(), fmt.Sprintf("byte at offset %d (1 byte of the block differs)", at)) {
+			t.Fatalf("message %q: want the byte's offset", ve.Error())
+		}
+		b[at&4095] ^= 0x08 // mend it for the next case
+		blockAt(t, dir, at&^4095, b)
+	}
+}
+
+// A write run that ended before it recorded its blocks (killed) leaves
+// them unknown: later reads accept any generation it may have written,
+// and a write run after it tracks blocks afresh.
+func TestVerifyAfterACutShortWriteRun(t *testing.T) {
+	w, env := setup(t, 1, "64K", func(o *fileio.Options) { o.Mode, o.Verify = "rndrw", true })
+	dir := w.Opts().Dir
+	if _, out := run(t, w, env, 2, 300); out.Status != result.StatusOK {
+		t.Fatalf("rndrw --verify: %v", out.Err)
+	}
+	gens := filepath.Join(dir, fileio.GensName)
+	saved, err := os.ReadFile(gens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, out := run(t, w, env, 2, 300); out.Status != result.StatusOK {
+		t.Fatalf("second rndrw --verify: %v", out.Err)
+	}
+	if err := os.WriteFile(gens, saved, 0o644); err != nil { // as if the second run had been killed
+		t.Fatal(err)
+	}
+	w.Opts().Mode = "seqrd"
+	if _, out := run(t, w, env, 1, 16); out.Status != result.StatusOK {
+		t.Fatalf("reading after a cut-short run: %v", out.Err)
+	}
+	w.Opts().Mode = "seqrewr"
+	if _, out := run(t, w, env, 1, 16); out.Status != result.StatusOK {
+		t.Fatalf("rewriting: %v", out.Err)
+	}
+	w.Opts().Mode = "seqrd"
+	if _, out := run(t, w, env, 1, 16); out.Status != result.StatusOK {
+		t.Fatalf("reading back: %v", out.Err)
+	}
+	// A damaged table is named, never trusted.
+	if err := os.WriteFile(gens, []byte("DBMKGEN1 garbage garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Load(context.Background(), env); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("load with a damaged table: %v; want it named damaged", err)
+	}
+}
+
+func TestVerifyNeedsWholeBlocksPerFile(t *testing.T) {
+	o := fileio.New().Opts()
+	o.Dir, o.FileNum, o.TotalSize, o.BlockSize, o.Verify = "/tmp", 3, 1<<20, 4096, true
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "whole blocks") {
+		t.Fatalf("err %v: want a refusal naming whole blocks", err)
 	}
 }

@@ -19,6 +19,10 @@ import (
 // removes only what prepare made and a run knows what was prepared.
 const ManifestName = ".dbmark-fileio.json"
 
+// manifestVersion 2 derives block payloads from PayloadSeed (version 1
+// wrote random ones, which --verify cannot rebuild).
+const manifestVersion = 2
+
 // Manifest describes the prepared files.
 type Manifest struct {
 	Version   int      `json:"version"`
@@ -29,6 +33,9 @@ type Manifest struct {
 	Files     []string `json:"files"`
 	// Generation is the last generation written into blocks.
 	Generation uint64 `json:"generation"`
+	// PayloadSeed, with a block's file, offset and generation, gives the
+	// payload of every stamped block.
+	PayloadSeed uint64 `json:"payload_seed"`
 	// Unverified says a run wrote blocks without stamping them, so the
 	// files can no longer be verified.
 	Unverified bool `json:"unverified,omitempty"`
@@ -139,6 +146,10 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 	if err := checkWritable(d.path); err != nil {
 		return err
 	}
+	// A generation table left without its manifest belongs to no files.
+	if err := os.Remove(filepath.Join(d.path, GensName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the stale %s: %w", GensName, err)
+	}
 	need := o.FileSize() * int64(o.FileNum)
 	var sf unix.Statfs_t
 	if err := unix.Statfs(d.path, &sf); err != nil {
@@ -156,10 +167,12 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 				os.Remove(p)
 			}
 			os.Remove(filepath.Join(d.path, ManifestName))
+			os.Remove(filepath.Join(d.path, GensName))
 		}
 	}()
 	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("writing %d files of %s (MiB)", o.FileNum, FormatSize(o.FileSize())), need>>20)
 	rng := rand.New(rand.NewPCG(env.Seed, 0xf11e))
+	seed := rng.Uint64()
 	bs := int64(o.BlockSize)
 	chunk := max(bs, (1<<20)/bs*bs) // whole blocks, about 1 MiB a write
 	buf := make([]byte, chunk)
@@ -171,7 +184,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 			return writableError(d.path, err)
 		}
 		made = append(made, p)
-		if err := writeFile(ctx, f, i, o.FileSize(), bs, buf, rng, func(n int64) {
+		if err := writeFile(ctx, f, i, o.FileSize(), bs, buf, seed, rng, func(n int64) {
 			written += n
 			bar.Set(written >> 20)
 		}); err != nil {
@@ -190,23 +203,25 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 	for i := range names {
 		names[i] = FileName(i)
 	}
-	m := &Manifest{Version: 1, FileNum: o.FileNum, FileSize: o.FileSize(), TotalSize: int64(o.TotalSize),
-		BlockSize: bs, Files: names, Generation: 1}
+	m := &Manifest{Version: manifestVersion, FileNum: o.FileNum, FileSize: o.FileSize(), TotalSize: int64(o.TotalSize),
+		BlockSize: bs, Files: names, Generation: 1, PayloadSeed: seed}
 	return m.write(d.path)
 }
 
-// writeFile fills f with stamped blocks of generation 1 and fsyncs it.
-func writeFile(ctx context.Context, f *os.File, file int, size, bs int64, buf []byte, rng *rand.Rand, done func(int64)) error {
+// writeFile fills f with stamped blocks of generation 1 (random bytes
+// where no whole block fits) and fsyncs it.
+func writeFile(ctx context.Context, f *os.File, file int, size, bs int64, buf []byte, seed uint64, rng *rand.Rand, done func(int64)) error {
 	for off := int64(0); off < size; {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		n := min(int64(len(buf)), size-off)
 		b := buf[:n]
-		fillRandom(b, rng)
-		for s := int64(0); s+bs <= n && bs >= blockTrailer; s += bs {
-			stamp(b[s:s+bs], file, off+s, 1)
+		s := int64(0)
+		for ; s+bs <= n && bs >= blockTrailer; s += bs {
+			fillBlock(b[s:s+bs], seed, file, off+s, 1)
 		}
+		fillRandom(b[s:], rng)
 		if _, err := f.WriteAt(b, off); err != nil {
 			if errors.Is(err, unix.ENOSPC) {
 				return errors.New("no space left on the device")
@@ -253,6 +268,9 @@ func (w *Workload) Cleanup(_ context.Context, env workload.Env) error {
 		if err := os.Remove(filepath.Join(d.path, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
+	}
+	if err := os.Remove(filepath.Join(d.path, GensName)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("cleanup: %w", errors.Join(errs...))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -33,6 +34,8 @@ type shared struct {
 	plan   *plan
 	gen    uint64       // generation stamped by this run's writes
 	stripe []sync.Mutex // --verify: one request at a time per block
+	gens   *genTable    // --verify: each block's generation
+	seed   uint64       // --verify: the manifest's payload seed
 	align  int64        // memory alignment of the buffers
 }
 
@@ -63,13 +66,32 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 		case m.BlockSize != int64(o.BlockSize):
 			return nil, fmt.Errorf("--verify: the files were prepared in blocks of %s, not %s; use --block-size %s or prepare again",
 				FormatSize(m.BlockSize), FormatSize(int64(o.BlockSize)), FormatSize(m.BlockSize))
+		case m.Version < manifestVersion:
+			return nil, errors.New("--verify: these files were prepared by an earlier dbmark, whose blocks cannot be rebuilt for checking; run cleanup and prepare again")
+		case m.Generation >= math.MaxUint32:
+			return nil, errors.New("--verify: the files have been through too many write runs to track; run cleanup and prepare again")
 		}
 		s.stripe = make([]sync.Mutex, 4096)
+		s.seed = m.PayloadSeed
+		if s.gens, err = loadGens(d.path, m); err != nil {
+			return nil, err
+		}
 	}
+	var closeLoad func(context.Context) error
 	if writes(o.Mode) {
 		if o.Verify {
+			if s.gens.through < m.Generation {
+				// A write run was cut short before it recorded its
+				// blocks: which ones it wrote is not known.
+				s.gens.fill(0)
+			}
+			if o.Mode == "seqwr" {
+				s.gens.fill(0) // the files start empty
+			}
 			m.Generation++
 			s.gen = m.Generation
+			s.gens.through = s.gen
+			closeLoad = func(context.Context) error { return s.gens.save(d.path, s.gen) }
 		} else {
 			m.Unverified = true
 		}
@@ -92,6 +114,7 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 		},
 		OpBytes:      []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
 		SyscallBound: true,
+		Close:        closeLoad,
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			f, ok := conn.(*Files)
 			if !ok {
@@ -134,14 +157,33 @@ type base struct {
 	rng *rand.Rand
 }
 
-// prepareWrite fills buf for a write of req; under --verify it carries a
-// fresh payload word and its trailer.
+// prepareWrite fills buf for a write of req, under the block's stripe;
+// under --verify it is the block this generation puts there, and the
+// block's generation is not known until the write has succeeded.
 func (b *base) prepareWrite(buf []byte, req request) {
 	if b.s.stripe == nil || len(buf) < int(b.s.opt.BlockSize) {
 		return
 	}
-	buf[0] ^= byte(b.rng.Uint32()) | 1 // a different payload every write
-	stamp(buf, req.file, req.off, b.s.gen)
+	fillBlock(buf, b.s.seed, req.file, req.off, b.s.gen)
+	b.s.gens.entry(req.file, req.off).Store(0)
+}
+
+// written records a successful write of req, under the block's stripe.
+func (b *base) written(req request) {
+	if b.s.stripe == nil || req.size < int(b.s.opt.BlockSize) {
+		return
+	}
+	b.s.gens.entry(req.file, req.off).Store(uint32(b.s.gen))
+}
+
+// expected is what a read of req must find, taken under the block's
+// stripe so a concurrent write cannot change it between read and check.
+func (b *base) expected(req request) expect {
+	if b.s.stripe == nil || req.size < int(b.s.opt.BlockSize) {
+		return expect{}
+	}
+	return expect{seed: b.s.seed, want: uint64(b.s.gens.entry(req.file, req.off).Load()),
+		through: b.s.gens.through, max: b.s.gen}
 }
 
 // lock takes the block's stripe under --verify, so a read never sees a
@@ -155,11 +197,11 @@ func (b *base) lock(req request) func() {
 	return m.Unlock
 }
 
-func (b *base) checkRead(buf []byte, req request) error {
+func (b *base) checkRead(buf []byte, req request, x expect) error {
 	if b.s.stripe == nil || len(buf) < int(b.s.opt.BlockSize) {
 		return nil
 	}
-	return check(buf, req.file, req.off, b.s.gen)
+	return check(buf, req.file, req.off, x)
 }
 
 func (b *base) fsync(file int) error {
@@ -215,13 +257,14 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	case opRead:
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
+		x := w.expected(req)
 		n, err := pread(w.f.fds[req.file], buf, req.off)
 		unlock()
 		if err := ioResult("read", req, n, err); err != nil {
 			return 0, err
 		}
 		w.h.Record(opReadM, time.Since(t))
-		if err := w.checkRead(buf, req); err != nil {
+		if err := w.checkRead(buf, req, x); err != nil {
 			return 0, err
 		}
 	case opWrite:
@@ -229,6 +272,9 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		unlock := w.lock(req)
 		w.prepareWrite(buf, req)
 		n, err := pwrite(w.f.fds[req.file], buf, req.off)
+		if err == nil && n == req.size {
+			w.written(req)
+		}
 		unlock()
 		if err := ioResult("write", req, n, err); err != nil {
 			return 0, err
