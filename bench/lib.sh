@@ -17,11 +17,12 @@ die() {
 	exit 1
 }
 
-# need_whole NAME...: each named variable holds a positive whole number.
+# need_whole NAME=VALUE...: each VALUE is a positive whole number (NAME is
+# the setting's name, for the message).
 need_whole() {
-	local v
-	for v in "$@"; do
-		[[ ${!v} =~ ^[0-9]+$ ]] && ((${!v} > 0)) || die "$v=${!v}: not a positive whole number"
+	local kv
+	for kv in "$@"; do
+		[[ ${kv#*=} =~ ^[1-9][0-9]*$ ]] || die "$kv: not a positive whole number"
 	done
 }
 

@@ -67,7 +67,7 @@ case ${1:-} in -h | --help)
 	;;
 esac
 
-need_whole TIME_S ROUNDS THREADS TABLES TABLE_SIZE
+need_whole BENCH_TIME="$TIME_S" BENCH_ROUNDS="$ROUNDS" BENCH_THREADS="$THREADS" BENCH_TABLES="$TABLES" BENCH_TABLE_SIZE="$TABLE_SIZE"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "BENCH_WARMUP=$WARMUP: not a whole number"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
 

@@ -65,7 +65,7 @@ case ${1:-} in -h | --help)
 esac
 (($# == 0)) || die "no arguments expected (cells are chosen with BENCH_CELLS; --help lists the settings)"
 
-need_whole TIME_S ROUNDS CLIENTS JOBS SCALE
+need_whole BENCH_TIME="$TIME_S" BENCH_ROUNDS="$ROUNDS" BENCH_CLIENTS="$CLIENTS" BENCH_JOBS="$JOBS" BENCH_SCALE="$SCALE"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "BENCH_WARMUP=$WARMUP: not a whole number"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
 
