@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # bench/lib.sh, sourced by bench/run.sh and bench/tpcb.sh: what the two
 # comparisons share. A run's client CPU comes from GNU time, the server's
 # from /proc; every run becomes one line of a TSV file in BENCH_RESULTS, and
@@ -53,6 +54,7 @@ results_open() {
 	rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || rev=norev
 	if [[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null) ]]; then rev+=-dirty; fi
 	RESULTS_TSV=$(realpath "$dir")/$1-$(date -u +%Y%m%d-%H%M%S)-$rev.tsv
+	# shellcheck disable=SC2034 # read by the scripts that source this file
 	RESULTS_MD=${RESULTS_TSV%.tsv}.md
 	echo "$TSV_HEADER" >"$RESULTS_TSV"
 }

@@ -212,8 +212,8 @@ prepare() {
 		;;
 	esac
 	log "$e: sysbench prepare, $TABLES tables of $TABLE_SIZE rows in $DB"
-	# shellcheck disable=SC2046
-	"$SYSBENCH" oltp_read_write $(sysbench_conn $target) $SIZES --threads="$TABLES" prepare >"$OUT/prepare-$e.log" 2>&1 ||
+	# shellcheck disable=SC2046,SC2086 # options split into words on purpose
+	"$SYSBENCH" oltp_read_write $(sysbench_conn "$target") $SIZES --threads="$TABLES" prepare >"$OUT/prepare-$e.log" 2>&1 ||
 		{
 			tail -20 "$OUT/prepare-$e.log" >&2
 			die "$e: sysbench prepare failed (log: $OUT/prepare-$e.log)"
@@ -386,7 +386,7 @@ for e in $ENGINES; do
 		fi
 		if ((WARMUP > 0)); then
 			log "$cell: warm-up, ${WARMUP}s per tool (discarded)"
-			for tool in sysbench dbmark; do measure $tool "$target" "$test" "$clients" "$WARMUP" "$OUT/${cell//\//-}-warmup-$tool.log" >/dev/null; done
+			for tool in sysbench dbmark; do measure "$tool" "$target" "$test" "$clients" "$WARMUP" "$OUT/${cell//\//-}-warmup-$tool.log" >/dev/null; done
 		fi
 		for ((r = 1; r <= ROUNDS; r++)); do
 			log "$cell: round $r/$ROUNDS"
@@ -397,7 +397,7 @@ for e in $ENGINES; do
 			k=0
 			for tool in $order; do
 				k=$((k + 1))
-				m=$(measure $tool "$target" "$test" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
+				m=$(measure "$tool" "$target" "$test" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
 				read -r tps cpu tx errs lat wall rss srv <<<"$m"
 				record "$tool" "$cell" "$r" "$k" "$tps" "$cpu" "$tx" "$errs" "$clients" "$lat" "$wall" "$rss" "$srv"
 			done

@@ -212,7 +212,7 @@ for cell in "${sel[@]}"; do
 	fi
 	if ((WARMUP > 0)); then
 		log "$cell: warm-up, ${WARMUP}s per tool (discarded)"
-		for tool in pgbench dbmark; do measure $tool "$script" "$mode" "$tr" "$clients" "$WARMUP" "$OUT/${cell//\//-}-warmup-$tool.log" >/dev/null; done
+		for tool in pgbench dbmark; do measure "$tool" "$script" "$mode" "$tr" "$clients" "$WARMUP" "$OUT/${cell//\//-}-warmup-$tool.log" >/dev/null; done
 	fi
 	for ((r = 1; r <= ROUNDS; r++)); do
 		log "$cell: round $r/$ROUNDS"
@@ -223,7 +223,7 @@ for cell in "${sel[@]}"; do
 		k=0
 		for tool in $order; do
 			k=$((k + 1))
-			m=$(measure $tool "$script" "$mode" "$tr" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
+			m=$(measure "$tool" "$script" "$mode" "$tr" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
 			read -r tps cpu tx errs lat wall rss srv <<<"$m"
 			record "$tool" "$cell" "$r" "$k" "$tps" "$cpu" "$tx" "$errs" "$clients" "$lat" "$wall" "$rss" "$srv"
 		done
