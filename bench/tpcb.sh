@@ -189,7 +189,7 @@ measure() {
 		# pgbench's "latency average" without -P is derived from the
 		# clients and the rate, not measured.
 		read -r tx tps errs lat < <(awk '/actually processed:/ { n = $NF } /^number of failed transactions:/ { f = $5 }
-			/^latency average = / { l = $4 } /^tps = / { print n, $3, f + 0, l + 0; exit }' "$log") || true
+			/^latency average = / { l = $4 } /^tps = / { t = $3 } END { if (n != "") print n, t + 0, f + 0, l + 0 }' "$log") || true
 		;;
 	dbmark)
 		[[ $(jq -r .status "$json") == ok ]] || die "dbmark: status $(jq -r .status "$json") (log: $log)"
