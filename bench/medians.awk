@@ -11,9 +11,3 @@ function median(list,    a, n, i, j, t) {
 
 # add ARR K V: appends V to the list ARR[K].
 function add(arr, k, v) { arr[k] = (k in arr) ? arr[k] " " v : v }
-
-# both ARR KEY PEER: "peer's median | dbmark's median" of ARR's lists for
-# KEY, one decimal each.
-function both(arr, key, peer) {
-	return sprintf("%.1f | %.1f", median(arr[key SUBSEP peer]), median(arr[key SUBSEP "dbmark"]))
-}

@@ -1,29 +1,54 @@
 #!/usr/bin/env bash
-# bench/run.sh: dbmark against sysbench 1.0 on the same servers, same tables,
-# same options, run alternately; prints the raw numbers of every round and a
-# Markdown table of median ratios (dbmark / sysbench). See bench/README.md.
+# bench/run.sh: dbmark against sysbench 1.0 on the same servers, the same
+# tables and the same work, run alternately; writes every run to a TSV file
+# and prints a Markdown table of median ratios (dbmark / sysbench). See
+# bench/README.md.
 #
-#   make bench                      # starts the test servers, then runs this
+#   make bench                       # starts the test servers, then runs this
 #   BENCH_TIME=60 make bench
-#   bash bench/run.sh [TARGET...]   # TARGET: mariadb-tcp mariadb-socket postgres-tcp postgres-socket
+#   bash bench/run.sh [TARGET...]    # only the cells on these targets
+#
+# A cell is TARGET/TEST[/CLIENTS]:
+#   TARGET  mariadb-tcp, mariadb-socket, mariadb-tls (TCP, TLS required),
+#           postgres-tcp, postgres-socket
+#   TEST    a sysbench OLTP test (oltp_point_select, oltp_read_write, ...),
+#           or server_wait: per event a 10 ms sleep on the server, then a
+#           point select on sbtest1 (sysbench: bench/server-wait.lua; dbmark:
+#           the same in pgbench's language, bench/server-wait-mariadb.sql or
+#           bench/server-wait-postgres.sql, through `dbmark run tpcb -n -f`)
+#   CLIENTS client threads (default BENCH_THREADS)
+# A mariadb-tls cell is skipped, with one line saying why, when the server
+# has no TLS or sysbench has no client certificate (BENCH_SYSBENCH_TLS_DIR).
 #
 # Settings (environment):
+#   BENCH_CELLS="mariadb-tcp/oltp_point_select mariadb-tcp/oltp_read_write
+#                mariadb-socket/oltp_point_select mariadb-socket/oltp_read_write
+#                mariadb-tls/oltp_point_select
+#                mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32
+#                postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write
+#                postgres-socket/oltp_point_select postgres-socket/oltp_read_write"
 #   BENCH_TIME=30        seconds per measured run
-#   BENCH_ROUNDS=3       rounds per target and test (each: one tool, the other, the first again)
-#   BENCH_WARMUP=5       seconds of one discarded run per tool before the rounds (0: none)
-#   BENCH_THREADS=8      client threads
+#   BENCH_ROUNDS=3       rounds per cell (each: one tool, the other, the first again)
+#   BENCH_WARMUP=5       seconds of one discarded run per tool and cell (0: none)
+#   BENCH_THREADS=8      client threads of a cell that names none
 #   BENCH_TABLES=4       sbtest tables
 #   BENCH_TABLE_SIZE=100000
-#   BENCH_TESTS="oltp_point_select oltp_read_write"
-#   BENCH_TARGETS="mariadb-tcp mariadb-socket postgres-tcp postgres-socket"
 #   BENCH_DB=dbmark_bench  database created (and dropped at the end) on each engine
 #   BENCH_KEEP=1         keep that database, and reuse it if prepared with the same sizes
-#   BENCH_OUT=DIR        where the raw logs go (default: a new /tmp/dbmark-bench.XXXXXX)
+#   BENCH_RESULTS=DIR    where the TSV of every run and the summary go (default: bench/results)
+#   BENCH_OUT=DIR        where the tools' logs go (default: a new /tmp/dbmark-bench.XXXXXX)
+#   BENCH_SYSBENCH_TLS_DIR=DIR  cacert.pem, client-cert.pem and client-key.pem for
+#                        sysbench's TLS (default: made from the test environment's CA)
+#   DBMARK=PATH          the dbmark binary (default: bin/dbmark, built by make build)
 #   SYSBENCH=sysbench    the sysbench binary
+# The servers are those of scripts/testenv.sh, or any named by the
+# DBMARK_TEST_* variables it exports (export them all to point elsewhere).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 TIME_S=${BENCH_TIME:-30}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -31,38 +56,46 @@ WARMUP=${BENCH_WARMUP:-5}
 THREADS=${BENCH_THREADS:-8}
 TABLES=${BENCH_TABLES:-4}
 TABLE_SIZE=${BENCH_TABLE_SIZE:-100000}
-TESTS=${BENCH_TESTS:-oltp_point_select oltp_read_write}
-TARGETS=${BENCH_TARGETS:-mariadb-tcp mariadb-socket postgres-tcp postgres-socket}
+CELLS=${BENCH_CELLS:-mariadb-tcp/oltp_point_select mariadb-tcp/oltp_read_write mariadb-socket/oltp_point_select mariadb-socket/oltp_read_write mariadb-tls/oltp_point_select mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32 postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write postgres-socket/oltp_point_select postgres-socket/oltp_read_write}
 DB=${BENCH_DB:-dbmark_bench}
 KEEP=${BENCH_KEEP:-0}
 SYSBENCH=${SYSBENCH:-sysbench}
-GNU_TIME=/usr/bin/time
-DBMARK=$ROOT/bin/dbmark
 
-log() { echo "bench: $*" >&2; }
-die() { echo "bench: ERROR: $*" >&2; exit 1; }
+case ${1:-} in -h | --help)
+	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+esac
 
-if (($# > 0)); then
-	case $1 in -h | --help)
-		sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-		exit 0
-		;;
-	esac
-	TARGETS="$*"
-fi
-
-for v in TIME_S ROUNDS WARMUP THREADS TABLES TABLE_SIZE; do
-	[[ ${!v} =~ ^[0-9]+$ ]] || die "$v=${!v}: not a whole number"
-done
-((TIME_S > 0 && ROUNDS > 0 && THREADS > 0 && TABLES > 0 && TABLE_SIZE > 0)) || die "BENCH_TIME, BENCH_ROUNDS, BENCH_THREADS, BENCH_TABLES and BENCH_TABLE_SIZE must be positive"
+need_whole BENCH_TIME="$TIME_S" BENCH_ROUNDS="$ROUNDS" BENCH_THREADS="$THREADS" BENCH_TABLES="$TABLES" BENCH_TABLE_SIZE="$TABLE_SIZE"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "BENCH_WARMUP=$WARMUP: not a whole number"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
-for t in $TARGETS; do
-	case $t in mariadb-tcp | mariadb-socket | postgres-tcp | postgres-socket) ;; *) die "unknown target $t (mariadb-tcp mariadb-socket postgres-tcp postgres-socket)" ;; esac
+
+# The cells, normalized to TARGET/TEST/CLIENTS; arguments keep those on
+# the targets they name.
+sel=()
+for c in $CELLS; do
+	IFS=/ read -r target test clients extra <<<"$c"
+	[[ -z ${extra:-} && -n ${test:-} ]] || die "BENCH_CELLS: $c: not TARGET/TEST[/CLIENTS]"
+	case $target in mariadb-tcp | mariadb-socket | mariadb-tls | postgres-tcp | postgres-socket) ;;
+	*) die "BENCH_CELLS: $c: unknown target $target (mariadb-tcp mariadb-socket mariadb-tls postgres-tcp postgres-socket)" ;;
+	esac
+	[[ $test == server_wait || $test =~ ^oltp_[a-z_]+$ ]] || die "BENCH_CELLS: $c: unknown test $test (a sysbench oltp_* test or server_wait)"
+	clients=${clients:-$THREADS}
+	[[ $clients =~ ^[1-9][0-9]*$ ]] || die "BENCH_CELLS: $c: clients must be a positive whole number"
+	if (($# > 0)) && [[ " $* " != *" $target "* ]]; then continue; fi
+	sel+=("$target/$test/$clients")
 done
+for a in "$@"; do
+	case $a in mariadb-tcp | mariadb-socket | mariadb-tls | postgres-tcp | postgres-socket) ;;
+	*) die "unknown target $a (mariadb-tcp mariadb-socket mariadb-tls postgres-tcp postgres-socket)" ;;
+	esac
+done
+((${#sel[@]})) || die "no cell left to run (BENCH_CELLS and the targets given select none)"
 
 # ------------------------------------------------------------------ tools
 
-# GNU time (for user/sys CPU and peak RSS of the client) and jq (to read
+# GNU time (the client's user/sys CPU and peak RSS) and jq (to read
 # dbmark's --json), installed from Debian when missing.
 need_pkgs=()
 if ! "$GNU_TIME" --version 2>&1 | grep -q GNU; then need_pkgs+=(time); fi
@@ -76,10 +109,7 @@ if ((${#need_pkgs[@]})); then
 fi
 command -v mariadb >/dev/null || die "the mariadb client is missing (scripts/testenv.sh start installs it)"
 command -v psql >/dev/null || die "psql is missing (scripts/testenv.sh start installs it)"
-
-log "building dbmark (make build)"
-make --no-print-directory build >&2
-[[ -x $DBMARK ]] || die "make build did not produce $DBMARK"
+dbmark_binary
 
 # The same settings as the tests; `make bench` has exported them already.
 if [[ -z ${DBMARK_TEST_MYSQL:-} || -z ${DBMARK_TEST_POSTGRES:-} ]]; then
@@ -88,8 +118,8 @@ fi
 
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/dbmark-bench.XXXXXX)}
 mkdir -p "$OUT"
-RAW=$OUT/raw.tsv
-: >"$RAW"
+OUT=$(realpath "$OUT")
+results_open run
 
 # ------------------------------------------------------------------ targets
 
@@ -109,20 +139,36 @@ engine_of() { echo "${1%%-*}"; }
 
 # sysbench_conn TARGET: sysbench's driver and connection options.
 sysbench_conn() {
+	local my="--db-driver=mysql --mysql-user=$DBMARK_TEST_MY_USER --mysql-password=$DBMARK_TEST_MY_PASSWORD --mysql-db=$DB"
+	local pg="--db-driver=pgsql --pgsql-port=$DBMARK_TEST_PG_PORT --pgsql-user=$DBMARK_TEST_PG_USER --pgsql-password=$DBMARK_TEST_PG_PASSWORD --pgsql-db=$DB"
 	case $1 in
-	mariadb-tcp) echo "--db-driver=mysql --mysql-host=$DBMARK_TEST_MY_HOST --mysql-port=$DBMARK_TEST_MY_PORT --mysql-user=$DBMARK_TEST_MY_USER --mysql-password=$DBMARK_TEST_MY_PASSWORD --mysql-db=$DB" ;;
-	mariadb-socket) echo "--db-driver=mysql --mysql-host=localhost --mysql-socket=$DBMARK_TEST_MY_SOCKET --mysql-user=$DBMARK_TEST_MY_USER --mysql-password=$DBMARK_TEST_MY_PASSWORD --mysql-db=$DB" ;;
-	postgres-tcp) echo "--db-driver=pgsql --pgsql-host=$DBMARK_TEST_PG_HOST --pgsql-port=$DBMARK_TEST_PG_PORT --pgsql-user=$DBMARK_TEST_PG_USER --pgsql-password=$DBMARK_TEST_PG_PASSWORD --pgsql-db=$DB" ;;
+	mariadb-tcp) echo "$my --mysql-host=$DBMARK_TEST_MY_HOST --mysql-port=$DBMARK_TEST_MY_PORT" ;;
+	mariadb-socket) echo "$my --mysql-host=localhost --mysql-socket=$DBMARK_TEST_MY_SOCKET" ;;
+	# sysbench 1.0.20 spells TLS --mysql-ssl=on; with it the client
+	# library requires TLS (no fallback to plain TCP).
+	mariadb-tls) echo "$my --mysql-host=$DBMARK_TEST_MY_HOST --mysql-port=$DBMARK_TEST_MY_PORT --mysql-ssl=on" ;;
+	postgres-tcp) echo "$pg --pgsql-host=$DBMARK_TEST_PG_HOST" ;;
 	# libpq takes a directory as the host for a unix socket.
-	postgres-socket) echo "--db-driver=pgsql --pgsql-host=$DBMARK_TEST_PG_SOCKETDIR --pgsql-port=$DBMARK_TEST_PG_PORT --pgsql-user=$DBMARK_TEST_PG_USER --pgsql-password=$DBMARK_TEST_PG_PASSWORD --pgsql-db=$DB" ;;
+	postgres-socket) echo "$pg --pgsql-host=$DBMARK_TEST_PG_SOCKETDIR" ;;
 	esac
 }
 
-# dbmark_url TARGET: dbmark's --target.
+# dbmark_url TARGET: dbmark's --target. TLS: go-sql-driver's tls=skip-verify
+# requires TLS without checking the certificate, as sysbench does not
+# check it either unless told to.
 dbmark_url() {
+	local u
 	case $1 in
 	mariadb-tcp) with_db "$DBMARK_TEST_MYSQL" "$DB" ;;
 	mariadb-socket) with_db "$DBMARK_TEST_MYSQL_SOCKET" "$DB" ;;
+	mariadb-tls)
+		u=${DBMARK_TEST_MYSQL_TLS:-}
+		if [[ -z $u ]]; then
+			u=$DBMARK_TEST_MYSQL
+			[[ $u == *\?* ]] && u+="&tls=skip-verify" || u+="?tls=skip-verify"
+		fi
+		with_db "$u" "$DB"
+		;;
 	postgres-tcp) with_db "$DBMARK_TEST_POSTGRES" "$DB" ;;
 	postgres-socket) with_db "$DBMARK_TEST_POSTGRES_SOCKET" "$DB" ;;
 	esac
@@ -156,29 +202,35 @@ prepare() {
 	fi
 	drop_db "$e"
 	case $e in
-	mariadb) my_client -e "CREATE DATABASE $DB"; target=mariadb-tcp ;;
-	postgres) pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $DB"; target=postgres-tcp ;;
+	mariadb)
+		my_client -e "CREATE DATABASE $DB"
+		target=mariadb-tcp
+		;;
+	postgres)
+		pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $DB"
+		target=postgres-tcp
+		;;
 	esac
 	log "$e: sysbench prepare, $TABLES tables of $TABLE_SIZE rows in $DB"
-	# shellcheck disable=SC2046
-	"$SYSBENCH" oltp_read_write $(sysbench_conn $target) $SIZES --threads="$TABLES" prepare >"$OUT/prepare-$e.log" 2>&1 ||
-		{ tail -20 "$OUT/prepare-$e.log" >&2; die "$e: sysbench prepare failed (log: $OUT/prepare-$e.log)"; }
+	# shellcheck disable=SC2046,SC2086 # options split into words on purpose
+	"$SYSBENCH" oltp_read_write $(sysbench_conn "$target") $SIZES --threads="$TABLES" prepare >"$OUT/prepare-$e.log" 2>&1 ||
+		{
+			tail -20 "$OUT/prepare-$e.log" >&2
+			die "$e: sysbench prepare failed (log: $OUT/prepare-$e.log)"
+		}
 	case $e in
 	mariadb) for ((i = 1; i <= TABLES; i++)); do my_client -e "ANALYZE TABLE sbtest$i" "$DB" >/dev/null; done ;;
 	postgres) pg_client -d "$DB" -c "VACUUM ANALYZE" ;;
 	esac
 }
 
+ENGINES=$(for c in "${sel[@]}"; do engine_of "$c"; done | sort -u | tr '\n' ' ')
 cleanup() {
 	[[ $KEEP == 1 ]] && return 0
 	local e
 	for e in $ENGINES; do drop_db "$e" 2>/dev/null || true; done
 }
 
-# The server's CPU per transaction while each tool drives it
-# (bench/servercpu.sh), when the server runs on this machine.
-# shellcheck source=bench/servercpu.sh
-source "$ROOT/bench/servercpu.sh"
 # server_pid_of ENGINE: the server's process id, or nothing.
 server_pid_of() {
 	local f
@@ -189,31 +241,101 @@ server_pid_of() {
 	server_pid "$f"
 }
 
+# ------------------------------------------------------------------ TLS
+
+# ssl_accepts: the MariaDB server's count of TLS handshakes so far.
+ssl_accepts() { my_client -e "SHOW GLOBAL STATUS LIKE 'Ssl_accepts'" | awk '{ print $2 }'; }
+
+# sysbench_tls_dir: prints the directory sysbench's TLS runs start in, or
+# fails with the reason on stderr. sysbench 1.0 with --mysql-ssl=on loads
+# cacert.pem, client-cert.pem and client-key.pem from its working
+# directory, and the server checks a client certificate against its own
+# CA: the client needs one that CA signed. BENCH_SYSBENCH_TLS_DIR names a
+# directory holding the three; otherwise they are made from the test
+# environment's CA ($DBMARK_TEST_TLS_CA and the ca.key beside it).
+sysbench_tls_dir() {
+	local d=${BENCH_SYSBENCH_TLS_DIR:-} ca=${DBMARK_TEST_TLS_CA:-} f
+	if [[ -n $d ]]; then
+		for f in cacert.pem client-cert.pem client-key.pem; do
+			[[ -r $d/$f ]] || {
+				echo "BENCH_SYSBENCH_TLS_DIR=$d has no readable $f" >&2
+				return 1
+			}
+		done
+		realpath "$d"
+		return
+	fi
+	if [[ -z $ca || ! -r $ca || ! -r $(dirname "$ca")/ca.key ]]; then
+		echo "sysbench needs a client certificate signed by the server's CA: set BENCH_SYSBENCH_TLS_DIR (cacert.pem, client-cert.pem, client-key.pem), or DBMARK_TEST_TLS_CA with a readable ca.key beside it" >&2
+		return 1
+	fi
+	d=$OUT/sysbench-tls
+	mkdir -p "$d"
+	if ! (
+		cd "$d" &&
+			cp "$ca" cacert.pem &&
+			openssl req -newkey rsa:2048 -nodes -subj "/CN=sysbench" -keyout client-key.pem -out client.csr &&
+			openssl x509 -req -days 30 -in client.csr -CA "$ca" -CAkey "$(dirname "$ca")/ca.key" -CAcreateserial -CAserial ca.srl -out client-cert.pem
+	) >"$OUT/sysbench-tls.log" 2>&1; then
+		echo "openssl could not make sysbench's client certificate (log: $OUT/sysbench-tls.log)" >&2
+		return 1
+	fi
+	echo "$d"
+}
+
+# tls_check: sets TLS_REASON to why the mariadb-tls cells cannot run (empty
+# when they can) and SYSBENCH_TLS_DIR.
+TLS_REASON=
+SYSBENCH_TLS_DIR=
+tls_check() {
+	local have
+	have=$(my_client -e "SHOW VARIABLES LIKE 'have_ssl'" 2>/dev/null | awk '{ print $2 }')
+	if [[ $have != YES ]]; then
+		TLS_REASON="the server has no TLS (have_ssl = ${have:-unknown}; scripts/testenv.sh start turns it on)"
+		return
+	fi
+	SYSBENCH_TLS_DIR=$(sysbench_tls_dir 2>"$OUT/tls-reason") || TLS_REASON=$(<"$OUT/tls-reason")
+}
+
 # ------------------------------------------------------------------ runs
 
-# measure TOOL TARGET TEST SECONDS LOG: one run under GNU time. Prints
-# "transactions tps errors cpu_s wall_s maxrss_kb server_cpu_s ipis" (server
-# -1: not measured; ipis: rescheduling interrupts during the run,
-# bench/servercpu.sh).
+# measure TOOL TARGET TEST CLIENTS SECONDS LOG: one run under GNU time.
+# Prints "tps cpu_s transactions errors mean_latency_ms wall_s maxrss_kb
+# server_cpu_s" (server -1: not measured).
 measure() {
-	local tool=$1 target=$2 test=$3 secs=$4 log=$5 tf=$5.time json=$5.json rc=0 tx tps errs s0 s1 i0 i1 pid
+	local tool=$1 target=$2 test=$3 clients=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0
+	local tx tps errs lat s0 s1 a0 a1 pid t wall cpu rss dir=$OUT cmd=()
 	pid=${SERVER_PID[$(engine_of "$target")]:-}
-	s0=$(server_ticks "$pid")
-	i0=$(resched_ipis)
 	case $tool in
 	sysbench)
-		# shellcheck disable=SC2046
-		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" \
-			"$SYSBENCH" "$test" $(sysbench_conn "$target") $SIZES --threads="$THREADS" \
-			--time="$secs" --events=0 --report-interval=0 run >"$log" 2>&1 || rc=$?
+		if [[ $test == server_wait ]]; then
+			cmd=("$SYSBENCH" "$ROOT/bench/server-wait.lua" --table-size="$TABLE_SIZE")
+		else
+			# shellcheck disable=SC2206
+			cmd=("$SYSBENCH" "$test" $SIZES)
+		fi
+		# shellcheck disable=SC2207
+		cmd+=($(sysbench_conn "$target") --threads="$clients" --time="$secs" --events=0 --report-interval=0 run)
+		[[ $target == mariadb-tls ]] && dir=$SYSBENCH_TLS_DIR
 		;;
 	dbmark)
-		"$GNU_TIME" -f "%e %U %S %M" -o "$tf" \
-			env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run "$test" --target "$(dbmark_url "$target")" $SIZES \
-			--threads "$THREADS" --time "$secs" --no-store -q --json "$json" >"$log" 2>&1 || rc=$?
+		cmd=(env DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run)
+		if [[ $test == server_wait ]]; then
+			# Plain text queries, as sysbench's con:query in the Lua script
+			# (-M is PostgreSQL's; --db-ps-mode MySQL's).
+			cmd+=(tpcb -n -f "$ROOT/bench/server-wait-$(engine_of "$target").sql" -D "table_size=$TABLE_SIZE")
+			case $target in mariadb-*) cmd+=(--db-ps-mode disable) ;; *) cmd+=(-M simple) ;; esac
+		else
+			# shellcheck disable=SC2206
+			cmd+=("$test" $SIZES)
+		fi
+		cmd+=(--target "$(dbmark_url "$target")" --threads "$clients" --time "$secs" --no-store -q --json "$json")
 		;;
 	esac
-	i1=$(resched_ipis)
+	[[ $target == mariadb-tls ]] && a0=$(ssl_accepts)
+	s0=$(server_ticks "$pid")
+	(cd "$dir" && timed "$tf" "${cmd[@]}") >"$log" 2>&1 || rc=$?
+	s1=$(server_ticks_after_run "$pid")
 	if ((rc != 0)); then
 		tail -20 "$log" >&2
 		die "$tool $test on $target failed with exit code $rc (log: $log)"
@@ -222,32 +344,24 @@ measure() {
 	sysbench)
 		read -r tx tps < <(awk '/^ *transactions:/ { gsub(/\(/, "", $3); print $2, $3; exit }' "$log") || true
 		errs=$(awk '/^ *ignored errors:/ { print $3; exit }' "$log")
+		lat=$(awk '/^Latency/ { l = 1 } l && /^ *avg:/ { print $2; exit }' "$log")
 		;;
 	dbmark)
 		[[ $(jq -r .status "$json") == ok ]] || die "dbmark $test on $target: status $(jq -r .status "$json") (log: $log)"
-		read -r tx tps errs < <(jq -r '[.summary.events, .summary.events_per_s, .summary.errors_total] | @tsv' "$json") || true
+		read -r tx tps errs lat < <(jq -r '[.summary.events, .summary.events_per_s, .summary.errors_total, (.summary.latency.mean_ms // 0)] | @tsv' "$json") || true
 		;;
 	esac
 	[[ -n ${tx:-} && -n ${tps:-} ]] || die "$tool $test on $target: no transaction count in $log"
-	# GNU time writes "Command exited with non-zero status" first on failure: the numbers are on the last line.
-	read -r wall user sys rss < <(tail -n 1 "$tf") || true
-	[[ -n ${rss:-} ]] || die "$tool $test on $target: no GNU time output in $tf"
-	s1=$(server_ticks_after_run "$pid")
-	echo "$tx $tps ${errs:-0} $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $wall $rss $(server_seconds "$s0" "$s1") $(count_between "$i0" "$i1")"
+	((tx > 0)) || die "$tool $test on $target: no transaction completed (log: $log)"
+	if [[ $target == mariadb-tls ]]; then
+		a1=$(ssl_accepts)
+		((a1 - a0 >= clients)) || die "$tool on mariadb-tls: the server accepted $((a1 - a0)) TLS connections for $clients clients (log: $log)"
+	fi
+	t=$(time_of "$tf")
+	read -r wall cpu rss <<<"$t"
+	echo "$tps $cpu $tx ${errs:-0} ${lat:-0} $wall $rss $(server_seconds "$s0" "$s1")"
 }
 
-# record TARGET TEST ROUND TOOL K: the round's K-th measured run, appended to
-# raw.tsv and printed.
-record() {
-	local target=$1 test=$2 round=$3 tool=$4 k=$5 r
-	r=$(measure "$tool" "$target" "$test" "$TIME_S" "$OUT/$target-$test-$round-$k-$tool.log")
-	read -r tx tps errs cpu wall rss srv ipis <<<"$r"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$target" "$test" "$round" "$tool" "$tx" "$tps" "$errs" "$cpu" "$wall" "$rss" "$srv" "$ipis" >>"$RAW"
-	awk -v t="$target" -v te="$test" -v ro="$round" -v to="$tool" -v tx="$tx" -v tps="$tps" -v e="$errs" -v c="$cpu" -v w="$wall" -v m="$rss" -v srv="$srv" -v ipis="$ipis" \
-		'BEGIN { printf "| %s | %s | %s | %s | %.1f | %d | %d | %.2f | %.2f | %.1f | %.1f | %s | %s |\n", t, te, ro, to, tps, tx, e, c, w, c * 1e6 / tx, m / 1024, srv < 0 ? "n/a" : sprintf("%.1f", srv * 1e6 / tx), ipis < 0 ? "n/a" : sprintf("%.1f", ipis * 1e3 / tx) }'
-}
-
-ENGINES=$(for t in $TARGETS; do engine_of "$t"; done | sort -u | tr '\n' ' ')
 trap cleanup EXIT
 declare -A SERVER_PID
 for e in $ENGINES; do
@@ -255,41 +369,37 @@ for e in $ENGINES; do
 	[[ -n ${SERVER_PID[$e]} ]] || log "$e: the server's CPU is not measured (not on this machine, or its pid file is not readable)"
 done
 
-cat <<EOF
-# dbmark vs sysbench
-
-$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r)
-$("$DBMARK" version); $("$SYSBENCH" --version)
-threads $THREADS, $TABLES tables of $TABLE_SIZE rows, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool
-raw logs: $OUT
-
-## Raw runs
-
-| target | test | round | tool | tps | transactions | errors | CPU s (user+sys) | wall s | CPU µs/tx | max RSS MB | server CPU µs/tx | resched IPIs per 1000 tx |
-|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-EOF
+SKIPPED=()
+if [[ " ${sel[*]}" == *" mariadb-tls/"* ]]; then
+	tls_check
+	[[ -z $TLS_REASON ]] || log "mariadb-tls cells skipped: $TLS_REASON"
+fi
 
 for e in $ENGINES; do
 	prepare "$e"
-	for target in $TARGETS; do
+	for cell in "${sel[@]}"; do
+		IFS=/ read -r target test clients <<<"$cell"
 		[[ $(engine_of "$target") == "$e" ]] || continue
-		for test in $TESTS; do
-			if ((WARMUP > 0)); then
-				log "$target $test: warm-up, ${WARMUP}s per tool (discarded)"
-				measure sysbench "$target" "$test" "$WARMUP" "$OUT/$target-$test-warmup-sysbench.log" >/dev/null
-				measure dbmark "$target" "$test" "$WARMUP" "$OUT/$target-$test-warmup-dbmark.log" >/dev/null
-			fi
-			for ((r = 1; r <= ROUNDS; r++)); do
-				log "$target $test: round $r/$ROUNDS"
-				# A round brackets one tool's run between two of the other's
-				# (odd rounds sysbench, even rounds dbmark), so a steady drift
-				# (table bloat, checkpoints, a slower hour) cancels out of its ratio.
-				if ((r % 2)); then order="sysbench dbmark sysbench"; else order="dbmark sysbench dbmark"; fi
-				k=0
-				for tool in $order; do
-					k=$((k + 1))
-					record "$target" "$test" "$r" "$tool" "$k"
-				done
+		if [[ $target == mariadb-tls && -n $TLS_REASON ]]; then
+			SKIPPED+=("$cell: $TLS_REASON")
+			continue
+		fi
+		if ((WARMUP > 0)); then
+			log "$cell: warm-up, ${WARMUP}s per tool (discarded)"
+			for tool in sysbench dbmark; do measure "$tool" "$target" "$test" "$clients" "$WARMUP" "$OUT/${cell//\//-}-warmup-$tool.log" >/dev/null; done
+		fi
+		for ((r = 1; r <= ROUNDS; r++)); do
+			log "$cell: round $r/$ROUNDS"
+			# A round brackets one tool's run between two of the other's
+			# (odd rounds sysbench, even rounds dbmark), so a steady drift
+			# (table bloat, checkpoints, a slower hour) cancels out of its ratio.
+			if ((r % 2)); then order="sysbench dbmark sysbench"; else order="dbmark sysbench dbmark"; fi
+			k=0
+			for tool in $order; do
+				k=$((k + 1))
+				m=$(measure "$tool" "$target" "$test" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
+				read -r tps cpu tx errs lat wall rss srv <<<"$m"
+				record "$tool" "$cell" "$r" "$k" "$tps" "$cpu" "$tx" "$errs" "$clients" "$lat" "$wall" "$rss" "$srv"
 			done
 		done
 	done
@@ -297,57 +407,17 @@ done
 
 # ------------------------------------------------------------------ summary
 
-cat <<EOF
-
-## Medians (dbmark / sysbench)
-
-Ratios are the median over rounds of the per-round ratio; in a round, the
-tool that ran twice counts with the mean of its two rates and its CPU over
-both runs' transactions. tps: higher is
-better for dbmark when the ratio is above 1. CPU/tx is the client process's
-user+sys CPU time divided by the transactions it completed: lower is better,
-so a ratio below 1 means dbmark needs less CPU per transaction. The server
-columns are the server's CPU per transaction while each tool drove it; the
-IPI columns the machine's rescheduling interrupts per 1000 transactions
-(wake-ups that crossed CPUs), the median of each tool's runs.
-
-| target | test | sysbench tps | dbmark tps | tps ratio | sysbench CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | sysbench RSS MB | dbmark RSS MB | server µs/tx with sysbench | with dbmark | server ratio | IPIs/ktx with sysbench | with dbmark |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-EOF
-
-awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
 {
-	key = $1 SUBSEP $2
-	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
-	run = key SUBSEP $3
-	tps[run, $4] += $6; runs[run, $4]++; cpu[run, $4] += $8; txs[run, $4] += $5
-	add(T, key SUBSEP $4, $6); add(C, key SUBSEP $4, $8 * 1e6 / $5); add(M, key SUBSEP $4, $10 / 1024)
-	if ($11 != "" && $11 >= 0) { srv[run, $4] += $11; add(S, key SUBSEP $4, $11 * 1e6 / $5) } else nosrv[key] = 1
-	if ($12 != "" && $12 >= 0) add(I, key SUBSEP $4, $12 * 1e3 / $5); else noipi[key] = 1
-	rounds[key] = rounds[key] " " $3
-}
-END {
-	for (i = 1; i <= nk; i++) {
-		key = keys[i]; tr = ""; cr = ""
-		n = split(rounds[key], rs, " ")
-		for (j = 1; j <= n; j++) {
-			run = key SUBSEP rs[j]
-			if (!((run, "sysbench") in tps) || !((run, "dbmark") in tps) || done[run]++) continue
-			add(R, key SUBSEP "tps", (tps[run, "dbmark"] / runs[run, "dbmark"]) / (tps[run, "sysbench"] / runs[run, "sysbench"]))
-			add(R, key SUBSEP "cpu", (cpu[run, "dbmark"] / txs[run, "dbmark"]) / (cpu[run, "sysbench"] / txs[run, "sysbench"]))
-			if (!(key in nosrv) && srv[run, "sysbench"] > 0)
-				add(R, key SUBSEP "srv", (srv[run, "dbmark"] / txs[run, "dbmark"]) / (srv[run, "sysbench"] / txs[run, "sysbench"]))
-		}
-		split(key, kk, SUBSEP)
-		server = "n/a | n/a | n/a"
-		if (!(key in nosrv) && (key SUBSEP "srv") in R)
-			server = both(S, key, "sysbench") sprintf(" | %.3f", median(R[key SUBSEP "srv"]))
-		ipis = "n/a | n/a"
-		if (!(key in noipi))
-			ipis = both(I, key, "sysbench")
-		printf "| %s | %s | %.1f | %.1f | %.3f | %.1f | %.1f | %.3f | %.1f | %.1f | %s | %s |\n", kk[1], kk[2],
-			median(T[key SUBSEP "sysbench"]), median(T[key SUBSEP "dbmark"]), median(R[key SUBSEP "tps"]),
-			median(C[key SUBSEP "sysbench"]), median(C[key SUBSEP "dbmark"]), median(R[key SUBSEP "cpu"]),
-			median(M[key SUBSEP "sysbench"]), median(M[key SUBSEP "dbmark"]), server, ipis
-	}
-}' "$RAW"
+	cat <<EOF
+# dbmark vs sysbench
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r);
+$("$DBMARK" version); $("$SYSBENCH" --version | head -n 1);
+$TABLES tables of $TABLE_SIZE rows, ${TIME_S}s per run, $ROUNDS rounds, warm-up ${WARMUP}s per tool and cell.
+Raw figures: $(basename "$RESULTS_TSV").
+
+EOF
+	summary sysbench "$RESULTS_TSV"
+	for s in "${SKIPPED[@]}"; do printf '\nSkipped %s\n' "$s"; done
+} | tee "$RESULTS_MD"
+log "raw figures: $RESULTS_TSV; logs: $OUT"
