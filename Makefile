@@ -25,7 +25,8 @@ test: testenv-start assets
 	eval "$$($(TESTENV) env)"; \
 	$(GO) vet -p 2 ./...; \
 	$(GO) test -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
-	$(GO) test -race -p 2 -count=1 -timeout 12m $(RACE_PKGS)
+	$(GO) test -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
+	FUZZTIME=5s bash scripts/fuzz.sh
 
 build: assets
 	$(GO) build -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark

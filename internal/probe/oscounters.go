@@ -98,8 +98,7 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 // line of /proc/interrupts). One is sent when a task woken on one CPU must
 // run on another that is busy or halted, so their rate tells how often a
 // run's client and server woke each other across CPUs: on a machine they
-// share, runs of the same tool that cross more are the slower ones
-// (bench/README.md).
+// share, runs of the same tool that cross more are the slower ones.
 func (o *OSReader) reschedInterrupts() (uint64, bool) {
 	p, err := o.proc.Self()
 	if err != nil {

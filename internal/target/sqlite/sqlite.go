@@ -54,7 +54,7 @@ func Open(_ context.Context, u *url.URL, _ target.Options) (target.Target, error
 		path = u.Opaque + path
 	}
 	if path == "" {
-		return nil, fmt.Errorf("%w %q: no file path (use sqlite:///abs/path.db or sqlite://relative.db)", target.ErrBadURL, u.String())
+		return nil, fmt.Errorf("%w %q: no file path (use sqlite:///abs/path.db or sqlite://relative.db)", target.ErrBadURL, target.Redact(u.String()))
 	}
 	q := u.Query()
 	for k, v := range defaults {
