@@ -113,7 +113,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			if len(args) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("%s needs a workload: one of %s", verb, strings.Join(a.Workloads.Names(), ", ")))
 			}
-			return withCode(ExitUsage, fmt.Errorf("unknown workload %q (known: %s)", args[0], strings.Join(a.Workloads.Names(), ", ")))
+			return unknownWorkload(args[0], a.Workloads.Names())
 		},
 	}
 	for _, name := range a.Workloads.Names() {
