@@ -2,8 +2,12 @@ package cli_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A mistyped workload is reported as the workload, with the likely one,
@@ -37,6 +41,67 @@ func TestTyposGetDidYouMean(t *testing.T) {
 	for _, o := range []outcome{o, dbmark(t, ctx, "run", "xyzzy")} {
 		if strings.Contains(o.stderr, "did you mean") {
 			t.Errorf("a guess for a name near nothing: %s", o.stderr)
+		}
+	}
+}
+
+// mountTmpfs mounts a tmpfs with the given options on a new directory and
+// unmounts it when the test ends; it skips the test where the machine does
+// not allow it (not root, no mount).
+func mountTmpfs(t *testing.T, opts string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root; run as root to test a full or read-only filesystem")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", opts, "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s); a full or read-only filesystem is not tested", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// --json naming a file that cannot be written fails at once, with one
+// line, before anything is measured or stored.
+func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
+	h := home(t)
+	ctx := context.Background()
+	ro := mountTmpfs(t, "ro,size=1m")
+	cases := []struct {
+		path, want string
+	}{
+		{filepath.Join(h, "no", "such", "dir", "r.json"), "does not exist"},
+		{h, "is a directory"},
+		{filepath.Join(ro, "r.json"), "read-only file system"},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		o := dbmark(t, ctx, "run", "oltp_point_select", "--time", "30s", "--json", c.path)
+		oneLineError(t, o, c.want)
+		if !strings.Contains(o.stderr, "--json "+c.path) {
+			t.Errorf("the line does not name --json %s: %s", c.path, o.stderr)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("--json %s: failed after %v: the run was measured first", c.path, took)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h, "bench.db")); err == nil {
+		t.Error("the embedded database was prepared before --json was checked")
+	}
+	if l := dbmark(t, ctx, "results", "list"); strings.Count(strings.TrimSpace(l.stdout), "\n") != 0 {
+		t.Errorf("a result was stored: %s", l.stdout)
+	}
+	// Nothing was left beside the targets, nor in the root directory.
+	for _, dir := range []string{h, filepath.Dir(h), "/"} {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp") && strings.HasPrefix(e.Name(), ".") {
+				t.Errorf("temporary file left: %s", filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 }

@@ -297,6 +297,12 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
 	}
+	// A result that cannot be written is not worth measuring.
+	if f.jsonPath != "" {
+		if err := result.CheckWritable(f.jsonPath); err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--json %s: %w", f.jsonPath, err))
+		}
+	}
 	var hints workload.RunHints
 	if ra, ok := w.(workload.RunAdjuster); ok {
 		if hints, err = ra.AdjustRun(fs); err != nil {
