@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -103,5 +104,94 @@ func TestJSONPathCheckedBeforeTheRun(t *testing.T) {
 				t.Errorf("temporary file left: %s", filepath.Join(dir, e.Name()))
 			}
 		}
+	}
+}
+
+// fill writes zeros to a file in dir until its filesystem is full.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "fill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			break
+		}
+	}
+}
+
+// Listing, showing and exporting read the store: they work on a full disk.
+func TestResultsReadOnAFullDisk(t *testing.T) {
+	home(t)
+	dir := mountTmpfs(t, "size=4m")
+	t.Setenv("DBMARK_HOME", dir)
+	ctx := context.Background()
+	if o := dbmark(t, ctx, "run", "oltp_point_select", "--time", "1", "--table-size", "100"); o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+	if err := os.Remove(filepath.Join(dir, "bench.db")); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, dir)
+	for _, args := range [][]string{{"results", "list"}, {"results", "show", "1"}, {"results", "export", "1"}, {"results", "export", "1", "--format", "csv"}} {
+		o := dbmark(t, ctx, args...)
+		if o.code != 0 || !strings.Contains(o.stdout, "oltp_point_select") && !strings.Contains(o.stdout, "tps") {
+			t.Errorf("%v on a full disk: exit %d, stdout %q, stderr %s", args, o.code, o.stdout, o.stderr)
+		}
+	}
+}
+
+// A store whose pages are garbage behind an intact first page is named as
+// damaged, with what to do, and left exactly as it was.
+func TestDamagedStoreIsNamedAndLeftAlone(t *testing.T) {
+	h := home(t)
+	ctx := context.Background()
+	for range 2 {
+		if o := dbmark(t, ctx, "run", "oltp_point_select", "--time", "0.5", "--table-size", "100"); o.code != 0 {
+			t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+		}
+	}
+	path := filepath.Join(h, "results.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pageSize := int(b[16])<<8 | int(b[17])
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if len(b) <= pageSize {
+		t.Fatalf("the store has %d bytes: nothing behind its first page", len(b))
+	}
+	for i := pageSize; i < len(b); i++ {
+		b[i] = byte(i*7919>>3) ^ 0xa5
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"results", "list"}, {"results", "show", "1"}, {"results", "export", "1"}, {"results", "delete", "1"},
+		{"run", "oltp_point_select", "--time", "0.5", "--table-size", "100"},
+	} {
+		o := dbmark(t, ctx, args...)
+		oneLineError(t, o, "is damaged")
+		for _, want := range []string{path, "move it aside"} {
+			if !strings.Contains(o.stderr, want) {
+				t.Errorf("%v: %q does not say %q", args, o.stderr, want)
+			}
+		}
+		if strings.Contains(o.stderr, "goose") {
+			t.Errorf("%v: the migration's error leaks: %s", args, o.stderr)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, b) {
+		t.Error("the damaged store was modified")
 	}
 }
