@@ -3,12 +3,18 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbmark/dbmark/internal/cli"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // A mistyped workload is reported as the workload, with the likely one,
@@ -193,5 +199,169 @@ func TestDamagedStoreIsNamedAndLeftAlone(t *testing.T) {
 	}
 	if !bytes.Equal(after, b) {
 		t.Error("the damaged store was modified")
+	}
+}
+
+// The reported case: the embedded database's first prepare fills the disk.
+// The run fails; the next run refuses rather than measure an empty table;
+// once there is room, a run prepares afresh and measures the whole table.
+func TestPrepareOnAFullDiskIsNotBenchmarked(t *testing.T) {
+	home(t)
+	dir := mountTmpfs(t, "size=2m")
+	t.Setenv("DBMARK_HOME", dir)
+	ctx := context.Background()
+	o := dbmark(t, ctx, "run", "oltp_read_write", "--time", "1")
+	if o.code == 0 || !strings.Contains(o.stderr, "full") {
+		t.Fatalf("run on a full disk: exit %d, want a failure saying the disk is full: %s", o.code, o.stderr)
+	}
+	o = dbmark(t, ctx, "run", "oltp_point_select", "--time", "1")
+	if o.code == 0 || strings.Contains(o.stdout, "status: ok") {
+		t.Fatalf("the run after a failed prepare measured: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
+	oneLineError(t, o, "")
+	if out, err := exec.Command("mount", "-o", "remount,size=64m", dir).CombinedOutput(); err != nil {
+		t.Fatalf("remount with room: %v: %s", err, out)
+	}
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	o = dbmark(t, ctx, "run", "oltp_point_select", "--time", "1", "--json", jsonPath)
+	if o.code != 0 {
+		t.Fatalf("run with room: exit %d: %s", o.code, o.stderr)
+	}
+	if n := rowCount(t, "sqlite://"+filepath.Join(dir, "bench.db"), "sbtest1"); n != 10000 {
+		t.Errorf("sbtest1 has %d rows after the run prepared it again, want 10000", n)
+	}
+}
+
+// rowCount counts a table's rows through dbmark's own target.
+func rowCount(t *testing.T, raw, table string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	c := connect(t, raw)
+	v, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+table)
+	if err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return n
+}
+
+func connect(t *testing.T, raw string) target.Conn {
+	t.Helper()
+	ctx := context.Background()
+	app := cli.NewApp(io.Discard, io.Discard, nil)
+	tg, err := app.Targets.Open(ctx, raw, target.Options{})
+	if err != nil {
+		t.Fatalf("open %s: %v", raw, err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", tg.Redacted(), err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// faultsDB is this file's own database on the test servers.
+const faultsDB = "dbmark_faults_prepare"
+
+// faultTargets are a SQLite file and, when the test servers are up, a
+// database of this test's own on PostgreSQL and on MariaDB.
+func faultTargets(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "faults.db")}
+	for name, env := range map[string]string{"postgres": "DBMARK_TEST_POSTGRES", "mariadb": "DBMARK_TEST_MYSQL"} {
+		raw := os.Getenv(env)
+		if raw == "" {
+			t.Logf("%s not set: %s is not tested (bash scripts/testenv.sh start)", env, name)
+			continue
+		}
+		c := connect(t, raw)
+		if err := c.Exec(context.Background(), "CREATE DATABASE "+faultsDB); err != nil && !strings.Contains(err.Error(), "exists") {
+			t.Fatalf("create database on %s: %v", name, err)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + faultsDB
+		out[name] = u.String()
+	}
+	return out
+}
+
+// A prepare that stops part way (interrupted during the load, or failing
+// at its last step) leaves data that every run refuses with one line,
+// on every engine, until cleanup and a whole prepare.
+func TestUnfinishedPrepareIsRefused(t *testing.T) {
+	home(t)
+	for engine, raw := range faultTargets(t) {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			dbmark(t, ctx, "cleanup", "oltp_read_write", "--target", raw)
+			dbmark(t, ctx, "cleanup", "tpcb", "--target", raw)
+
+			// OLTP: interrupted once its table exists, during the load.
+			pctx, cancel := context.WithCancel(ctx)
+			done := make(chan outcome, 1)
+			go func() {
+				done <- dbmark(t, pctx, "prepare", "oltp_read_write", "--target", raw, "--table-size", "2000000")
+			}()
+			poll := connect(t, raw)
+			var o outcome
+		wait:
+			for {
+				select {
+				case o = <-done:
+					break wait
+				case <-time.After(5 * time.Millisecond):
+					if _, _, err := poll.QueryRow(ctx, "SELECT COUNT(*) FROM sbtest1 WHERE 1 = 0"); err == nil {
+						time.Sleep(50 * time.Millisecond)
+						cancel()
+					}
+				}
+			}
+			cancel()
+			if o.code != cli.ExitInterrupted {
+				t.Fatalf("interrupted prepare: exit %d, want %d (the load finished before the interrupt?): %s", o.code, cli.ExitInterrupted, o.stderr)
+			}
+			for _, w := range []string{"oltp_point_select", "oltp_read_write"} {
+				o := dbmark(t, ctx, "run", w, "--target", raw, "--table-size", "2000000", "--time", "1", "--no-store")
+				oneLineError(t, o, "not completely prepared")
+			}
+			if o := dbmark(t, ctx, "cleanup", "oltp_read_write", "--target", raw); o.code != 0 {
+				t.Fatalf("cleanup: %s", o.stderr)
+			}
+			if o := dbmark(t, ctx, "prepare", "oltp_read_write", "--target", raw, "--table-size", "1000"); o.code != 0 {
+				t.Fatalf("prepare: %s", o.stderr)
+			}
+			if o := dbmark(t, ctx, "run", "oltp_point_select", "--target", raw, "--table-size", "1000", "--time", "0.5", "--no-store"); o.code != 0 {
+				t.Fatalf("run after a whole prepare: exit %d: %s", o.code, o.stderr)
+			}
+			// A table emptied behind dbmark's back is refused too.
+			if err := poll.Exec(ctx, "DELETE FROM sbtest1"); err != nil {
+				t.Fatal(err)
+			}
+			o = dbmark(t, ctx, "run", "oltp_point_select", "--target", raw, "--table-size", "1000", "--time", "0.5", "--no-store")
+			oneLineError(t, o, "table sbtest1 is empty")
+			dbmark(t, ctx, "cleanup", "oltp_read_write", "--target", raw)
+
+			// TPC-B: the last init step fails (a second primary key step).
+			o = dbmark(t, ctx, "prepare", "tpcb", "--target", raw, "-I", "dtgpp")
+			if o.code == 0 {
+				t.Fatalf("prepare -I dtgpp succeeded: %s", o.stdout)
+			}
+			for _, args := range [][]string{{"-t", "10"}, {"-S", "-t", "10"}} {
+				o := dbmark(t, ctx, append([]string{"run", "tpcb", "--target", raw, "--no-store"}, args...)...)
+				oneLineError(t, o, "not completely prepared")
+			}
+			if o := dbmark(t, ctx, "prepare", "tpcb", "--target", raw); o.code != 0 {
+				t.Fatalf("prepare tpcb: %s", o.stderr)
+			}
+			if o := dbmark(t, ctx, "run", "tpcb", "--target", raw, "-t", "10", "--no-store"); o.code != 0 {
+				t.Fatalf("run tpcb after a whole prepare: exit %d: %s", o.code, o.stderr)
+			}
+			dbmark(t, ctx, "cleanup", "tpcb", "--target", raw)
+		})
 	}
 }
