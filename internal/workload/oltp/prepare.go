@@ -250,7 +250,7 @@ func (e *ErrNotPrepared) Unwrap() error { return e.Err }
 type ErrEmptyTable struct{ Table, Workload string }
 
 func (e *ErrEmptyTable) Error() string {
-	return fmt.Sprintf("table %s is empty (an earlier prepare did not finish?): run dbmark cleanup %s and prepare it again", e.Table, e.Workload)
+	return fmt.Sprintf("table %s is empty (an earlier prepare did not finish?): run dbmark cleanup %s and prepare it again, or give --allow-empty to run on it", e.Table, e.Workload)
 }
 
 // Prepared checks that the last prepare finished, that every table the
@@ -279,6 +279,8 @@ func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 		if max, err := strconv.ParseInt(v, 10, 64); err == nil && max < w.opt.TableSize*9/10 {
 			env.Logger.Warn("table is smaller than --table-size: lookups beyond its last id will find nothing",
 				"table", tableName(n), "max_id", max, "table_size", w.opt.TableSize)
+		} else if v == "" && w.opt.AllowEmpty {
+			env.Logger.Warn("table is empty: the statements will find no rows", "table", tableName(n))
 		} else if v == "" {
 			return &ErrEmptyTable{Table: tableName(n), Workload: w.name}
 		}
