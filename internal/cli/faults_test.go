@@ -31,6 +31,7 @@ func TestTyposGetDidYouMean(t *testing.T) {
 		{[]string{"prepare", "oltp_raed_only", "--tables", "2"}, "did you mean oltp_read_only?"},
 		{[]string{"sweep", "oltp_point_selcet", "--threads", "1,2"}, "did you mean oltp_point_select?"},
 		{[]string{"check", "tpbc", "--scale", "2"}, "did you mean tpcb?"},
+		{[]string{"check", "tpbc"}, "did you mean tpcb?"},
 		{[]string{"run", "oltp_read_write", "--tme", "2"}, "unknown flag: --tme: did you mean --time?"},
 		{[]string{"run", "oltp_read_write", "--thread=2"}, "did you mean --threads?"},
 		{[]string{"sweep", "oltp_read_write", "--thraeds", "1,2"}, "did you mean --threads?"},
