@@ -15,11 +15,17 @@ LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
 
 .PHONY: test build testenv-start testenv-stop bench assets quick screenshots
 
+# The packages whose goroutines share state (workers, metric handles,
+# connections): their tests run under the race detector, the rest without
+# it (it slows tests several times over).
+RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/target/... ./internal/testsrv/...
+
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
 test: testenv-start assets
 	eval "$$($(TESTENV) env)"; \
 	$(GO) vet -p 2 ./...; \
-	$(GO) test -p 2 -count=1 -timeout 12m ./...
+	$(GO) test -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
+	$(GO) test -race -p 2 -count=1 -timeout 12m $(RACE_PKGS)
 
 build: assets
 	$(GO) build -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark

@@ -9,6 +9,9 @@
 # The instances live under $DBMARK_TESTENV_DIR (default /tmp/dbmark-testenv) and
 # listen on their own ports, so the machine's own servers on 5432/3306 are never
 # touched. They are tuned for speed, not durability (fsync=off etc.): test data only.
+# Both accept TLS (as packaged and cloud servers do) with a certificate signed by
+# a test CA made at start in $DBMARK_TESTENV_DIR/tls; `env` gives a URL for each
+# way in: TCP, unix socket and TLS.
 set -euo pipefail
 
 STATE=$(realpath -m "${DBMARK_TESTENV_DIR:-/tmp/dbmark-testenv}")
@@ -27,6 +30,8 @@ MY_SOCKET=$STATE/mysqld.sock
 MY_PIDFILE=$STATE/mysqld.pid
 MY_LOG=$STATE/mysqld.log
 MY_USER=sb MY_PASSWORD=pw MY_DB=sbtest
+
+TLS_DIR=$STATE/tls # ca.crt, server.crt, server.key (the servers' copies are their own)
 
 WAIT_SECS=${DBMARK_TESTENV_WAIT:-60}
 
@@ -86,6 +91,13 @@ pg_bindir() {
 
 have() { command -v "$1" >/dev/null 2>&1 || [[ -x /usr/sbin/$1 || -x /usr/bin/$1 ]]; }
 
+# The directory of mariadbd (tests that restart a server of their own start it from there).
+my_bindir() {
+	local p
+	p=$(PATH=$PATH:/usr/sbin command -v mariadbd 2>/dev/null) && dirname "$p"
+	return 0
+}
+
 install_packages() {
 	local pkgs=()
 	pg_bindir >/dev/null || pkgs+=(postgresql postgresql-contrib)
@@ -93,6 +105,7 @@ install_packages() {
 	have mariadb || pkgs+=(mariadb-client)
 	have sysbench || pkgs+=(sysbench)
 	have fio || pkgs+=(fio)
+	have openssl || pkgs+=(openssl) # the test certificates
 	have chromium || pkgs+=(chromium) # the HTML report's browser tests
 	have runuser && have flock && have setsid || pkgs+=(util-linux)
 	((${#pkgs[@]} == 0)) && return 0
@@ -105,6 +118,33 @@ install_packages() {
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		"${pkgs[@]}" >&2
 	pg_bindir >/dev/null || die "PostgreSQL with pg_stat_statements still missing after install"
+}
+
+# ---------------------------------------------------------------- TLS
+
+# tls_make: a CA and a server certificate it signs, for 127.0.0.1 and localhost,
+# made when any of the files is missing. Prints "new" when it made them, so a
+# running server can be told to load them.
+tls_make() {
+	[[ -s $TLS_DIR/ca.crt && -s $TLS_DIR/server.crt && -s $TLS_DIR/server.key ]] && return 0
+	log "making a test CA and server certificate in $TLS_DIR"
+	install -d -m 0755 "$TLS_DIR"
+	rm -f "$TLS_DIR"/*
+	(
+		cd "$TLS_DIR"
+		openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=dbmark test CA" \
+			-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+			-keyout ca.key -out ca.crt
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout server.key -out server.csr
+		printf '%s\n' "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1" "basicConstraints=critical,CA:FALSE" \
+			"keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >server.ext
+		openssl x509 -req -days 3650 -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+			-extfile server.ext -out server.crt
+		rm -f server.csr server.ext ca.srl
+		chmod 0644 ca.crt server.crt
+		chmod 0600 ca.key server.key
+	) >"$STATE/tls.log" 2>&1 || die_with_log "openssl could not make the test certificates" "$STATE/tls.log"
+	echo new
 }
 
 # ---------------------------------------------------------------- PostgreSQL
@@ -172,18 +212,28 @@ pg_write_config() {
 		logging_collector = off
 		log_timezone = 'UTC'
 		timezone = 'UTC'
+		ssl = on
+		ssl_cert_file = 'server.crt'
+		ssl_key_file = 'server.key'
+		ssl_ca_file = 'ca.crt'
 	EOF
 	cat >"$PG_DATA/pg_hba.conf" <<-EOF
 		# Written by scripts/testenv.sh: trust on the socket; passwords over
-		# TCP, so tests can see a wrong password refused.
+		# TCP, with or without TLS, so tests can see a wrong password refused.
 		local all         all              trust
 		host  all         all 127.0.0.1/32 scram-sha-256
 		host  all         all ::1/128      scram-sha-256
 		local replication all              trust
 		host  replication all 127.0.0.1/32 trust
 	EOF
+	# The server wants its key private to its own user.
+	install -o postgres -g postgres -m 0600 "$TLS_DIR/server.key" "$PG_DATA/server.key"
+	install -o postgres -g postgres -m 0644 "$TLS_DIR/server.crt" "$PG_DATA/server.crt"
+	install -o postgres -g postgres -m 0644 "$TLS_DIR/ca.crt" "$PG_DATA/ca.crt"
 	chown postgres:postgres "$PG_DATA/dbmark.conf" "$PG_DATA/pg_hba.conf"
 }
+
+pg_ssl_on() { [[ $(pg_sql -d postgres -tAc 'show ssl' 2>/dev/null) == on ]]; }
 
 pg_provision() {
 	# Idempotent: creates what is missing, resets the password in case a test changed it.
@@ -204,6 +254,7 @@ pg_provision() {
 
 pg_start() {
 	local mark
+	set -- "${1:-}"
 	PGBIN=$(pg_bindir) || die "no PostgreSQL with pg_stat_statements under /usr/lib/postgresql/*/bin"
 	install -d -o postgres -g postgres -m 0755 "$PG_DIR" "$PG_SOCKDIR"
 	runuser -u postgres -- test -w "$PG_DIR" ||
@@ -212,6 +263,19 @@ pg_start() {
 	if pg_running; then
 		pg_wait
 		log "PostgreSQL already running on $HOST:$PG_PORT"
+		# An instance of an older version of this script may run without TLS,
+		# or with certificates since remade: the settings and files are
+		# rewritten and reloaded (ssl and its files need no restart).
+		if [[ $1 == new ]] || ! pg_ssl_on; then
+			log "loading PostgreSQL's TLS settings and certificate"
+			pg_write_config
+			pg pg_ctl -D "$PG_DATA" -s reload || die_with_log "PostgreSQL did not reload" "$PG_LOG"
+			local i
+			for ((i = 0; i < 20; i++)); do
+				pg_ssl_on && break
+				sleep 0.25
+			done
+		fi
 	else
 		pg_init
 		pg_write_config
@@ -228,6 +292,11 @@ pg_start() {
 	PGPASSWORD=$PG_PASSWORD "$PGBIN/psql" -X -tA -h "$HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DB" \
 		-c 'select 1 from pg_stat_statements limit 0' >/dev/null ||
 		die_with_log "cannot connect to PostgreSQL as $PG_USER over TCP" "$PG_LOG"
+	# ... and the TLS one, with the certificate checked against the test CA.
+	PGPASSWORD=$PG_PASSWORD "$PGBIN/psql" -X -tA \
+		"host=$HOST port=$PG_PORT user=$PG_USER dbname=$PG_DB sslmode=verify-full sslrootcert=$TLS_DIR/ca.crt" \
+		-c 'select 1 from pg_stat_ssl where pid = pg_backend_pid() and ssl' | grep -qx 1 ||
+		die_with_log "cannot connect to PostgreSQL as $PG_USER over TLS" "$PG_LOG"
 }
 
 pg_stop() {
@@ -290,11 +359,28 @@ my_provision() {
 	EOF
 }
 
+# my_tls: whether the server offers TLS with the certificate now in $TLS_DIR.
+my_tls() {
+	[[ $(my_sql -NBe "select @@have_ssl, @@ssl_cert" 2>/dev/null) == "YES	$TLS_DIR/server.crt" ]]
+}
+
 my_start() {
-	local mark
+	local mark new=${1:-}
 	if my_pid >/dev/null; then
 		my_wait
 		log "MariaDB already running on $HOST:$MY_PORT"
+		# Started by an older version of this script, without TLS: TLS is
+		# only set at start, so it is restarted. New certificate files at
+		# the same paths only need FLUSH SSL.
+		if ! my_tls; then
+			log "restarting MariaDB to turn TLS on"
+			my_stop
+		elif [[ $new == new ]]; then
+			my_sql -e 'FLUSH SSL' || die_with_log "MariaDB could not load the new certificate" "$MY_LOG"
+		fi
+	fi
+	if my_pid >/dev/null; then
+		:
 	else
 		my_init
 		rm -f "$MY_SOCKET" "$MY_PIDFILE" # stale leftovers from an unclean stop
@@ -306,6 +392,7 @@ my_start() {
 			--max-connections=600 --innodb-buffer-pool-size=512M \
 			--innodb-flush-log-at-trx-commit=2 --skip-name-resolve \
 			--character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
+			--ssl-ca="$TLS_DIR/ca.crt" --ssl-cert="$TLS_DIR/server.crt" --ssl-key="$TLS_DIR/server.key" \
 			</dev/null >>"$STATE/mysqld.out" 2>&1 &
 		my_wait $! "$mark"
 	fi
@@ -314,6 +401,10 @@ my_start() {
 	mariadb --no-defaults --protocol=TCP -h "$HOST" -P "$MY_PORT" -u"$MY_USER" -p"$MY_PASSWORD" \
 		-NBe 'select 1' "$MY_DB" >/dev/null ||
 		die_with_log "cannot connect to MariaDB as $MY_USER over TCP" "$MY_LOG"
+	mariadb --no-defaults --protocol=TCP -h "$HOST" -P "$MY_PORT" -u"$MY_USER" -p"$MY_PASSWORD" \
+		--ssl --ssl-ca="$TLS_DIR/ca.crt" --ssl-verify-server-cert \
+		-NBe "show status like 'Ssl_cipher'" "$MY_DB" | grep -q . ||
+		die_with_log "cannot connect to MariaDB as $MY_USER over TLS" "$MY_LOG"
 }
 
 my_stop() {
@@ -359,8 +450,10 @@ cmd_start() {
 	check_state_dir
 	lock
 	install_packages
-	pg_start
-	my_start
+	local new
+	new=$(tls_make)
+	pg_start "$new"
+	my_start "$new"
 	log "ready (state in $STATE); eval \"\$(scripts/testenv.sh env)\" for the connection settings"
 }
 
@@ -387,18 +480,24 @@ cmd_env() {
 		"DBMARK_TEST_STORE_POSTGRES=postgres://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_STORE_DB?sslmode=disable" \
 		"DBMARK_TEST_MYSQL=mysql://$MY_USER:$MY_PASSWORD@$HOST:$MY_PORT/$MY_DB" \
 		"DBMARK_TEST_MYSQL_SOCKET=mysql://$MY_USER:$MY_PASSWORD@localhost/$MY_DB?socket=$MY_SOCKET" \
+		"DBMARK_TEST_POSTGRES_TLS=postgres://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_DB?sslmode=require" \
+		"DBMARK_TEST_POSTGRES_TLS_VERIFY=postgres://$PG_USER:$PG_PASSWORD@$HOST:$PG_PORT/$PG_DB?sslmode=verify-full&sslrootcert=$TLS_DIR/ca.crt" \
+		"DBMARK_TEST_MYSQL_TLS=mysql://$MY_USER:$MY_PASSWORD@$HOST:$MY_PORT/$MY_DB?tls=skip-verify" \
+		"DBMARK_TEST_TLS_CA=$TLS_DIR/ca.crt" \
 		"DBMARK_TEST_PG_HOST=$HOST" \
 		"DBMARK_TEST_PG_PORT=$PG_PORT" \
 		"DBMARK_TEST_PG_SOCKETDIR=$PG_SOCKDIR" \
 		"DBMARK_TEST_PG_USER=$PG_USER" \
 		"DBMARK_TEST_PG_PASSWORD=$PG_PASSWORD" \
 		"DBMARK_TEST_PG_DB=$PG_DB" \
+		"DBMARK_TEST_PG_BINDIR=$(pg_bindir || true)" \
 		"DBMARK_TEST_MY_HOST=$HOST" \
 		"DBMARK_TEST_MY_PORT=$MY_PORT" \
 		"DBMARK_TEST_MY_SOCKET=$MY_SOCKET" \
 		"DBMARK_TEST_MY_USER=$MY_USER" \
 		"DBMARK_TEST_MY_PASSWORD=$MY_PASSWORD" \
-		"DBMARK_TEST_MY_DB=$MY_DB"; do
+		"DBMARK_TEST_MY_DB=$MY_DB" \
+		"DBMARK_TEST_MY_BINDIR=$(my_bindir)"; do
 		printf "export %s='%s'\n" "${kv%%=*}" "${kv#*=}"
 	done
 }

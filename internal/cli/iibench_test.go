@@ -2,10 +2,13 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dbmark/dbmark/internal/result"
 )
 
 // iibench from the command line: the threads come from --inserters and
@@ -32,6 +35,28 @@ func TestIibenchRunIsStored(t *testing.T) {
 	r := readResult(t, js)
 	if r.Run.Threads != 3 || r.Rows == nil || r.Rows.Inserted != 5000 || len(r.Rows.Series) == 0 || r.Summary.HeadlineUnit != "rows/s" {
 		t.Fatalf("threads %d, rows %+v, headline %s", r.Run.Threads, r.Rows, r.Summary.HeadlineUnit)
+	}
+	// The options stored are the ones the run used: no time limit applied
+	// (the rows did), and how dbmark was asked is not among them.
+	if o := r.Workload.Options; o["time"] != "0s" || o["help"] != "" || o["no-store"] != "" {
+		t.Fatalf("stored options %v", o)
+	}
+	// The headline is rows inserted: the latency beside it is the inserts',
+	// and the chart over time draws rows/s from the series.
+	var ins *result.OpSummary
+	for i := range r.Summary.Ops {
+		if r.Summary.Ops[i].Name == "insert_trx" {
+			ins = &r.Summary.Ops[i]
+		}
+	}
+	if ins == nil || fmt.Sprint(r.Summary.LatencyOps) != "[insert_trx]" || r.Summary.Latency.MeanMS != ins.Latency.MeanMS {
+		t.Fatalf("latency of %v, mean %.3f ms; the inserts' mean is %v", r.Summary.LatencyOps, r.Summary.Latency.MeanMS, ins)
+	}
+	if key := r.Summary.HeadlineSeries; key != "rows_per_s" || len(r.Series) == 0 {
+		t.Fatalf("headline series %q over %d points", key, len(r.Series))
+	}
+	if !strings.Contains(o.stdout, "Latency (ms) of insert_trx:") {
+		t.Fatalf("the summary does not say whose latency it gives:\n%s", o.stdout)
 	}
 	if o := dbmark(t, ctx, "results", "show", "1"); o.code != 0 || !strings.Contains(o.stdout, "iibench") {
 		t.Fatalf("the stored result: exit %d %s %s", o.code, o.stdout, o.stderr)

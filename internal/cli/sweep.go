@@ -343,13 +343,18 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			if err != nil {
 				return err
 			}
-			var prepKey []string
 			for _, set := range c {
 				if err := s.fs.Set(set.Name, set.Value); err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", set.Name, set.Value, err))
 				}
-				if slices.Contains(prepOpts, set.Name) {
-					prepKey = append(prepKey, set.Name+"="+set.Value)
+			}
+			// The data is made afresh whenever the options it is made
+			// with, given as one value or as an axis, differ from the
+			// last run's: a value given once is an axis of one.
+			var prepKey []string
+			for _, name := range prepOpts {
+				if f := s.fs.Lookup(name); f != nil && f.Changed {
+					prepKey = append(prepKey, name+"="+f.Value.String())
 				}
 			}
 			key := strings.Join(prepKey, " ")

@@ -345,3 +345,19 @@ func TestSweepFileioModes(t *testing.T) {
 	}
 	oneLineError(t, dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "seqrd", "--events", "8"}, opts...)...), "cut short")
 }
+
+// A prepare option given once is an axis of one: a file I/O sweep with a
+// single --file-total-size makes its files as one over several sizes does.
+func TestSweepWithOneSizePrepares(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := dbmark(t, ctx, "sweep", "fileio", "--dir", dir, "--file-num", "1", "--file-total-size", "4M", "--mode", "seqrd",
+		"--threads", "1,2", "--events", "8", "--time", "0", "--iterations", "1")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	if n := strings.Count(dbmark(t, ctx, "results", "list").stdout, "fileio"); n != 2 {
+		t.Errorf("%d fileio runs stored, want 2", n)
+	}
+}

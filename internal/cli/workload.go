@@ -476,9 +476,20 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		switch fl.Name {
 		case "target", "store", "json": // where, not what: kept elsewhere, redacted
 			return
+		case "help", "no-store", "quiet", "verbose", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
+			// how dbmark was asked and where it looked, not the work
+			return
 		}
 		opts[fl.Name] = fl.Value.String()
 	})
+	// The limits as the run applied them: a workload that ends the run
+	// itself (iibench's --max-rows) leaves --time's default unused.
+	if _, ok := opts["time"]; ok {
+		opts["time"] = cfg.Duration.String()
+	}
+	if _, ok := opts["events"]; ok {
+		opts["events"] = strconv.FormatInt(cfg.Events, 10)
+	}
 	return &result.Result{
 		SchemaVersion: result.SchemaVersion,
 		ID:            uuid.NewString(),

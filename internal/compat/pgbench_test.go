@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -318,4 +319,119 @@ func TestPgbenchAggregateLog(t *testing.T) {
 	if len(want) == 0 || len(got) == 0 || want[0] != got[0] {
 		t.Fatalf("aggregate columns: pgbench %v, dbmark %v", want, got)
 	}
+}
+
+// retryScripts make pgbench's two clients collide once: both read the
+// same row in a repeatable-read snapshot and then update it (one of them
+// gets a serialization failure), or both lock two rows in opposite orders
+// (the server picks one as a deadlock's victim). The sleeps keep the
+// clients' steps in that order on a loaded machine; the one at the start
+// of the deadlock's transaction lets the other client finish before the
+// victim's retry takes its first lock again (without it, the retry may win
+// that row back and deadlock a second time, as it may in pgbench).
+var retryScripts = map[string]string{
+	"serialization": `\set aid 1
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+SELECT pg_sleep(0.5);
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+END;
+`,
+	"deadlock": `\set first 1 + :client_id
+\set second 2 - :client_id
+BEGIN;
+SELECT pg_sleep(0.3);
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :first;
+SELECT pg_sleep(0.5);
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :second;
+END;
+`,
+}
+
+// retryCounts are the lines of pgbench's summary that count transactions
+// and their failures and retries.
+var retryCounts = regexp.MustCompile(`(?m)^(number of transactions actually processed|number of failed transactions|number of serialization failures|number of deadlock failures|number of transactions retried|total number of retries): (\S+)`)
+
+func countsOf(out string) map[string]string {
+	m := map[string]string{}
+	for _, g := range retryCounts.FindAllStringSubmatch(out, -1) {
+		m[g[1]] = g[2]
+	}
+	return m
+}
+
+// TestPgbenchRetriesCollidingClients runs pgbench and dbmark with the
+// same colliding two-client script, with a retry allowed and without,
+// and compares the transactions processed, failed and retried. Each run
+// is bounded: a client that waits forever fails the test instead of
+// hanging it.
+func TestPgbenchRetriesCollidingClients(t *testing.T) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	for _, name := range []string{"serialization", "deadlock"} {
+		for _, tries := range []string{"2", "1"} {
+			// Both tools over TLS too, as servers are usually reached.
+			for _, sslmode := range []string{"disable", "require"} {
+				t.Run(name+"/max-tries "+tries+"/sslmode "+sslmode, func(t *testing.T) {
+					t.Setenv("PGSSLMODE", sslmode) // pgbench's
+					u, _ := url.Parse(e.url(tpcbDB))
+					q := u.Query()
+					q.Set("sslmode", sslmode)
+					u.RawQuery = q.Encode()
+					dir := t.TempDir()
+					file := filepath.Join(dir, name+".sql")
+					if err := os.WriteFile(file, []byte(retryScripts[name]), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					args := []string{"-n", "-c", "2", "-t", "1", "--max-tries", tries, "-f", file}
+					want := countsOf(e.run(t, dir, args...))
+					got := countsOf(runDbmarkWithin(t, cmdLimit, append([]string{"run", "tpcb", "--target", u.String(), "--no-store"}, args...)...))
+					if !reflect.DeepEqual(want, got) {
+						t.Fatalf("counts differ:\npgbench: %v\ndbmark:  %v", want, got)
+					}
+					// The clients did collide: once, retried or failed.
+					key := "number of transactions retried"
+					if tries == "1" {
+						key = "number of failed transactions"
+					}
+					if want[key] != "1" {
+						t.Fatalf("%s = %q in pgbench's summary, want 1: the clients did not collide (%v)", key, want[key], want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// runDbmarkWithin is runDbmark bounded by limit: the run is cancelled at
+// the limit, and a run that does not return soon after fails the test.
+func runDbmarkWithin(t *testing.T, limit time.Duration, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	type res struct {
+		code     int
+		out, err string
+	}
+	done := make(chan res, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		code := cli.Main(ctx, args, &out, &errb)
+		done <- res{code, out.String(), errb.String()}
+	}()
+	select {
+	case r := <-done:
+		if ctx.Err() != nil {
+			t.Fatalf("dbmark %s: still running after %v: hung\n%s%s", strings.Join(args, " "), limit, r.out, r.err)
+		}
+		if r.code != 0 {
+			t.Fatalf("dbmark %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.out, r.err)
+		}
+		return r.out
+	case <-time.After(limit + 10*time.Second):
+		t.Fatalf("dbmark %s: still running %v after it was cancelled at %v: hung", strings.Join(args, " "), 10*time.Second, limit)
+	}
+	return ""
 }

@@ -5,6 +5,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -47,8 +48,11 @@ func Result(r *result.Result) (*result.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
+	// Numbers stay json.Number: through float64 a 64-bit seed loses digits.
 	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
 	s := &scrubber{literals: literals(r)}

@@ -73,3 +73,16 @@ func TestNothingPersonalSurvives(t *testing.T) {
 		t.Error("Result changed its input")
 	}
 }
+
+// A 64-bit seed survives redaction digit for digit.
+func TestSeedKeepsItsDigits(t *testing.T) {
+	r := realistic()
+	r.Seed = 7050402495234225528
+	out, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Seed != r.Seed {
+		t.Fatalf("seed %d after redaction, want %d", out.Seed, r.Seed)
+	}
+}

@@ -82,20 +82,29 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "  rate: %g/s (open loop)", r.Run.Rate)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "\nSQL statistics:")
-	fmt.Fprintln(w, "    queries performed:")
-	fmt.Fprintf(w, "        read:                            %d\n", s.Queries.Read)
-	fmt.Fprintf(w, "        write:                           %d\n", s.Queries.Write)
-	fmt.Fprintf(w, "        other:                           %d\n", s.Queries.Other)
-	fmt.Fprintf(w, "        total:                           %d\n", s.Queries.Total)
-	fmt.Fprintf(w, "    transactions:                        %-10d (%.2f per sec.)\n", s.Events, s.EventsPerS)
-	fmt.Fprintf(w, "    queries:                             %-10d (%.2f per sec.)\n", s.Queries.Total, s.QueriesPerS)
-	fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", s.ErrorsTotal, perSec(s.ErrorsTotal, s.DurationS))
-	fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", s.Retries, perSec(s.Retries, s.DurationS))
-	fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", s.Reconnects, perSec(s.Reconnects, s.DurationS))
-	if s.ReadMiBPerS > 0 || s.WriteMiBPerS > 0 {
+	if r.Target.Kind == "dir" {
+		// File I/O: operations and bytes, no transactions or queries.
+		fmt.Fprintln(w, "\nFile I/O statistics:")
+		fmt.Fprintf(w, "    operations:                          %-10d (%.2f per sec.)\n", s.Events, s.EventsPerS)
 		fmt.Fprintf(w, "    read, MiB/s:                         %.2f\n", s.ReadMiBPerS)
 		fmt.Fprintf(w, "    written, MiB/s:                      %.2f\n", s.WriteMiBPerS)
+		fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", s.ErrorsTotal, perSec(s.ErrorsTotal, s.DurationS))
+	} else {
+		fmt.Fprintln(w, "\nSQL statistics:")
+		fmt.Fprintln(w, "    queries performed:")
+		fmt.Fprintf(w, "        read:                            %d\n", s.Queries.Read)
+		fmt.Fprintf(w, "        write:                           %d\n", s.Queries.Write)
+		fmt.Fprintf(w, "        other:                           %d\n", s.Queries.Other)
+		fmt.Fprintf(w, "        total:                           %d\n", s.Queries.Total)
+		fmt.Fprintf(w, "    transactions:                        %-10d (%.2f per sec.)\n", s.Events, s.EventsPerS)
+		fmt.Fprintf(w, "    queries:                             %-10d (%.2f per sec.)\n", s.Queries.Total, s.QueriesPerS)
+		fmt.Fprintf(w, "    errors:                              %-10d (%.2f per sec.)\n", s.ErrorsTotal, perSec(s.ErrorsTotal, s.DurationS))
+		fmt.Fprintf(w, "    retries:                             %-10d (%.2f per sec.)\n", s.Retries, perSec(s.Retries, s.DurationS))
+		fmt.Fprintf(w, "    reconnects:                          %-10d (%.2f per sec.)\n", s.Reconnects, perSec(s.Reconnects, s.DurationS))
+		if s.ReadMiBPerS > 0 || s.WriteMiBPerS > 0 {
+			fmt.Fprintf(w, "    read, MiB/s:                         %.2f\n", s.ReadMiBPerS)
+			fmt.Fprintf(w, "    written, MiB/s:                      %.2f\n", s.WriteMiBPerS)
+		}
 	}
 	for _, e := range s.Errors {
 		fmt.Fprintf(w, "        %-9s %-20s %d\n", e.Class, e.Code, e.Count)
@@ -105,6 +114,9 @@ func Summary(w io.Writer, r *result.Result) {
 	if r.Run.WarmupS > 0 {
 		fmt.Fprintf(w, "    warm-up (not counted):               %.4fs\n", r.Run.WarmupS)
 	}
+	if s.DrainS > 0 {
+		fmt.Fprintf(w, "    after the time limit:                %.4fs to finish %d events under way (latencies kept, not in the rates)\n", s.DrainS, s.DrainEvents)
+	}
 	fmt.Fprintf(w, "    total number of events:              %d\n", s.Events)
 	if s.Concurrency > 0 {
 		fmt.Fprintf(w, "    events in flight (events/s x mean latency): %.2f of %d clients\n", s.Concurrency, r.Run.Threads)
@@ -112,6 +124,9 @@ func Summary(w io.Writer, r *result.Result) {
 	label := "Latency (ms):"
 	if r.Run.Rate > 0 {
 		label = "Latency (ms, from the intended start):"
+	}
+	if len(s.LatencyOps) > 0 {
+		label = strings.TrimSuffix(label, ":") + " of " + strings.Join(s.LatencyOps, ", ") + ":"
 	}
 	writeLatency(w, label, s.Latency)
 	if r.Run.Rate > 0 {

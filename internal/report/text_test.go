@@ -25,3 +25,28 @@ func TestLiveLine(t *testing.T) {
 		t.Fatalf("stamped line: %s", got)
 	}
 }
+
+// A file I/O result is summed up in operations and bytes, with no SQL
+// words; a database's in transactions and queries. Run-time warnings and
+// the drain close the summary.
+func TestSummaryWords(t *testing.T) {
+	var b strings.Builder
+	r := &result.Result{Target: result.Target{Kind: "dir"}, Workload: result.Workload{Name: "fileio", Headline: "ops/s"},
+		Summary: result.Summary{Events: 100, EventsPerS: 50, ReadMiBPerS: 0.8, DurationS: 2}}
+	Summary(&b, r)
+	if out := b.String(); strings.Contains(out, "SQL") || strings.Contains(out, "transactions") || !strings.Contains(out, "File I/O statistics") {
+		t.Errorf("file I/O summary:\n%s", out)
+	}
+	b.Reset()
+	r = &result.Result{Target: result.Target{Kind: "postgres"}, Workload: result.Workload{Name: "tpcb", Headline: "tps"},
+		Summary: result.Summary{Events: 100, EventsPerS: 50, DurationS: 2, DrainS: 0.25, DrainEvents: 3, Concurrency: 7.9,
+			Warnings: []string{"--rate 100/s was not reached"}}}
+	r.Run.Threads = 8
+	Summary(&b, r)
+	out := b.String()
+	for _, want := range []string{"SQL statistics", "0.2500s to finish 3 events", "7.90 of 8 clients", "warning: --rate 100/s was not reached"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -176,6 +176,17 @@ type Summary struct {
 	ScheduleLag  *Latency     `json:"schedule_lag,omitempty"` // under --rate
 	Ops          []OpSummary  `json:"ops"`
 	Clamped      int64        `json:"clamped,omitempty"` // latencies above one hour, recorded as one hour
+	// LatencyOps names the operations Latency is of, when not every event
+	// (iibench: its inserts, not its queries).
+	LatencyOps []string `json:"latency_ops,omitempty"`
+	// HeadlineSeries is the series field that draws the headline over
+	// time: a key of each interval's extra figures ("": events_per_s).
+	HeadlineSeries string `json:"headline_series,omitempty"`
+	// DrainS and DrainEvents are the time after the time limit that the
+	// events under way took to finish, and how many did: their latencies
+	// are in the histograms, their count is not in the rates.
+	DrainS      float64 `json:"drain_s,omitempty"`
+	DrainEvents int64   `json:"drain_events,omitempty"`
 	// Concurrency is Little's law's count of events in flight (events/s
 	// x mean latency) in a closed loop, where it should be the number of
 	// clients; 0 under a rate.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +134,22 @@ func (w *turnTaker) Close() error {
 	default:
 	}
 	return nil
+}
+
+// An open loop whose rate the clients cannot keep says so.
+func TestRateNotReachedIsWarned(t *testing.T) {
+	c := cfg()
+	c.Threads, c.Duration, c.Rate = 2, time.Second, 1000
+	out := runner.Run(context.Background(), c, counterTable(t, ""), slowIncrement(20*time.Millisecond), nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events == 0 {
+		t.Fatalf("run: %s %v", out.Status, out.Err)
+	}
+	if len(out.Summary.Warnings) != 1 || !strings.Contains(out.Summary.Warnings[0], "--rate 1000/s was not reached") {
+		t.Fatalf("warnings %q at %.0f/s of 1000/s asked", out.Summary.Warnings, out.Summary.EventsPerS)
+	}
+	c.Rate = 20 // well within the clients' reach
+	out = runner.Run(context.Background(), c, counterTable(t, ""), slowIncrement(time.Millisecond), nil, quiet)
+	if len(out.Summary.Warnings) != 0 {
+		t.Fatalf("warnings %q at %.0f/s of 20/s asked", out.Summary.Warnings, out.Summary.EventsPerS)
+	}
 }

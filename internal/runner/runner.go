@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/series"
@@ -183,6 +185,21 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		defer t.Stop()
 		warmTimer = t.C
 	}
+	// A tick at the time limit closes the measured window: events that
+	// finish after it (the drain) keep their latencies but stay out of
+	// the rates, which they would dilute.
+	var deadline <-chan time.Time
+	deadlineAt := warmupEnd.Add(cfg.Duration)
+	if cfg.Duration > 0 {
+		t := time.NewTimer(cfg.Warmup + cfg.Duration)
+		defer t.Stop()
+		deadline = t.C
+	}
+	closeWindow := func(now time.Time) {
+		deadline = nil
+		tick(now)
+		r.window = snapshot(reg)
+	}
 	// A client that does not return once the workers' context has ended
 	// is waiting where no cancellation reaches: the run ends without it.
 	var abandon <-chan time.Time
@@ -210,7 +227,14 @@ loop:
 				// almost no time and a meaningless rate.
 				warmTimer = nil
 			}
+			if deadline != nil && now.After(deadlineAt.Add(-tickEvery/10)) {
+				closeWindow(now) // likewise at the time limit
+				continue
+			}
 			tick(now)
+		case now := <-deadline:
+			closeWindow(now)
+			ticker.Reset(tickEvery)
 		case now := <-warmTimer:
 			warmTimer = nil
 			r.emit(reg.Tick(now, true), points, sink)
@@ -220,7 +244,15 @@ loop:
 	end := time.Now()
 	iv := reg.Tick(end, end.Before(warmupEnd))
 	if iv.Totals.KindCount(metrics.Event) > 0 || iv.Seconds() > 0.05 {
-		points.Add(r.point(iv))
+		// A last interval much shorter than a tick joins the one before
+		// (result.MergeIntervals weighs each by its length): drawn on its
+		// own, the few events of a drain look like a collapse.
+		p := r.point(iv)
+		if iv.Seconds() < tickEvery.Seconds()/2 {
+			points.MergeLast(p)
+		} else {
+			points.Add(p)
+		}
 	}
 
 	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
@@ -255,12 +287,47 @@ const drainFor = 2 * time.Second
 
 const mib = 1 << 20
 
-// bytes adds up what the operations of one kind moved (Load.OpBytes).
-func (r *run) bytes(t *metrics.Totals, k metrics.Kind) int64 {
+// bytes adds up what the operations of one kind moved (Load.OpBytes),
+// with counts per operation of t (nil: t's own).
+func (r *run) bytes(t *metrics.Totals, counts []int64, k metrics.Kind) int64 {
+	if counts == nil {
+		counts = opCounts(t)
+	}
 	var n int64
 	for i, b := range r.load.OpBytes {
 		if i < len(t.Ops) && t.Ops[i].Spec.Kind == k {
-			n += t.Ops[i].Count * b
+			n += counts[i] * b
+		}
+	}
+	return n
+}
+
+// window is the cumulative count of each operation, and the measured
+// span, at the time limit.
+type window struct {
+	counts []int64
+	span   time.Duration
+}
+
+func snapshot(reg *metrics.Registry) *window {
+	tot, span := reg.Cumulative()
+	return &window{counts: opCounts(tot), span: span}
+}
+
+func opCounts(t *metrics.Totals) []int64 {
+	out := make([]int64, len(t.Ops))
+	for i, o := range t.Ops {
+		out[i] = o.Count
+	}
+	return out
+}
+
+// kindCount adds up counts of t's operations of kind k.
+func kindCount(t *metrics.Totals, counts []int64, k metrics.Kind) int64 {
+	var n int64
+	for i, o := range t.Ops {
+		if o.Spec.Kind == k {
+			n += counts[i]
 		}
 	}
 	return n
@@ -285,6 +352,7 @@ func splitEvents(total int64, threads int) []int64 {
 
 type run struct {
 	start   time.Time
+	window  *window // the totals at the time limit; nil without one
 	clients []client
 	stuck   []Stall // clients abandoned at the end
 	cfg     Config
@@ -502,7 +570,11 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 		if info.Class == target.Canceled || ctx.Err() != nil {
 			return attempt{}
 		}
-		h.Error(info.Class.String(), info.Code)
+		class := info.Class.String()
+		if info.Class == target.Fatal && r.ignored(info.Code) {
+			class = "ignored" // counted and gone on after, so not fatal
+		}
+		h.Error(class, info.Code)
 		switch info.Class {
 		case target.Reconnect:
 			if workload.Stop(ctx).Err() != nil {
@@ -636,12 +708,12 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 		ErrorsPerS: float64(iv.ErrorCount("")) / secs,
 		ReconnPerS: float64(iv.Reconnects) / secs,
 	}
-	p.ReadMiBPerS = float64(r.bytes(iv.Totals, metrics.Read)) / mib / secs
-	p.WriteMiBPerS = float64(r.bytes(iv.Totals, metrics.Write)) / mib / secs
+	p.ReadMiBPerS = float64(r.bytes(iv.Totals, nil, metrics.Read)) / mib / secs
+	p.WriteMiBPerS = float64(r.bytes(iv.Totals, nil, metrics.Write)) / mib / secs
 	if iv.Retries > 0 {
 		p.RetriesPerS = float64(iv.Retries) / secs
 	}
-	if h := iv.EventHist(); h.TotalCount() > 0 {
+	if h := r.headHist(iv.Totals); h.TotalCount() > 0 {
 		for _, q := range r.cfg.Percentiles {
 			p.Latency = append(p.Latency, result.Percentile{P: q, MS: float64(h.ValueAtQuantile(q)) / 1e6})
 		}
@@ -658,6 +730,13 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 // summarize fills the outcome's summary and histograms from the cumulative totals.
 func (r *run) summarize(out *Outcome) {
 	tot, span := r.reg.Cumulative()
+	counts := opCounts(tot)
+	if w := r.window; w != nil && span > w.span {
+		// The rates are the window's; the drain is reported apart.
+		out.Summary.DrainS = (span - w.span).Seconds()
+		out.Summary.DrainEvents = kindCount(tot, counts, metrics.Event) - kindCount(tot, w.counts, metrics.Event)
+		span, counts = w.span, w.counts
+	}
 	secs := span.Seconds()
 	per := func(n int64) float64 {
 		if secs <= 0 {
@@ -667,19 +746,22 @@ func (r *run) summarize(out *Outcome) {
 	}
 	s := &out.Summary
 	s.DurationS = secs
-	s.Events = tot.KindCount(metrics.Event)
+	s.Events = kindCount(tot, counts, metrics.Event)
 	s.EventsPerS = per(s.Events)
-	s.Queries = result.QueryCounts{Read: tot.KindCount(metrics.Read), Write: tot.KindCount(metrics.Write), Other: tot.KindCount(metrics.Other)}
+	s.Queries = result.QueryCounts{Read: kindCount(tot, counts, metrics.Read), Write: kindCount(tot, counts, metrics.Write), Other: kindCount(tot, counts, metrics.Other)}
 	s.Queries.Total = s.Queries.Read + s.Queries.Write + s.Queries.Other
 	s.QueriesPerS = per(s.Queries.Total)
-	s.ReadMiBPerS = per(r.bytes(tot, metrics.Read)) / mib
-	s.WriteMiBPerS = per(r.bytes(tot, metrics.Write)) / mib
+	s.ReadMiBPerS = per(r.bytes(tot, counts, metrics.Read)) / mib
+	s.WriteMiBPerS = per(r.bytes(tot, counts, metrics.Write)) / mib
 	for _, k := range tot.ErrorKeys() {
 		s.Errors = append(s.Errors, result.ErrorCount{Class: k.Class, Code: k.Code, Count: tot.Errors[k]})
 		s.ErrorsTotal += tot.Errors[k]
 	}
 	s.Retries, s.Reconnects, s.Clamped = tot.Retries, tot.Reconnects, tot.Clamped
-	s.Latency = result.LatencyOf(tot.EventHist(), r.cfg.Percentiles)
+	s.Latency = result.LatencyOf(r.headHist(tot), r.cfg.Percentiles)
+	for _, op := range r.load.LatencyOf {
+		s.LatencyOps = append(s.LatencyOps, tot.Ops[op].Spec.Name)
+	}
 	if r.cfg.Rate > 0 {
 		var svc *metrics.OpTotals
 		for i := range tot.Ops {
@@ -693,9 +775,9 @@ func (r *run) summarize(out *Outcome) {
 		s.ScheduleLag = result.LatencyOf(tot.Lag, r.cfg.Percentiles)
 	}
 	for i, o := range tot.Ops {
-		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: o.Count, PerS: per(o.Count)}
+		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: counts[i], PerS: per(counts[i])}
 		if i < len(r.load.OpBytes) {
-			os.MiBPerS = per(o.Count*r.load.OpBytes[i]) / mib
+			os.MiBPerS = per(counts[i]*r.load.OpBytes[i]) / mib
 		}
 		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
 		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
@@ -718,6 +800,7 @@ func (r *run) summarize(out *Outcome) {
 		}
 	}
 	r.concurrency(s, tot)
+	r.rateReached(s)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
 
@@ -749,3 +832,37 @@ func (r *run) concurrency(s *result.Summary, tot *metrics.Totals) {
 // lowConcurrency is the share of the clients that Little's law must find
 // in flight before the summary warns.
 const lowConcurrency = 0.9
+
+// rateReached warns when an open loop's events came well short of the
+// rate asked: the schedule then fell behind, and the latency from the
+// intended start includes the backlog. Poisson arrivals vary, so the
+// shortfall must also exceed three standard deviations of the count.
+func (r *run) rateReached(s *result.Summary) {
+	if r.cfg.Rate <= 0 || r.load.WorkerRate != nil || s.DurationS <= 0 {
+		return
+	}
+	want := r.cfg.Rate * s.DurationS
+	got := float64(s.Events)
+	if got >= 0.95*want || want-got < 3*math.Sqrt(want) {
+		return
+	}
+	s.Warnings = append(s.Warnings, fmt.Sprintf(
+		"--rate %g/s was not reached: %.0f/s (%.0f%%); the schedule fell behind, so the latency from the intended start includes the backlog (see the schedule lag)",
+		r.cfg.Rate, s.EventsPerS, 100*s.EventsPerS/r.cfg.Rate))
+}
+
+// headHist is the latency that goes with the headline: of the load's
+// LatencyOf operations, or of every event operation.
+func (r *run) headHist(t *metrics.Totals) *hdr.Histogram {
+	if len(r.load.LatencyOf) == 0 {
+		return t.EventHist()
+	}
+	if len(r.load.LatencyOf) == 1 {
+		return t.Ops[r.load.LatencyOf[0]].Hist
+	}
+	h := metrics.NewHistogram()
+	for _, op := range r.load.LatencyOf {
+		h.Merge(t.Ops[op].Hist)
+	}
+	return h
+}

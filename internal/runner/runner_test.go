@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -261,6 +262,12 @@ func TestIgnoredErrorsAreCountedAndTheRunGoesOn(t *testing.T) {
 	if out.Summary.ErrorsTotal == 0 || out.Summary.Events == 0 {
 		t.Fatalf("errors %d events %d; want both > 0", out.Summary.ErrorsTotal, out.Summary.Events)
 	}
+	// Counted and gone on after: ignored, not fatal.
+	for _, e := range out.Summary.Errors {
+		if e.Class != "ignored" {
+			t.Errorf("an ignored error is labelled %s (%s)", e.Class, e.Code)
+		}
+	}
 }
 
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
@@ -271,13 +278,15 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	c.Threads, c.Duration = 2, time.Minute
 	start := time.Now()
 	out := runner.Run(ctx, c, tg, script(increment), nil, quiet)
-	if took := time.Since(start); took > time.Second {
+	// Far from the minute's limit, with room for a loaded machine and the
+	// race detector.
+	if took := time.Since(start); took > 3*time.Second {
 		t.Fatalf("interrupt took %v", took)
 	}
 	if out.Status != result.StatusInterrupted {
 		t.Fatalf("status %s, want interrupted", out.Status)
 	}
-	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 0.6 {
+	if out.Summary.Events == 0 || out.Summary.DurationS < 0.2 || out.Summary.DurationS > 1.5 {
 		t.Fatalf("events %d over %.2fs; want the events of about 0.3s", out.Summary.Events, out.Summary.DurationS)
 	}
 }
@@ -322,8 +331,22 @@ func TestTimeLimitLetsEventsUnderWayFinish(t *testing.T) {
 	if out.Status != result.StatusOK || out.Err != nil {
 		t.Fatalf("status %s, err %v", out.Status, out.Err)
 	}
-	if out.Summary.Events != 6 || counterValue(t, tg) != "6" {
-		t.Fatalf("%d events counted, counter %s; want the 6 started before the limit, finished and counted", out.Summary.Events, counterValue(t, tg))
+	// 4 end in the window (at 0.4 and 0.8 s) and count in the rates;
+	// the 2 under way at the limit finish in the drain, counted apart.
+	sm := out.Summary
+	if sm.Events != 4 || sm.DrainEvents != 2 || counterValue(t, tg) != "6" {
+		t.Fatalf("%d events in the window and %d in the drain, counter %s; want 4 and 2 of the 6 started before the limit", sm.Events, sm.DrainEvents, counterValue(t, tg))
+	}
+	if sm.DurationS < 0.95 || sm.DurationS > 1.1 || sm.DrainS < 0.1 || sm.DrainS > 0.5 {
+		t.Fatalf("window %.3f s, drain %.3f s; want the 1 s limit and about 0.2 s", sm.DurationS, sm.DrainS)
+	}
+	if got := sm.EventsPerS; got < 3.5 || got > 4.2 {
+		t.Fatalf("%.2f events/s; want the window's 4 over its 1 s, undiluted by the drain", got)
+	}
+	// The drain, much shorter than a tick, joins the last point instead
+	// of being drawn as a collapse of its own.
+	if n := len(out.Series); n != 1 || out.Series[0].DurationS < 1.1 {
+		t.Fatalf("series %+v; want one point over the window and the drain", out.Series)
 	}
 	if took < 1100*time.Millisecond || took > 1900*time.Millisecond {
 		t.Fatalf("run took %v; want about 1.2 s (its last events end then)", took)
@@ -376,7 +399,9 @@ func TestWarmupIsShownNotCounted(t *testing.T) {
 		}
 		durations = append(durations, p.DurationS)
 	}, quiet)
-	if warm < 3 || lines-warm < 5 {
+	// A ticker drops the ticks a loaded machine misses: about 4 and 6
+	// lines, fewer allowed, some of each required.
+	if warm < 2 || lines-warm < 3 {
 		t.Fatalf("%d lines, %d in warm-up; want about 4 and 6", lines, warm)
 	}
 	// The warm-up ends on a tick of the report interval: no interval of
@@ -411,7 +436,9 @@ func TestLongRunSeriesStaysBounded(t *testing.T) {
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
-	if lines < 30 {
+	// About 60; a loaded machine's ticker drops ticks, but a report
+	// thinned to the series' points would have at most 9.
+	if lines <= c.MaxPoints+1 {
 		t.Fatalf("only %d live lines in 0.6 s at 10 ms: the live report must not be thinned", lines)
 	}
 	if n := len(out.Series); n > 9 {
@@ -429,11 +456,11 @@ func TestLongRunSeriesStaysBounded(t *testing.T) {
 			secs += p.DurationS
 		}
 	}
-	if got := int64(events + 0.5); got != out.Summary.Events {
-		t.Errorf("the merged points hold %d events, the summary %d", got, out.Summary.Events)
+	if got, want := int64(events+0.5), out.Summary.Events+out.Summary.DrainEvents; got != want {
+		t.Errorf("the merged points hold %d events, the summary %d (window and drain)", got, want)
 	}
-	if secs < 0.45 || secs > 0.7 {
-		t.Errorf("the measured points cover %.3f s of a 0.5 s run", secs)
+	if want := out.Summary.DurationS + out.Summary.DrainS; secs < 0.45 || math.Abs(secs-want) > 0.05 {
+		t.Errorf("the measured points cover %.3f s of a 0.5 s run measured over %.3f s", secs, want)
 	}
 }
 

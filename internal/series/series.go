@@ -94,3 +94,20 @@ func (b *Bounded[P]) Points() []P {
 
 // Stride is how many raw points each stored point now covers.
 func (b *Bounded[P]) Stride() int { return b.stride }
+
+// MergeLast merges p into the last point when the merge allows it, and
+// appends it otherwise.
+func (b *Bounded[P]) MergeLast(p P) {
+	if b.npend > 0 {
+		if m, ok := b.merge(b.pend, p); ok {
+			b.pend = m
+			return
+		}
+	} else if n := len(b.points); n > 0 {
+		if m, ok := b.merge(b.points[n-1], p); ok {
+			b.points[n-1] = m
+			return
+		}
+	}
+	b.Add(p)
+}

@@ -155,6 +155,11 @@ type Load struct {
 	// OpBytes, when set, is what one operation of each of Ops moves (file
 	// I/O's block size), so reads and writes are also reported in MiB/s.
 	OpBytes []int64
+	// LatencyOf are the operations whose latency stands beside the
+	// headline, in the summary and the series (nil: every event
+	// operation). A workload whose events are of several kinds, only some
+	// of which make its headline, names those.
+	LatencyOf []metrics.Op
 	// NewWorker sets up one worker on its own connection. It is called again
 	// with a new connection after a reconnect.
 	NewWorker func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (Worker, error)

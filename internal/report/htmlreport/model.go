@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/sweep"
 )
 
 // Run is one result as the report shows it.
@@ -379,18 +380,19 @@ func cellLabel(s *result.SweepRef, axes []string) string {
 	return strings.Join(parts, " ")
 }
 
-// sortValues orders axis values numerically when they all are numbers.
+// sortValues orders axis values by what they mean when they all are
+// numbers, sizes (256M, 2G) or durations (10s, 1m); other values keep the
+// order they were given in.
 func sortValues(vs []string) {
-	nums := map[string]float64{}
-	for _, v := range vs {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			slices.Sort(vs)
-			return
-		}
-		nums[v] = f
+	nums, ok := sweep.Numeric(vs)
+	if !ok {
+		return
 	}
-	slices.SortFunc(vs, func(a, b string) int { return cmp.Compare(nums[a], nums[b]) })
+	by := make(map[string]float64, len(vs))
+	for i, v := range vs {
+		by[v] = nums[i]
+	}
+	slices.SortStableFunc(vs, func(a, b string) int { return cmp.Compare(by[a], by[b]) })
 }
 
 // sweepSections draws a sweep: the headline against its first axis (a line
@@ -431,7 +433,6 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		return nil
 	}
 	sortValues(xs)
-	slices.Sort(rests)
 	slices.SortFunc(labels, func(a, b string) int {
 		ca, cb := cells[a], cells[b]
 		if c := cmp.Compare(slices.Index(xs, ca.x), slices.Index(xs, cb.x)); c != 0 {
@@ -550,9 +551,17 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	var thr, lat []series
 	for _, r := range shown {
 		s := series{Name: lb.label(r)}
+		key := r.Result.Summary.HeadlineSeries
 		for _, iv := range r.Result.Series {
-			if finite(iv.EventsPerS) {
-				s.Points = append(s.Points, [2]float64{iv.T, iv.EventsPerS})
+			v := iv.EventsPerS
+			if key != "" {
+				var ok bool
+				if v, ok = iv.Extra[key]; !ok {
+					continue
+				}
+			}
+			if finite(v) {
+				s.Points = append(s.Points, [2]float64{iv.T, v})
 			}
 		}
 		if len(s.Points) > 0 {

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -39,5 +40,22 @@ func TestPercentilePoints(t *testing.T) {
 	}
 	if last := pts[len(pts)-1]; last[0] != 10_000 || math.Abs(last[1]-10) > 0.01 {
 		t.Fatalf("last point %v, want the maximum at x = count", last)
+	}
+}
+
+// Sweep axes are ordered by what their values mean: sizes, durations and
+// numbers by their magnitude; other values as given.
+func TestSweepAxisOrder(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"1280M", "1536M", "256M", "2G", "512M"}, []string{"256M", "512M", "1280M", "1536M", "2G"}},
+		{[]string{"1m", "10s", "90s"}, []string{"10s", "1m", "90s"}},
+		{[]string{"16", "2", "8"}, []string{"2", "8", "16"}},
+		{[]string{"seqwr", "seqrd", "rndrd"}, []string{"seqwr", "seqrd", "rndrd"}},
+	} {
+		got := slices.Clone(c.in)
+		sortValues(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v sorted to %v, want %v", c.in, got, c.want)
+		}
 	}
 }

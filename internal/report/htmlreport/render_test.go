@@ -77,12 +77,13 @@ func TestChartsFromRealRuns(t *testing.T) {
 			}
 		}
 	}
-	// Box plots: the five numbers of each cell's iterations.
+	// Box plots: the five numbers of each cell's iterations, the words of
+	// an axis in the order the sweep gave them (uniform, then special).
 	box := specs["g1-sweep-5f0c2d9e-box"]
-	if len(box.XCategories) != 4 || box.XCategories[0] != "threads=1 rand-type=special" {
+	if len(box.XCategories) != 4 || box.XCategories[0] != "threads=1 rand-type=uniform" || box.XCategories[1] != "threads=1 rand-type=special" {
 		t.Fatalf("box categories %v", box.XCategories)
 	}
-	ys := cellRuns("1", "special")
+	ys := cellRuns("1", "uniform")
 	if b := box.Series[0].Boxes[0]; b[0] != min(ys[0], ys[1]) || b[4] != max(ys[0], ys[1]) || math.Abs(b[2]-(ys[0]+ys[1])/2) > 1e-6 {
 		t.Errorf("box %v for iterations %v", b, ys)
 	}

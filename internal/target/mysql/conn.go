@@ -16,6 +16,7 @@ import (
 // ends a statement by closing the connection when the context ends.
 type Conn struct {
 	dc     driverConn
+	cur    target.Activity
 	psMode string
 	closed bool
 	rr     textReader // QueryRow's
@@ -39,12 +40,14 @@ func wrap(ctx context.Context, err error) error {
 
 // Exec runs a text query and discards its result.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
+	c.cur.Set(sql)
 	_, err := c.dc.ExecContext(ctx, sql, nil)
 	return wrap(ctx, err)
 }
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
+	c.cur.Set(sql)
 	rows, err := c.dc.QueryContext(ctx, sql, nil)
 	if err != nil {
 		return "", false, wrap(ctx, err)
@@ -108,7 +111,7 @@ func returnsRows(sql string) bool {
 // --db-ps-mode auto, once, for every later run; as a client-side template
 // with disable.
 func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
-	s := &Stmt{c: c, rows: returnsRows(sql)}
+	s := &Stmt{c: c, sql: sql, rows: returnsRows(sql)}
 	if c.psMode == PSDisable {
 		tpl, err := target.ParseTemplate(sql)
 		if err != nil {
@@ -117,6 +120,7 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 		s.tpl = tpl
 		return s, nil
 	}
+	c.cur.Set(sql)
 	ds, err := c.dc.PrepareContext(ctx, sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, err))
@@ -146,9 +150,14 @@ type preparedStmt interface {
 	driver.StmtQueryContext
 }
 
+// Current is the statement the connection is running, or ran last
+// (target.Reporter).
+func (c *Conn) Current() string { return c.cur.Current() }
+
 // Stmt is a statement on one Conn. Its buffers are reused from run to run.
 type Stmt struct {
 	c    *Conn
+	sql  string
 	rows bool
 	ds   preparedStmt     // server-side prepared (PSAuto)
 	tpl  *target.Template // client-side (PSDisable)
@@ -161,6 +170,7 @@ type Stmt struct {
 // Run executes the statement, reads and discards its rows, and returns
 // how many rows it returned or affected.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
+	s.c.cur.Set(s.sql)
 	if !s.rows {
 		n, err := s.exec(ctx, args)
 		return n, wrap(ctx, err)
@@ -175,6 +185,7 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
+	s.c.cur.Set(s.sql)
 	s.row.Columns = s.row.Columns[:0]
 	if !s.rows {
 		n, err := s.exec(ctx, args)

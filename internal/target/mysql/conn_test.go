@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -349,5 +350,43 @@ func mustExec(t *testing.T, c target.Conn, sql string) {
 	t.Helper()
 	if err := c.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// BenchmarkPointSelect runs a prepared one-row select on one connection,
+// the statement of sysbench's oltp_point_select, in both modes.
+func BenchmarkPointSelect(b *testing.B) {
+	raw := os.Getenv("DBMARK_TEST_MYSQL")
+	if raw == "" {
+		b.Skip("DBMARK_TEST_MYSQL is not set")
+	}
+	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
+		b.Run(mode, func(b *testing.B) {
+			u, _ := url.Parse(raw)
+			tg, err := mysql.Open(context.Background(), u, target.Options{PSMode: mode})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			c, err := tg.Connect(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			st, err := c.Prepare(ctx, "SELECT ? + 1, 'abc'")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			rs := st.(target.RowStmt)
+			args := make([]target.Value, 1)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				args[0].SetInt(int64(i))
+				if _, err := rs.RunRow(ctx, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

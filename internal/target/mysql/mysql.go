@@ -6,6 +6,7 @@ package mysql
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -190,6 +191,10 @@ func (t *Target) connectError(err error) error {
 	}
 	if errors.Is(err, my.ErrNoTLS) {
 		return fmt.Errorf("connect to MySQL at %s: the server does not offer TLS (use tls=preferred in --target, or no tls)", where)
+	}
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) {
+		return fmt.Errorf("connect to MySQL at %s: %v (tls=skip-verify in --target encrypts without checking it)", where, err)
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {

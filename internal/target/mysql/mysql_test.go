@@ -11,6 +11,19 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/targettest"
+	"github.com/dbmark/dbmark/internal/testsrv"
+)
+
+// cell is one way of reaching the server the suite runs over.
+type cell struct {
+	env string                       // the shared server's URL (scripts/testenv.sh env)
+	own func(*testsrv.Server) string // the same kind of URL on a private server
+}
+
+var (
+	tcp    = cell{"DBMARK_TEST_MYSQL", func(s *testsrv.Server) string { return s.TCP }}
+	socket = cell{"DBMARK_TEST_MYSQL_SOCKET", func(s *testsrv.Server) string { return s.Socket }}
+	tls    = cell{"DBMARK_TEST_MYSQL_TLS", func(s *testsrv.Server) string { return s.TLS }}
 )
 
 // serverURL returns the test server's URL in envVar, or skips.
@@ -49,23 +62,29 @@ func connect(t *testing.T, tg target.Target) target.Conn {
 	return c
 }
 
-func engine(rawURL func(t *testing.T) string, opts target.Options) targettest.Engine {
+// engine is the suite's engine for one cell; own gives the cell's tests
+// that kill the server a private one.
+func engine(c cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			u, err := url.Parse(rawURL(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tg, err := mysql.Open(context.Background(), u, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tg := open(t, serverURL(t, c.env), opts)
 			return tg
 		},
-		SleepSQL:        func(s int) string { return fmt.Sprintf("SELECT SLEEP(%d)", s) },
+		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
+			s := own(t)
+			return open(t, c.own(s), opts), s
+		},
+		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT SLEEP(%g)", s) },
 		UniqueViolation: "1062",
 		BackendIDSQL:    "SELECT CONNECTION_ID()",
 		KillSQL:         func(id string) string { return "KILL " + id },
+		// MariaDB has no asynchronous notices: a warning, then the session
+		// kills itself (error 1927, and the server closes the connection).
+		NoticeThenCloseSQL: "BEGIN NOT ATOMIC SIGNAL SQLSTATE '01000' SET MESSAGE_TEXT = 'dbmark: closing'; KILL CONNECTION_ID(); END",
+		// A first result reaches the client, then the session waits.
+		NoticeThenSleepSQL: func(s float64) string {
+			return fmt.Sprintf("BEGIN NOT ATOMIC SIGNAL SQLSTATE '01000' SET MESSAGE_TEXT = 'dbmark: sleeping'; SELECT 1; SELECT SLEEP(%g); END", s)
+		},
 		Conflict: func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error {
 			// Opposite lock order on two rows: InnoDB picks a deadlock victim.
 			for _, s := range []string{"BEGIN", "UPDATE " + table + " SET k=k+1 WHERE id=1"} {
@@ -92,23 +111,6 @@ func engine(rawURL func(t *testing.T) string, opts target.Options) targettest.En
 	}
 }
 
-func fromEnv(envVar string) func(t *testing.T) string {
-	return func(t *testing.T) string { return serverURL(t, envVar) }
-}
-
-// tlsURL is the TLS test server: DBMARK_TEST_MYSQL_TLS, or the TCP test
-// server with tls=skip-verify when it offers TLS.
-func tlsURL(t *testing.T) string {
-	if raw := os.Getenv("DBMARK_TEST_MYSQL_TLS"); raw != "" {
-		return raw
-	}
-	raw := serverURL(t, "DBMARK_TEST_MYSQL")
-	if !offersTLS(t, raw) {
-		t.Skip("the test server does not offer TLS and DBMARK_TEST_MYSQL_TLS is not set")
-	}
-	return withParam(raw, "tls", "skip-verify")
-}
-
 func withParam(raw, key, value string) string {
 	u, _ := url.Parse(raw)
 	q := u.Query()
@@ -128,12 +130,15 @@ func offersTLS(t *testing.T, raw string) bool {
 	return v == "YES"
 }
 
+// TestConformance runs the suite over TCP, the unix socket and TLS, with
+// server-side prepared statements and without.
 func TestConformance(t *testing.T) {
+	own := testsrv.Lazy(t, testsrv.MariaDB)
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
 		opts := target.Options{PSMode: mode}
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(fromEnv("DBMARK_TEST_MYSQL"), opts)) })
-		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(fromEnv("DBMARK_TEST_MYSQL_SOCKET"), opts)) })
-		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tlsURL, opts)) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, opts, own)) })
+		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(socket, opts, own)) })
+		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, opts, own)) })
 	}
 }
 
@@ -188,5 +193,18 @@ func TestOpenParsesSocketAndDefaults(t *testing.T) {
 	u, _ = url.Parse("mysql://sb@127.0.0.1/sbtest?timeout=soon")
 	if _, err := mysql.Open(context.Background(), u, target.Options{}); err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("?timeout=soon: %v; want a bad URL naming the timeout", err)
+	}
+}
+
+// TestTLSIsInUse: the TLS cell's connections are encrypted.
+func TestTLSIsInUse(t *testing.T) {
+	raw := os.Getenv("DBMARK_TEST_MYSQL_TLS")
+	if raw == "" {
+		t.Skip("DBMARK_TEST_MYSQL_TLS is not set (make test starts the servers)")
+	}
+	_, c := targettest.Dial(t, mysql.Open, raw, target.Options{})
+	v, _, err := c.QueryRow(context.Background(), "SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'Ssl_cipher'")
+	if err != nil || v == "" {
+		t.Fatalf("TLS cipher = %q, %v; want one", v, err)
 	}
 }

@@ -19,7 +19,7 @@ func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {
 	text := string(sql)
 	c.cur.Set(text)
 	if err := textRow(ctx, c.pc, text, &c.row); err != nil {
-		return target.Row{}, wrap(ctx, err)
+		return target.Row{}, wrap(ctx, c.pc, err)
 	}
 	return c.row, nil
 }
@@ -110,7 +110,7 @@ func (p *pipeline) End(ctx context.Context) error {
 		first = err
 	}
 	p.syncs = p.syncs[:0]
-	return wrap(ctx, first)
+	return wrap(ctx, p.c.pc, first)
 }
 
 // Abort leaves pipeline mode without a sync. pgconn closes the connection

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbmark/dbmark/internal/target"
 )
@@ -116,6 +117,13 @@ func connectError(cfg *pgconn.Config, err error) error {
 		}
 		return fmt.Errorf("connect to PostgreSQL at %s: %s (SQLSTATE %s)", where, pgErr.Message, pgErr.Code)
 	}
+	if notPostgres(err) {
+		return fmt.Errorf("connect to PostgreSQL at %s: the server there did not answer as PostgreSQL does (is it another service on that port?)", where)
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return fmt.Errorf("connect to PostgreSQL at %s: no answer within %v (is the server overloaded or stopped? connect_timeout in the URL sets the bound)", where, cfg.ConnectTimeout)
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
 		return fmt.Errorf("connect to PostgreSQL at %s: connection refused (is the server running and listening there?)", where)
 	}
@@ -127,6 +135,17 @@ func connectError(cfg *pgconn.Config, err error) error {
 		msg = msg[i+2:]
 	}
 	return fmt.Errorf("connect to PostgreSQL at %s: %s", where, msg)
+}
+
+// notPostgres says whether err is pgconn's reaction to bytes that are not
+// PostgreSQL's protocol (an HTTP server or other service on the port).
+func notPostgres(err error) bool {
+	var tooLong *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &tooLong) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "unknown message type") || strings.Contains(msg, "invalid message")
 }
 
 // Inspect reports the server's version and settings.
@@ -159,6 +178,10 @@ func Classify(err error) target.ErrorInfo {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return target.ErrorInfo{Class: target.Canceled, Code: "canceled"}
+	}
+	var lost *lostError
+	if errors.As(err, &lost) && !errors.As(err, new(*pgconn.PgError)) {
+		return target.ErrorInfo{Class: target.Reconnect, Code: "connection_lost"}
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -208,13 +231,26 @@ func newConn(pc *pgconn.PgConn, mode string) *Conn {
 // closeTimeout bounds the polite goodbye to the server.
 const closeTimeout = 2 * time.Second
 
-// wrap turns an error after an interrupted read into the context's error.
-func wrap(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
+// wrap turns an error after an interrupted read into the context's
+// error, and any error that left pgconn's connection closed (the server
+// ended the session, perhaps after a notice) into a lost connection.
+func wrap(ctx context.Context, pc *pgconn.PgConn, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
 		return ctx.Err()
+	case pc.IsClosed():
+		return &lostError{err}
 	}
 	return err
 }
+
+// lostError is an error after which the connection is gone.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string { return e.err.Error() }
+func (e *lostError) Unwrap() error { return e.err }
 
 // Current is the statement the connection is running, or ran last
 // (target.Activity).
@@ -224,7 +260,7 @@ func (c *Conn) Current() string { return c.cur.Current() }
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
 	_, err := c.pc.Exec(ctx, sql).ReadAll()
-	return wrap(ctx, err)
+	return wrap(ctx, c.pc, err)
 }
 
 // QueryRow returns the first column of the first row as text.
@@ -232,7 +268,7 @@ func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	c.cur.Set(sql)
 	res := c.pc.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
 	if res.Err != nil {
-		return "", false, wrap(ctx, res.Err)
+		return "", false, wrap(ctx, c.pc, res.Err)
 	}
 	if len(res.Rows) == 0 || len(res.Rows[0]) == 0 {
 		return "", false, nil
@@ -249,7 +285,7 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 		c.cur.Set(sql)
 		sd, err := c.pc.Prepare(ctx, "dbm"+strconv.Itoa(c.nextID), sql, nil)
 		if err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, err))
+			return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, c.pc, err))
 		}
 		s.sd = sd
 	case ModeSimple:
@@ -350,7 +386,7 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	}
 	tag, err := rr.Close()
 	if err != nil {
-		return rows, wrap(ctx, err)
+		return rows, wrap(ctx, s.c.pc, err)
 	}
 	if rows == 0 {
 		rows = tag.RowsAffected()
@@ -372,7 +408,7 @@ func runText(ctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) 
 		affected += tag.RowsAffected()
 	}
 	if err := mrr.Close(); err != nil {
-		return rows, wrap(ctx, err)
+		return rows, wrap(ctx, pc, err)
 	}
 	if rows == 0 {
 		rows = affected
@@ -395,7 +431,7 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 		err = lastRow(s.reader(ctx, args), &s.row)
 	}
 	if err != nil {
-		return target.Row{}, wrap(ctx, err)
+		return target.Row{}, wrap(ctx, s.c.pc, err)
 	}
 	return s.row, nil
 }
@@ -462,7 +498,7 @@ func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, r
 	sql := fmt.Sprintf("COPY %s (%s) FROM STDIN", table, strings.Join(columns, ", "))
 	tag, err := c.pc.CopyFrom(ctx, r, sql)
 	if err != nil {
-		return 0, fmt.Errorf("copy into %s: %w", table, wrap(ctx, err))
+		return 0, fmt.Errorf("copy into %s: %w", table, wrap(ctx, c.pc, err))
 	}
 	return tag.RowsAffected(), nil
 }

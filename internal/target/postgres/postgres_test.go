@@ -10,29 +10,59 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/target/targettest"
+	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-func engine(envVar string, opts target.Options) targettest.Engine {
+// cell is one way of reaching the server the suite runs over.
+type cell struct {
+	env string                       // the shared server's URL (scripts/testenv.sh env)
+	own func(*testsrv.Server) string // the same kind of URL on a private server
+}
+
+var (
+	tcp    = cell{"DBMARK_TEST_POSTGRES", func(s *testsrv.Server) string { return s.TCP }}
+	socket = cell{"DBMARK_TEST_POSTGRES_SOCKET", func(s *testsrv.Server) string { return s.Socket }}
+	tls    = cell{"DBMARK_TEST_POSTGRES_TLS", func(s *testsrv.Server) string { return s.TLS }}
+)
+
+func open(t *testing.T, raw string, opts target.Options) target.Target {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := postgres.Open(context.Background(), u, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// engine is the suite's engine for one cell; own gives the cell's tests
+// that kill the server a private one.
+func engine(c cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			raw := os.Getenv(envVar)
+			raw := os.Getenv(c.env)
 			if raw == "" {
-				t.Skipf("%s is not set: no PostgreSQL server to test against (make test starts one)", envVar)
+				t.Skipf("%s is not set: no PostgreSQL server to test against (make test starts one)", c.env)
 			}
-			u, err := url.Parse(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tg, err := postgres.Open(context.Background(), u, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return tg
+			return open(t, raw, opts)
 		},
-		SleepSQL:        func(s int) string { return fmt.Sprintf("SELECT pg_sleep(%d)", s) },
+		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
+			s := own(t)
+			return open(t, c.own(s), opts), s
+		},
+		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT pg_sleep(%g)", s) },
 		UniqueViolation: "23505",
 		BackendIDSQL:    "SELECT pg_backend_pid()",
 		KillSQL:         func(id string) string { return "SELECT pg_terminate_backend(" + id + ")" },
+		// The notice reaches the client at once (the server flushes
+		// notices), then the session ends with a FATAL error.
+		NoticeThenCloseSQL: "DO $$ BEGIN RAISE NOTICE 'dbmark: closing'; PERFORM pg_terminate_backend(pg_backend_pid()); END $$",
+		NoticeThenSleepSQL: func(s float64) string {
+			return fmt.Sprintf("DO $$ BEGIN RAISE NOTICE 'dbmark: sleeping'; PERFORM pg_sleep(%g); END $$", s)
+		},
 		Conflict: func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error {
 			// Two serializable transactions that each read what the other writes.
 			for _, s := range []string{"BEGIN ISOLATION LEVEL SERIALIZABLE", "SELECT SUM(k) FROM " + table} {
@@ -59,12 +89,16 @@ func engine(envVar string, opts target.Options) targettest.Engine {
 	}
 }
 
+// TestConformance runs the suite over TCP, the unix socket and TLS (as
+// servers are packaged and hosted: ssl on), in every protocol mode.
 func TestConformance(t *testing.T) {
+	own := testsrv.Lazy(t, testsrv.Postgres)
 	for _, mode := range []string{postgres.ModePrepared, postgres.ModeExtended, postgres.ModeSimple} {
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine("DBMARK_TEST_POSTGRES", target.Options{PGMode: mode})) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, target.Options{PGMode: mode}, own)) })
+		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, target.Options{PGMode: mode}, own)) })
 	}
 	t.Run("socket/prepared", func(t *testing.T) {
-		targettest.Run(t, engine("DBMARK_TEST_POSTGRES_SOCKET", target.Options{PGMode: postgres.ModePrepared}))
+		targettest.Run(t, engine(socket, target.Options{PGMode: postgres.ModePrepared}, own))
 	})
 }
 
@@ -72,5 +106,23 @@ func TestOpenRejectsBadMode(t *testing.T) {
 	u, _ := url.Parse("postgres://u@127.0.0.1/db")
 	if _, err := postgres.Open(context.Background(), u, target.Options{PGMode: "turbo"}); err == nil {
 		t.Fatal("mode turbo accepted")
+	}
+}
+
+// TestTLSIsInUse: the TLS cells' connections are encrypted, and with
+// verify-full the server's certificate is checked against the test CA.
+func TestTLSIsInUse(t *testing.T) {
+	for _, env := range []string{"DBMARK_TEST_POSTGRES_TLS", "DBMARK_TEST_POSTGRES_TLS_VERIFY"} {
+		t.Run(env, func(t *testing.T) {
+			raw := os.Getenv(env)
+			if raw == "" {
+				t.Skipf("%s is not set (make test starts the servers)", env)
+			}
+			_, c := targettest.Dial(t, postgres.Open, raw, target.Options{})
+			v, _, err := c.QueryRow(context.Background(), "SELECT ssl::text FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+			if err != nil || v != "true" {
+				t.Fatalf("TLS in use = %q, %v; want true", v, err)
+			}
+		})
 	}
 }

@@ -14,20 +14,37 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
 // Engine describes the engine-specific bits the suite needs.
 type Engine struct {
 	// Open returns a fresh target; it is closed by the suite.
 	Open func(t *testing.T) target.Target
-	// SleepSQL is a statement that runs for about the given seconds.
-	SleepSQL func(seconds int) string
+	// SleepSQL is a statement that runs for about the given seconds
+	// (fractions included).
+	SleepSQL func(seconds float64) string
+	// SleepComputes, if set, says why SleepSQL keeps a CPU busy instead
+	// of waiting on the server (SQLite has no sleep); the test that N
+	// clients wait at once is skipped with it.
+	SleepComputes string
 	// UniqueViolation is the error code of a duplicate primary key.
 	UniqueViolation string
 	// KillSQL, if set, returns a statement that, run from another
 	// connection, ends the session whose ID BackendIDSQL returned.
 	BackendIDSQL string
 	KillSQL      func(id string) string
+	// NoticeThenCloseSQL, if set, is a statement that sends the client a
+	// notice (or warning) and then has the server end the session.
+	NoticeThenCloseSQL string
+	// NoticeThenSleepSQL, if set, is a statement that sends the client a
+	// notice (or a first result) and then sleeps on the server for about
+	// the given seconds; the suite ends its session meanwhile (KillSQL).
+	NoticeThenSleepSQL func(seconds float64) string
+	// OwnServer, if set, opens a target as Open does (the same kind of
+	// connection) but on a server of the test's own (testsrv), which the
+	// suite kills and starts again. The target is closed by the suite.
+	OwnServer func(t *testing.T) (target.Target, *testsrv.Server)
 	// Conflict, if set, provokes an error that must be classed retryable
 	// (a deadlock, a serialization failure, SQLITE_BUSY) on c1 or c2.
 	Conflict func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error
@@ -401,68 +418,56 @@ func Run(t *testing.T, e Engine) {
 	})
 
 	t.Run("CancelInterruptsWithinASecond", func(t *testing.T) {
-		cc, err := tg.Connect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cc.Close()
-		cctx, cancel := context.WithCancel(ctx)
-		time.AfterFunc(200*time.Millisecond, cancel)
-		start := time.Now()
-		err = cc.Exec(cctx, e.SleepSQL(10))
-		if took := time.Since(start); took > 1500*time.Millisecond {
-			t.Fatalf("cancel took %v", took)
-		}
-		if err == nil {
-			t.Fatal("cancelled statement returned no error")
-		}
-		if info := tg.Classify(err); info.Class != target.Canceled {
-			t.Fatalf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
-		}
-	})
-
-	if e.KillSQL != nil {
-		t.Run("KilledSessionIsReconnect", func(t *testing.T) {
-			victim, err := tg.Connect(ctx)
+		within(t, 15*time.Second, "a cancelled statement", func(ctx context.Context) {
+			cc, err := tg.Connect(ctx)
 			if err != nil {
-				t.Fatal(err)
+				t.Error(err)
+				return
 			}
-			defer victim.Close()
-			id, _, err := victim.QueryRow(ctx, e.BackendIDSQL)
-			if err != nil {
-				t.Fatal(err)
+			defer cc.Close()
+			cctx, cancel := context.WithCancel(ctx)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			err = cc.Exec(cctx, e.SleepSQL(10))
+			if took := time.Since(start); took > 1500*time.Millisecond {
+				t.Errorf("cancel took %v", took)
 			}
-			mustExec(t, c, e.KillSQL(id))
-			time.Sleep(100 * time.Millisecond)
-			_, _, err = victim.QueryRow(ctx, "SELECT 1")
 			if err == nil {
-				t.Fatal("query on a killed session succeeded")
-			}
-			if info := tg.Classify(err); info.Class != target.Reconnect {
-				t.Fatalf("Classify(killed session) = %v %q (%v); want reconnect", info.Class, info.Code, err)
+				t.Error("cancelled statement returned no error")
+			} else if info := tg.Classify(err); info.Class != target.Canceled {
+				t.Errorf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
 			}
 		})
+	})
+
+	t.Run("ConnOutlivesItsContexts", func(t *testing.T) { connOutlivesItsContexts(t, tg) })
+	t.Run("ClientsWaitAtOnce", func(t *testing.T) { clientsWaitAtOnce(t, tg, e) })
+	t.Run("LittlesLaw", func(t *testing.T) { littlesLaw(t, tg) })
+	if e.KillSQL != nil {
+		t.Run("KilledSessionIsReconnect", func(t *testing.T) { killedSession(t, tg, e) })
+	}
+	if e.NoticeThenCloseSQL != "" || e.NoticeThenSleepSQL != nil {
+		t.Run("NoticeThenClose", func(t *testing.T) { noticeThenClose(t, tg, e) })
+	}
+	if e.OwnServer != nil {
+		t.Run("ServerRestart", func(t *testing.T) { serverRestart(t, e) })
 	}
 
 	if e.Conflict != nil {
 		t.Run("ConflictIsRetryable", func(t *testing.T) {
-			c1, err := tg.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c1.Close()
-			c2, err := tg.Connect(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c2.Close()
-			err = e.Conflict(ctx, t, c1, c2, table)
-			if err == nil {
-				t.Fatal("conflict produced no error")
-			}
-			if info := tg.Classify(err); info.Class != target.Retryable {
-				t.Fatalf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
-			}
+			within(t, 30*time.Second, "two conflicting transactions", func(ctx context.Context) {
+				conns, err := connectN(ctx, t, tg, 2)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				err = e.Conflict(ctx, t, conns[0], conns[1], table)
+				if err == nil {
+					t.Error("conflict produced no error")
+				} else if info := tg.Classify(err); info.Class != target.Retryable {
+					t.Errorf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
+				}
+			})
 		})
 	}
 

@@ -166,6 +166,7 @@ func (s *shared) finish(ctx context.Context, res *result.Result) {
 	res.Rows = rows
 	res.Summary.Headline = rows.PerS
 	res.Summary.HeadlineUnit = "rows/s"
+	res.Summary.HeadlineSeries = "rows_per_s"
 }
 
 // buildIndexes creates the secondary indexes one by one, timing each.

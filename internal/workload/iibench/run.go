@@ -151,6 +151,9 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 
 	load := &workload.Load{
 		Ops: opSpecs(s.idx),
+		// The headline is rows inserted: the inserts' latency goes with it,
+		// not the query threads' (far more, far shorter).
+		LatencyOf: []metrics.Op{opInsertTrx},
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			if id < o.Inserters {
 				return s.newInserter(id, conn, h), nil

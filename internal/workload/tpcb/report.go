@@ -102,7 +102,7 @@ func (w *Workload) Report(out io.Writer, res *result.Result) {
 	fmt.Fprintf(out, "number of clients: %d\n", rs.clients)
 	fmt.Fprintf(out, "number of threads: %d\n", min(w.opt.Jobs, rs.clients))
 	fmt.Fprintf(out, "maximum number of tries: %d\n", rs.maxTries)
-	processed := s.Events
+	processed := s.Events + s.DrainEvents // pgbench counts those that finish after -T
 	all := processed + t.failures() + t.skipped
 	if w.opt.Transactions > 0 {
 		fmt.Fprintf(out, "number of transactions per client: %d\n", w.opt.Transactions)

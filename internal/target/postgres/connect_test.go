@@ -1,0 +1,87 @@
+package postgres_test
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/postgres"
+)
+
+// listen serves every connection on a loopback port with serve.
+func listen(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func connectTo(t *testing.T, raw string) (time.Duration, error) {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := postgres.Open(context.Background(), u, target.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	c, err := tg.Connect(context.Background())
+	if err == nil {
+		c.Close()
+	}
+	return time.Since(start), err
+}
+
+// Another service on the port is named as such, in one line.
+func TestAnotherServiceIsNamed(t *testing.T) {
+	addr := listen(t, func(c net.Conn) {
+		defer c.Close()
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+	})
+	for _, mode := range []string{"disable", "prefer"} {
+		_, err := connectTo(t, "postgres://u:p@"+addr+"/db?sslmode="+mode)
+		if err == nil || !strings.Contains(err.Error(), "did not answer as PostgreSQL does") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("sslmode=%s: %v; want one line saying it is not PostgreSQL", mode, err)
+		}
+	}
+}
+
+// A server that accepts and never answers does not hold the connect: the
+// URL's connect_timeout bounds it, and without one the default does.
+func TestSilentServerTimesOut(t *testing.T) {
+	addr := listen(t, func(c net.Conn) {
+		defer c.Close()
+		_, _ = c.Read(make([]byte, 1024)) // and say nothing until the test ends
+		time.Sleep(time.Minute)
+	})
+	for _, c := range []struct {
+		query string
+		bound time.Duration
+	}{{"&connect_timeout=1", time.Second}, {"", target.ConnectTimeout}} {
+		took, err := connectTo(t, "postgres://u:p@"+addr+"/db?sslmode=disable"+c.query)
+		if err == nil || !strings.Contains(err.Error(), "no answer within") {
+			t.Fatalf("%q: %v; want a time-out", c.query, err)
+		}
+		if took < c.bound-100*time.Millisecond || took > c.bound+5*time.Second {
+			t.Fatalf("%q: gave up after %v, want about %v", c.query, took, c.bound)
+		}
+	}
+}
