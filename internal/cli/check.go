@@ -23,6 +23,9 @@ func (a *App) checkCmd() *cobra.Command {
 			if len(args) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("check needs a workload: one of %s", strings.Join(names, ", ")))
 			}
+			if s, ok := closest(args[0], names); ok && s != args[0] {
+				return withCode(ExitUsage, fmt.Errorf("workload %q has no check: did you mean %s? (workloads with one: %s)", args[0], s, strings.Join(names, ", ")))
+			}
 			return withCode(ExitUsage, fmt.Errorf("workload %q has no check (workloads with one: %s)", args[0], strings.Join(names, ", ")))
 		},
 	}

@@ -175,11 +175,6 @@ func dropTime(_ []string, at slog.Attr) slog.Attr {
 	return at
 }
 
-// flagError turns a flag parsing error into one line with a hint.
-func flagError(cmd *cobra.Command, err error) error {
-	return withCode(ExitUsage, fmt.Errorf("%v (see: %s --help)", err, cmd.CommandPath()))
-}
-
 // normalize lets sysbench's spellings work: --table_size for --table-size,
 // and the names sysbench and pgbench use for dbmark's options.
 func normalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"text/tabwriter"
 
@@ -47,7 +48,7 @@ func (a *App) resultsCmd() *cobra.Command {
 		Short: "Print a stored result's summary",
 		Args:  exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withResult(cmd.Context(), args[0], func(_ store.Store, _ store.ID, r *result.Result) error {
+			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
 				report.Summary(a.Stdout, r)
 				return nil
 			})
@@ -64,7 +65,7 @@ func (a *App) resultsCmd() *cobra.Command {
 			if format != "json" && format != "csv" {
 				return withCode(ExitUsage, fmt.Errorf("--format %q: must be json or csv", format))
 			}
-			return a.withResult(cmd.Context(), args[0], func(_ store.Store, _ store.ID, r *result.Result) error {
+			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
 				if !noRedact {
 					var err error
 					if r, err = redact.Result(r); err != nil {
@@ -104,7 +105,7 @@ func (a *App) resultsCmd() *cobra.Command {
 		Short: "Delete a stored result",
 		Args:  exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withResult(cmd.Context(), args[0], func(st store.Store, id store.ID, r *result.Result) error {
+			return a.withResult(cmd.Context(), args[0], true, func(st store.Store, id store.ID, r *result.Result) error {
 				if err := st.Delete(cmd.Context(), id); err != nil {
 					return err
 				}
@@ -126,8 +127,14 @@ func exactlyOne(what string) cobra.PositionalArgs {
 	}
 }
 
+// withStore runs fn on the store opened for reading: listing, showing and
+// exporting work on a full disk and never change the store's file.
 func (a *App) withStore(ctx context.Context, fn func(store.Store) error) error {
-	st, err := store.Open(ctx, a.storeDSN, a.Logger)
+	return a.useStore(ctx, store.OpenRead, fn)
+}
+
+func (a *App) useStore(ctx context.Context, open func(context.Context, string, *slog.Logger) (store.Store, error), fn func(store.Store) error) error {
+	st, err := open(ctx, a.storeDSN, a.Logger)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
@@ -138,8 +145,14 @@ func (a *App) withStore(ctx context.Context, fn func(store.Store) error) error {
 	return nil
 }
 
-func (a *App) withResult(ctx context.Context, ref string, fn func(store.Store, store.ID, *result.Result) error) error {
-	return a.withStore(ctx, func(st store.Store) error {
+// withResult runs fn on the result ref names, the store opened for
+// writing when write is set.
+func (a *App) withResult(ctx context.Context, ref string, write bool, fn func(store.Store, store.ID, *result.Result) error) error {
+	open := store.OpenRead
+	if write {
+		open = store.Open
+	}
+	return a.useStore(ctx, open, func(st store.Store) error {
 		id, err := st.Resolve(ctx, ref)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {

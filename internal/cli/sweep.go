@@ -77,7 +77,7 @@ func bindSweep(w workload.Workload, fs *pflag.FlagSet, f *runFlags, sf *sweepFla
 func (a *App) newSweepSetup(name string, args []string) (*sweepSetup, error) {
 	w, ok := a.Workloads.New(name)
 	if !ok {
-		return nil, withCode(ExitUsage, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(a.Workloads.Names(), ", ")))
+		return nil, unknownWorkload(name, a.Workloads.Names())
 	}
 	s := &sweepSetup{w: w, fs: pflag.NewFlagSet(name, pflag.ContinueOnError), f: &runFlags{}, sf: &sweepFlags{}}
 	s.fs.SetOutput(io.Discard)
@@ -109,7 +109,7 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			if len(args) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("sweep needs a workload (one of %s) or --resume ID", strings.Join(a.Workloads.Names(), ", ")))
 			}
-			return withCode(ExitUsage, fmt.Errorf("unknown workload %q (known: %s)", args[0], strings.Join(a.Workloads.Names(), ", ")))
+			return unknownWorkload(args[0], a.Workloads.Names())
 		},
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "resume an interrupted sweep: its id or uuid prefix")

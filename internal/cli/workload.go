@@ -113,7 +113,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			if len(args) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("%s needs a workload: one of %s", verb, strings.Join(a.Workloads.Names(), ", ")))
 			}
-			return withCode(ExitUsage, fmt.Errorf("unknown workload %q (known: %s)", args[0], strings.Join(a.Workloads.Names(), ", ")))
+			return unknownWorkload(args[0], a.Workloads.Names())
 		},
 	}
 	for _, name := range a.Workloads.Names() {
@@ -296,6 +296,12 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	ps, err := metrics.ParsePercentiles(f.percentiles)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
+	}
+	// A result that cannot be written is not worth measuring.
+	if f.jsonPath != "" {
+		if err := result.CheckWritable(f.jsonPath); err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--json %s: %w", f.jsonPath, err))
+		}
 	}
 	var hints workload.RunHints
 	if ra, ok := w.(workload.RunAdjuster); ok {

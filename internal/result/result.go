@@ -7,6 +7,7 @@ package result
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -367,6 +368,45 @@ func Read(r io.Reader) (*Result, error) {
 	return Unmarshal(b)
 }
 
+// CheckWritable says whether WriteFile could write path, without writing
+// it: path must not be a directory, and its directory must exist and take
+// a new file (the temporary one WriteFile renames). A run checks its
+// output file with it before measuring anything.
+func CheckWritable(path string) error {
+	if path == "" {
+		return errors.New("no file name")
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory: name a file in it", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist: create it or name a file elsewhere", dir)
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("cannot create a file in %s: %w", dir, unwrapPath(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// unwrapPath drops the temporary name from a file error: the user named
+// the directory, not the temporary file.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // WriteFile writes r to path atomically: a temporary file in the same
 // directory, fsync, rename, fsync of the directory. A crash leaves either
 // the old file or the new one, never a truncated one.
@@ -374,6 +414,9 @@ func WriteFile(path string, r *Result) error {
 	b, err := Marshal(r)
 	if err != nil {
 		return err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("write result %s: it is a directory: name a file in it", path)
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")

@@ -127,11 +127,50 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (Store, error) {
 		}
 		db, err := sqlite.Open(ctx, loc, logger)
 		if err != nil {
-			return nil, fmt.Errorf("store: open %s: %w", loc, err)
+			return nil, openError(loc, err)
 		}
 		logger.DebugContext(ctx, "results store opened", "backend", "sqlite", "path", loc)
-		return newSQLStore(db, dialectSQLite, logger), nil
+		return &sqliteStore{newSQLStore(db, dialectSQLite, logger), loc}, nil
 	}
+}
+
+// OpenRead opens the results store named by dsn for reading: a SQLite
+// store that exists and is up to date is opened read-only, without the
+// writes that Open may do, so it can be read on a full disk and is never
+// modified. Otherwise it is Open's. Writes through the store it returns
+// may fail.
+func OpenRead(ctx context.Context, dsn string, logger *slog.Logger) (Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	kind, loc, err := parseDSN(dsn)
+	if err != nil || kind != kindSQLite {
+		return Open(ctx, dsn, logger)
+	}
+	if loc == "" {
+		if loc, err = DefaultPath(); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	db, err := sqlite.OpenRead(ctx, loc)
+	if errors.Is(err, sqlite.ErrNeedsSetup) {
+		return Open(ctx, loc, logger)
+	}
+	if err != nil {
+		return nil, openError(loc, err)
+	}
+	logger.DebugContext(ctx, "results store opened for reading", "backend", "sqlite", "path", loc)
+	return &sqliteStore{newSQLStore(db, dialectSQLite, logger), loc}, nil
+}
+
+// openError says why the SQLite store at path did not open; a damaged
+// store's error says all there is to say.
+func openError(path string, err error) error {
+	var d *sqlite.DamagedError
+	if errors.As(err, &d) {
+		return fmt.Errorf("store: %w", err)
+	}
+	return fmt.Errorf("store: open %s: %w", path, err)
 }
 
 type backendKind int

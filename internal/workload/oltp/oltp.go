@@ -66,10 +66,12 @@ type Options struct {
 	CreateSecondary    bool
 	MySQLStorageEngine string
 	CreateTableOptions string
-	RandomPoints       int
-	NumberOfRanges     int
-	Delta              int64
-	Rand               randgen.Dist
+	// AllowEmpty runs on loaded tables found empty rather than refuse them.
+	AllowEmpty     bool
+	RandomPoints   int
+	NumberOfRanges int
+	Delta          int64
+	Rand           randgen.Dist
 }
 
 // Workload is one OLTP test.
@@ -125,6 +127,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
 	fs.StringVar(&o.MySQLStorageEngine, "mysql-storage-engine", o.MySQLStorageEngine, "storage engine on MySQL/MariaDB")
 	fs.StringVar(&o.CreateTableOptions, "create-table-options", o.CreateTableOptions, "extra options appended to CREATE TABLE")
+	fs.BoolVar(&o.AllowEmpty, "allow-empty", o.AllowEmpty, "run on tables found empty instead of refusing them (the statements then find no rows)")
 	switch w.name {
 	case "select_random_points":
 		fs.IntVar(&o.RandomPoints, "random-points", o.RandomPoints, "number of random points in the IN() list")

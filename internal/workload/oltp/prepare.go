@@ -81,6 +81,23 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	}
 	tables := w.tableCount(env.Threads)
 	perTable := w.rowsToLoad()
+	c0, err := env.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c0.Close()
+	if w.name != "bulk_insert" { // bulk_insert's tables are created if missing
+		// Tables already there are another prepare's data: refused before
+		// anything is marked or changed.
+		for n := 1; n <= tables; n++ {
+			if _, _, err := c0.QueryRow(ctx, "SELECT COUNT(*) FROM "+tableName(n)+" WHERE 1 = 0"); err == nil {
+				return fmt.Errorf("prepare %s: table %s exists from an earlier prepare: run cleanup first", w.name, tableName(n))
+			}
+		}
+	}
+	if err := workload.MarkIncomplete(ctx, c0, dataSet); err != nil {
+		return fmt.Errorf("prepare %s: %w", w.name, err)
+	}
 	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("loading %d table(s) of %d rows", tables, perTable), int64(tables)*perTable)
 	var loaded atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
@@ -101,11 +118,17 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		})
 	}
 	if err := g.Wait(); err != nil {
+		return fmt.Errorf("prepare %s: %w (run cleanup before preparing again)", w.name, err)
+	}
+	if err := workload.MarkComplete(ctx, c0, dataSet); err != nil {
 		return fmt.Errorf("prepare %s: %w", w.name, err)
 	}
 	bar.Finish()
 	return nil
 }
+
+// dataSet names the OLTP tables' mark of an unfinished prepare.
+const dataSet = "sbtest"
 
 func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.Conn, n int, rows int64, progressed func(int64)) error {
 	name := tableName(n)
@@ -117,7 +140,7 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 	}
 	if rows > 0 {
 		src := &rowSource{
-			w: w, n: rows, autoInc: w.opt.AutoInc,
+			ctx: ctx, w: w, n: rows, autoInc: w.opt.AutoInc,
 			src:      randgen.New(env.Seed, uint64(n)),
 			progress: progressed,
 		}
@@ -132,6 +155,9 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 		}
 		if _, err := c.BulkInsert(ctx, name, cols, src); err != nil {
 			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err // the rows stopped early: the load is not whole
 		}
 		progressed(src.pending)
 	}
@@ -154,6 +180,9 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 // rowSource generates sysbench's rows: k from the configured distribution
 // over [1, table size], c and pad from the digit templates.
 type rowSource struct {
+	// ctx ends the rows early when it is done: not every engine's bulk
+	// path stops on its own when the prepare is interrupted.
+	ctx      context.Context
 	w        *Workload
 	n, i     int64
 	autoInc  bool
@@ -165,7 +194,7 @@ type rowSource struct {
 }
 
 func (r *rowSource) Next(dst []target.Value) bool {
-	if r.i >= r.n {
+	if r.i >= r.n || r.i%1024 == 0 && r.ctx.Err() != nil {
 		return false
 	}
 	r.i++
@@ -199,6 +228,9 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 			return fmt.Errorf("cleanup %s: drop table %s: %w", w.name, tableName(n), err)
 		}
 	}
+	if err := workload.MarkComplete(ctx, c, dataSet); err != nil {
+		return fmt.Errorf("cleanup %s: %w", w.name, err)
+	}
 	return nil
 }
 
@@ -214,14 +246,25 @@ func (e *ErrNotPrepared) Error() string {
 
 func (e *ErrNotPrepared) Unwrap() error { return e.Err }
 
-// Prepared checks that every table the run needs exists, and warns when
-// the tables are smaller than --table-size says.
+// ErrEmptyTable says a table that prepare loads has no rows.
+type ErrEmptyTable struct{ Table, Workload string }
+
+func (e *ErrEmptyTable) Error() string {
+	return fmt.Sprintf("table %s is empty (an earlier prepare did not finish?): run dbmark cleanup %s and prepare it again, or give --allow-empty to run on it", e.Table, e.Workload)
+}
+
+// Prepared checks that the last prepare finished, that every table the
+// run needs exists and, where prepare loads rows, is not empty; it warns
+// when the tables are smaller than --table-size says.
 func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 	c, err := env.Target.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if err := workload.CheckComplete(ctx, c, dataSet, w.name); err != nil {
+		return err
+	}
 	for n := 1; n <= w.tableCount(env.Threads); n++ {
 		v, _, err := c.QueryRow(ctx, "SELECT MAX(id) FROM "+tableName(n))
 		if err != nil {
@@ -236,8 +279,10 @@ func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 		if max, err := strconv.ParseInt(v, 10, 64); err == nil && max < w.opt.TableSize*9/10 {
 			env.Logger.Warn("table is smaller than --table-size: lookups beyond its last id will find nothing",
 				"table", tableName(n), "max_id", max, "table_size", w.opt.TableSize)
+		} else if v == "" && w.opt.AllowEmpty {
+			env.Logger.Warn("table is empty: the statements will find no rows", "table", tableName(n))
 		} else if v == "" {
-			env.Logger.Warn("table is empty", "table", tableName(n))
+			return &ErrEmptyTable{Table: tableName(n), Workload: w.name}
 		}
 	}
 	return nil

@@ -127,6 +127,9 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	}
 	defer c.Close()
 	sc := o.schema(env.Target.Kind())
+	if err := workload.MarkIncomplete(ctx, c, dataSet); err != nil {
+		return fmt.Errorf("prepare tpcb: %w", err)
+	}
 	start := time.Now()
 	var timings []string
 	for _, step := range o.initSteps() {
@@ -136,9 +139,12 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("prepare tpcb: %s: %w", name, err)
+			return fmt.Errorf("prepare tpcb: %s: %w (the data is marked incomplete: prepare again)", name, err)
 		}
 		timings = append(timings, fmt.Sprintf("%s %.2f s", name, time.Since(t0).Seconds()))
+	}
+	if err := workload.MarkComplete(ctx, c, dataSet); err != nil {
+		return fmt.Errorf("prepare tpcb: %w", err)
 	}
 	if env.Progress != nil {
 		fmt.Fprintf(env.Progress, "done in %.2f s (%s).\n", time.Since(start).Seconds(), strings.Join(timings, ", "))
@@ -242,9 +248,11 @@ func (w *Workload) generateClientSide(ctx context.Context, env workload.Env, c t
 			&rows{n: tellersPerScale * sc.scale, per: tellersPerScale, width: 3}); err != nil {
 			return err
 		}
-		_, err := c.BulkInsert(ctx, "pgbench_accounts", []string{"aid", "bid", "abalance", "filler"},
-			&rows{n: n, per: accountsPerScale, width: 3, filler: true, progress: bar.Set})
-		return err
+		if _, err := c.BulkInsert(ctx, "pgbench_accounts", []string{"aid", "bid", "abalance", "filler"},
+			&rows{ctx: ctx, n: n, per: accountsPerScale, width: 3, filler: true, progress: bar.Set}); err != nil {
+			return err
+		}
+		return ctx.Err() // the rows stopped early: the load is not whole
 	})
 	if err == nil {
 		bar.Finish()
@@ -255,6 +263,9 @@ func (w *Workload) generateClientSide(ctx context.Context, env workload.Env, c t
 // rows generates pgbench's rows: id i, the branch (i-1)/per+1, balance 0
 // and, for accounts, an empty filler (blank-padded by char(84)).
 type rows struct {
+	// ctx, when set, ends the rows early when it is done: not every
+	// engine's bulk path stops on its own when the prepare is interrupted.
+	ctx      context.Context
 	n, i     int64
 	per      int64
 	width    int
@@ -265,6 +276,9 @@ type rows struct {
 var emptyFiller = []byte{}
 
 func (r *rows) Next(dst []target.Value) bool {
+	if r.ctx != nil && r.i%1024 == 0 && r.ctx.Err() != nil {
+		return false
+	}
 	if r.i >= r.n {
 		if r.progress != nil {
 			r.progress(r.i)
@@ -304,6 +318,9 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 		if err := execAll(ctx, c, w.opt.schema(env.Target.Kind()).dropTables()); err != nil {
 			return fmt.Errorf("cleanup tpcb: %w", err)
 		}
+		if err := workload.MarkComplete(ctx, c, dataSet); err != nil {
+			return fmt.Errorf("cleanup tpcb: %w", err)
+		}
 		return nil
 	})
 }
@@ -328,20 +345,39 @@ func readScale(ctx context.Context, c target.Conn) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("invalid count(*) from pgbench_branches: %q: run \"dbmark prepare tpcb\" again", v)
+		return 0, fmt.Errorf("pgbench_branches has %q rows (an earlier prepare did not finish?): run \"dbmark prepare tpcb\" again", v)
 	}
 	return n, nil
 }
 
+// dataSet names pgbench's tables' mark of an unfinished prepare.
+const dataSet = "pgbench"
+
 // Prepared checks that pgbench's tables are there when a builtin script
 // needs them. Custom scripts may use any tables, so they are not checked.
 func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
-	if !w.usesBuiltin() {
-		return nil
-	}
 	return withConn(ctx, env.Target, func(c target.Conn) error {
-		_, err := readScale(ctx, c)
-		return err
+		// An unfinished prepare is refused whatever the script: custom
+		// scripts mostly use pgbench's tables too.
+		if err := workload.CheckComplete(ctx, c, dataSet, Name); err != nil {
+			return err
+		}
+		if !w.usesBuiltin() {
+			return nil
+		}
+		if _, err := readScale(ctx, c); err != nil {
+			return err
+		}
+		if _, ok, err := c.QueryRow(ctx, "select aid from pgbench_accounts limit 1"); err != nil || !ok {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err == nil {
+				err = errors.New("no rows")
+			}
+			return fmt.Errorf("pgbench_accounts is empty or unreadable (%v): run \"dbmark prepare tpcb\" again", err)
+		}
+		return nil
 	})
 }
 
