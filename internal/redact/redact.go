@@ -174,3 +174,90 @@ func redactURL(raw string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// Find reports the first field of r (as a path such as
+// "environment.hostname" or "warnings[2]") that Result would change, or ""
+// when r is already redacted. It applies the same rules, so a server can
+// refuse a document its client did not redact. Words Result itself leaves
+// behind (the mask, the placeholder host of a redacted URL) are not taken
+// for personal ones.
+func Find(r *result.Result) (string, error) {
+	var lits []string
+	for _, l := range literals(r) {
+		if l != "host" && !strings.Contains(l, Mask) {
+			lits = append(lits, l)
+		}
+	}
+	return FindIn(r, lits...)
+}
+
+// FindIn reports the first field of v, any value that encodes as JSON, that
+// the rules of Result would change, with literals as the personal words;
+// "" when there is none.
+func FindIn(v any, literals ...string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("redact: %w", err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", fmt.Errorf("redact: %w", err)
+	}
+	s := &scrubber{literals: literals}
+	return s.find("", "", doc), nil
+}
+
+// Sweep returns a redacted copy of a sweep's record (its command line and
+// options), by the rules of Result; sw is unchanged.
+func Sweep(sw *result.Sweep) (*result.Sweep, error) {
+	b, err := json.Marshal(sw)
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	doc = (&scrubber{}).value("", doc)
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var out result.Sweep
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	return &out, nil
+}
+
+// find walks v (reached at path, under key) and returns the path of the
+// first string the scrubber would change, in a stable order.
+func (s *scrubber) find(path, key string, v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if f := s.find(p, k, x[k]); f != "" {
+				return f
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if f := s.find(fmt.Sprintf("%s[%d]", path, i), key, e); f != "" {
+				return f
+			}
+		}
+	case string:
+		if s.value(key, x) != x {
+			return path
+		}
+	}
+	return ""
+}

@@ -73,3 +73,29 @@ func TestNothingPersonalSurvives(t *testing.T) {
 		t.Error("Result changed its input")
 	}
 }
+
+func TestFindAgreesWithResult(t *testing.T) {
+	r := &result.Result{
+		Target:      result.Target{Kind: "postgres", URL: "postgres://alice:pw@db.example.com:5432/bench", Engine: "PostgreSQL"},
+		Environment: &result.Environment{Hostname: "box.example.com", Kernel: "6.1"},
+		Warnings:    []string{"the host is busy", "data in /home/alice/pg"},
+	}
+	f, err := Find(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != "environment.hostname" {
+		t.Errorf("Find = %q, want environment.hostname", f)
+	}
+	red, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Find(red); err != nil || f != "" {
+		t.Errorf("Find on a redacted result = %q, %v; want nothing", f, err)
+	}
+	red.Warnings = append(red.Warnings, "connected to 10.1.2.3")
+	if f, _ := Find(red); f != "warnings[2]" {
+		t.Errorf("Find = %q, want warnings[2]", f)
+	}
+}
