@@ -265,10 +265,10 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 	return 0, nil
 }
 
-// Eligible returns every entry a leaderboard of workload may rank: ok
-// runs of released builds, not hidden.
+// Eligible returns every entry a leaderboard of workload ("" for all)
+// may rank: ok runs of released builds, not hidden.
 func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE workload = ? AND status = 'ok' AND released = 1 AND hidden = 0 ORDER BY seq"), workload)
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE (workload = ? OR ? = '') AND status = 'ok' AND released = 1 AND hidden = 0 ORDER BY seq"), workload, workload)
 	if err != nil {
 		return nil, fmt.Errorf("site store: leaderboard: %w", err)
 	}
