@@ -167,6 +167,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.sysinfoCmd())
 	root.AddCommand(a.serveCmd())
 	root.AddCommand(a.submitCmd())
+	root.AddCommand(a.reproduceCmd())
 	return root
 }
 

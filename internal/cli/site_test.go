@@ -159,6 +159,26 @@ func TestSubmitToServe(t *testing.T) {
 		t.Errorf("sweep entry: kind %q, %d runs", d.Kind, d.Runs)
 	}
 
+	// Reproduce the first result here and publish it linked to it.
+	rep := dbmark(t, ctx, "reproduce", link, "--submit")
+	lines := strings.Split(strings.TrimSpace(rep.stdout), "\n")
+	if rep.code != 0 || !strings.HasPrefix(lines[0], "reproducing "+link+": dbmark run oltp_point_select") ||
+		!strings.HasPrefix(lines[len(lines)-1], url+"/r/") {
+		t.Fatalf("reproduce: exit %d\n%s\n%s", rep.code, rep.stdout, rep.stderr)
+	}
+	repID := lines[len(lines)-1][len(url+"/r/"):]
+	res, err = http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !bytes.Contains(page, []byte("Reproductions")) || !bytes.Contains(page, []byte(repID)) {
+		t.Errorf("the original's page does not list its reproduction %s", repID)
+	}
+	oneLineError(t, dbmark(t, ctx, "reproduce", "not-a-url"), "not a result's permalink")
+	oneLineError(t, dbmark(t, ctx, "reproduce", url+"/r/zzzzzzzzzzzz"), "has no result zzzzzzzzzzzz")
+
 	// Refused by the server: one line naming the field, exit 1.
 	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--note", "mail bob@example.com"), "note: holds personal data")
 	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--tag", "Bad Key=1"), "tags.Bad Key")

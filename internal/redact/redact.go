@@ -154,10 +154,17 @@ func replaceWord(v, w string) string {
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
+		if strings.Contains(raw, Mask) {
+			// Redacted before: an address masked in its host makes it
+			// unparsable. Leaving it keeps redaction idempotent.
+			return raw
+		}
 		return Mask
 	}
 	u.User = nil
-	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" {
+	// A host masked before (an address) stays as it is: redaction is
+	// idempotent, so a server can check a document by redacting it again.
+	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" && !strings.Contains(h, Mask) {
 		port := u.Port()
 		u.Host = "host"
 		if port != "" {

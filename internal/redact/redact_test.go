@@ -77,6 +77,7 @@ func TestNothingPersonalSurvives(t *testing.T) {
 func TestFindAgreesWithResult(t *testing.T) {
 	r := &result.Result{
 		Target:      result.Target{Kind: "postgres", URL: "postgres://alice:pw@db.example.com:5432/bench", Engine: "PostgreSQL"},
+		Command:     []string{"dbmark", "run", "--target", "postgres://bob@127.0.0.1:5432/x", "http://[::1]:8080/r/abc", "http://10.1.1.1/"},
 		Environment: &result.Environment{Hostname: "box.example.com", Kernel: "6.1"},
 		Warnings:    []string{"the host is busy", "data in /home/alice/pg"},
 	}
@@ -84,8 +85,8 @@ func TestFindAgreesWithResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f != "environment.hostname" {
-		t.Errorf("Find = %q, want environment.hostname", f)
+	if f != "command[3]" {
+		t.Errorf("Find = %q, want command[3]", f)
 	}
 	red, err := Result(r)
 	if err != nil {
