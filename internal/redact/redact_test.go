@@ -100,3 +100,21 @@ func TestFindAgreesWithResult(t *testing.T) {
 		t.Errorf("Find = %q, want warnings[2]", f)
 	}
 }
+
+// TestRedactedIsFound checks that redaction is idempotent on a realistic
+// result: what Result leaves, Find accepts (the site's check would refuse
+// a client's own redaction otherwise).
+func TestRedactedIsFound(t *testing.T) {
+	r := realistic()
+	if f, _ := Find(r); f == "" {
+		t.Fatal("Find sees nothing personal in the realistic result")
+	}
+	red, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Find(red); err != nil || f != "" {
+		b, _ := json.Marshal(red)
+		t.Errorf("Find on the redacted result = %q, %v\n%s", f, err, b)
+	}
+}
