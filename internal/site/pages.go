@@ -195,7 +195,7 @@ func (s *Server) pageHome(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{})
+	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{}, "workload", "engine")
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -188,9 +189,13 @@ type Count struct {
 // Facets counts, for each facet, the entries per value among those q
 // matches with that facet's own filter left out (so a reader sees what
 // else the facet could be set to). At most 30 values a facet, most first.
-func (s *Store) Facets(ctx context.Context, q Query) (map[string][]Count, error) {
+// keys chooses the facets; none means all.
+func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
 	out := map[string][]Count{}
 	for _, f := range Facets {
+		if len(keys) > 0 && !slices.Contains(keys, f.Key) {
+			continue
+		}
 		where, args, err := s.where(q, f.Key)
 		if err != nil {
 			return nil, err

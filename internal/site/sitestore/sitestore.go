@@ -241,16 +241,21 @@ func facetColumns() []string {
 // id of the stored entry (e's, or the existing one's) and whether e was new.
 func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err error) {
 	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
-		"headline", "headline_unit", "better", "comparable", "reproduces", "search", "document"}
+		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
 	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
-		e.Status, e.Kind, e.Runs, e.Headline, e.HeadlineUnit, e.Better, e.Comparable, e.Reproduces, searchText(e), string(e.Document)}
+		e.Status, e.Kind, e.Runs, e.Headline, e.HeadlineUnit, e.Better, e.Comparable, e.Reproduces, searchText(e)}
 	for _, c := range facetColumns() {
 		cols = append(cols, c)
 		args = append(args, e.Facets[c])
 	}
 	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
-	res, err := s.db.ExecContext(ctx, s.q(query), args...)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
 		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
@@ -258,11 +263,18 @@ func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err
 	if err != nil {
 		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
-	if n == 1 {
-		return e.ID, true, nil
+	if n == 0 {
+		tx.Rollback()
+		id, err = s.IDOfHash(ctx, e.Hash)
+		return id, false, err
 	}
-	id, err = s.IDOfHash(ctx, e.Hash)
-	return id, false, err
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	return e.ID, true, nil
 }
 
 // IDOfHash returns the id of the entry with this canonical hash.
@@ -326,7 +338,7 @@ func scanEntry(sc scanner, withDoc bool) (Entry, int64, error) {
 
 // Get returns entry id with its document, hidden or not.
 func (s *Store) Get(ctx context.Context, id string) (*Entry, error) {
-	row := s.db.QueryRowContext(ctx, s.q("SELECT "+listColumns()+", document FROM entries WHERE id = ?"), id)
+	row := s.db.QueryRowContext(ctx, s.q("SELECT "+listColumns()+", d.document FROM entries JOIN documents d USING (id) WHERE id = ?"), id)
 	e, _, err := scanEntry(row, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("site store: result %q: %w", id, ErrNotFound)
@@ -343,10 +355,24 @@ func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
 	return s.one(res, err, "hide", id)
 }
 
-// Delete removes entry id.
+// Delete removes entry id and its document.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
-	return s.one(res, err, "delete", id)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
+	if err := s.one(res, err, "delete", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	return nil
 }
 
 func (s *Store) one(res sql.Result, err error, what, id string) error {

@@ -1,6 +1,7 @@
 -- +goose Up
--- One row per submission: a single run or a sweep with its runs. The
--- columns beside the document are what lists, facets and leaderboards read.
+-- One row per submission: a single run or a sweep with its runs: the
+-- columns lists, facets and leaderboards read. The documents are a table of
+-- their own, so that scanning entries reads only these narrow rows.
 CREATE TABLE entries (
     seq              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     id               TEXT NOT NULL UNIQUE,
@@ -33,12 +34,17 @@ CREATE TABLE entries (
     kernel           TEXT NOT NULL,
     dbmark           TEXT NOT NULL,
     month            TEXT NOT NULL,
-    search           TEXT NOT NULL,
-    document         TEXT NOT NULL
+    search           TEXT NOT NULL
 );
 CREATE INDEX entries_new ON entries (hidden, seq);
 CREATE INDEX entries_workload_headline ON entries (workload, hidden, headline, seq);
 CREATE INDEX entries_reproduces ON entries (reproduces);
+
+-- The submission as stored, by the entry's id.
+CREATE TABLE documents (
+    id       TEXT PRIMARY KEY,
+    document TEXT NOT NULL
+);
 
 -- Submissions per client, for the rate limits. client is a keyed hash of
 -- the address; the address itself is never written.
@@ -58,4 +64,5 @@ CREATE TABLE site_secrets (
 -- +goose Down
 DROP TABLE site_secrets;
 DROP TABLE submit_events;
+DROP TABLE documents;
 DROP TABLE entries;
