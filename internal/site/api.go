@@ -188,8 +188,7 @@ func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 		out.Results = append(out.Results, s.summary(r, &rows[i]))
 	}
 	if r.URL.Query().Get("facets") == "true" {
-		q.Cursor = ""
-		if out.Facets, err = s.cfg.Store.Facets(r.Context(), q); err != nil {
+		if out.Facets, err = s.facetCounts(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
 			s.apiError(w, r, err)
 			return
 		}
@@ -334,6 +333,7 @@ func (s *Server) apiHide(hidden bool) http.HandlerFunc {
 			return
 		}
 		s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", action)
+		s.facets.reset()
 		writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: action})
 	}
 }
@@ -345,5 +345,6 @@ func (s *Server) apiDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", "deleted")
+	s.facets.reset()
 	writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: "deleted"})
 }

@@ -195,7 +195,7 @@ func (s *Server) pageHome(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{}, "workload", "engine")
+	counts, err := s.facetCounts(ctx, sitestore.Query{}, "workload", "engine")
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return
@@ -250,7 +250,7 @@ func (s *Server) pageResults(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{Filters: q.Filters, Search: q.Search})
+	counts, err := s.facetCounts(ctx, sitestore.Query{Filters: q.Filters, Search: q.Search})
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return
@@ -458,7 +458,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for _, k := range slices.Sorted(maps.Keys(p.Workload.Options)) {
 		v.Options = append(v.Options, kv{k, p.Workload.Options[k]})
 	}
-	reps, _, err := s.cfg.Store.List(r.Context(), sitestore.Query{Reproduces: e.ID, Limit: 100})
+	reps, err := s.cfg.Store.Reproductions(r.Context(), e.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type Config struct {
 	ChartLibrary []byte
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
+	// FacetTTL is how long a list's facet counts are reused (10 s if 0;
+	// negative: never).
+	FacetTTL time.Duration
 }
 
 // DefaultLimits are a few submissions a minute and a daily cap per client.
@@ -49,6 +53,7 @@ type Server struct {
 	csrfKey []byte
 	mux     *http.ServeMux
 	pages   *pages
+	facets  *cache[map[string][]sitestore.Count]
 }
 
 // New builds a server on cfg.Store.
@@ -68,7 +73,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	if cfg.FacetTTL == 0 {
+		cfg.FacetTTL = 10 * time.Second
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), facets: newCache[map[string][]sitestore.Count](cfg.FacetTTL, 4096)}
 	var err error
 	if s.rateKey, err = cfg.Store.Secret(ctx, "rate-limit"); err != nil {
 		return nil, err
@@ -261,4 +269,18 @@ func (s *Server) baseURL(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// facetCounts is Store.Facets through the short-lived cache.
+func (s *Server) facetCounts(ctx context.Context, q sitestore.Query, keys ...string) (map[string][]sitestore.Count, error) {
+	if s.cfg.FacetTTL < 0 {
+		return s.cfg.Store.Facets(ctx, q, keys...)
+	}
+	k := url.Values{"\x00q": {q.Search}, "\x00keys": keys}
+	for f, v := range q.Filters {
+		k.Set(f, v)
+	}
+	return s.facets.get(k.Encode(), time.Now(), func() (map[string][]sitestore.Count, error) {
+		return s.cfg.Store.Facets(ctx, q, keys...)
+	})
 }

@@ -2,6 +2,7 @@ package sitestore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -190,35 +191,83 @@ type Count struct {
 // matches with that facet's own filter left out (so a reader sees what
 // else the facet could be set to). At most 30 values a facet, most first.
 // keys chooses the facets; none means all.
+//
+// The facets without a filter of their own share one scan of the matching
+// rows, counted here; each filtered facet needs a scan without its filter.
 func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
-	out := map[string][]Count{}
+	scans := map[string][]string{} // the filter left out -> the facets counted
 	for _, f := range Facets {
 		if len(keys) > 0 && !slices.Contains(keys, f.Key) {
 			continue
 		}
-		where, args, err := s.where(q, f.Key)
+		if _, ok := q.Filters[f.Key]; ok {
+			scans[f.Key] = append(scans[f.Key], f.Key)
+		} else {
+			scans[""] = append(scans[""], f.Key)
+		}
+	}
+	out := map[string][]Count{}
+	for skip, cols := range scans {
+		where, args, err := s.where(q, skip)
 		if err != nil {
 			return nil, err
 		}
-		rows, err := s.db.QueryContext(ctx, s.q("SELECT "+f.Key+", COUNT(*) FROM entries"+where+
-			" GROUP BY "+f.Key+" ORDER BY COUNT(*) DESC, "+f.Key+" LIMIT 30"), args...)
+		counts, err := s.count(ctx, cols, where, args)
 		if err != nil {
-			return nil, fmt.Errorf("site store: count %s: %w", f.Key, err)
+			return nil, err
 		}
-		for rows.Next() {
-			var c Count
-			if err := rows.Scan(&c.Value, &c.Count); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("site store: count %s: %w", f.Key, err)
-			}
-			out[f.Key] = append(out[f.Key], c)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("site store: count %s: %w", f.Key, err)
+		for i, c := range cols {
+			out[c] = top(counts[i], 30)
 		}
 	}
 	return out, nil
+}
+
+// count reads cols of the rows where selects and counts each column's
+// values.
+func (s *Store) count(ctx context.Context, cols []string, where string, args []any) ([]map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+strings.Join(cols, ", ")+" FROM entries"+where), args...)
+	if err != nil {
+		return nil, fmt.Errorf("site store: count: %w", err)
+	}
+	defer rows.Close()
+	counts := make([]map[string]int, len(cols))
+	vals := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range cols {
+		counts[i] = map[string]int{}
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("site store: count: %w", err)
+		}
+		for i, v := range vals {
+			counts[i][string(v)]++ // the map's key conversion does not allocate for a present key
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("site store: count: %w", err)
+	}
+	return counts, nil
+}
+
+// top is the n most frequent values, most first, then by value.
+func top(m map[string]int, n int) []Count {
+	out := make([]Count, 0, len(m))
+	for v, c := range m {
+		out = append(out, Count{Value: v, Count: c})
+	}
+	slices.SortFunc(out, func(a, b Count) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
 }
 
 // Limits are the submissions one client may make.
@@ -285,6 +334,29 @@ func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) 
 			return nil, fmt.Errorf("site store: leaderboard: %w", err)
 		}
 		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Reproductions returns the visible entries that reproduce entry id,
+// newest first (at most 100).
+func (s *Store) Reproductions(ctx context.Context, id string) ([]Entry, error) {
+	// reproduces alone in the condition: the (reproduces, seq) index
+	// answers it, where hidden = 0 would tempt the planner to scan by seq.
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100"), id)
+	if err != nil {
+		return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, _, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
+		}
+		if !e.Hidden {
+			out = append(out, e)
+		}
 	}
 	return out, rows.Err()
 }

@@ -106,6 +106,10 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 			return nil, fmt.Errorf("site store: %w", err)
 		}
 		db := stdlib.OpenDB(*cfg)
+		// Requests beyond the pool wait for a connection rather than open
+		// more: the database, not the number of clients, sets the pace.
+		db.SetMaxOpenConns(16)
+		db.SetMaxIdleConns(16)
 		s := &Store{db: db, pg: true}
 		if err := s.migratePostgres(ctx, logger); err != nil {
 			db.Close()
@@ -135,6 +139,10 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
+	// A few connections: WAL lets readers run beside the writer, and each
+	// connection has a page cache of its own.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
 	s := &Store{db: db}
 	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
 		db.Close()

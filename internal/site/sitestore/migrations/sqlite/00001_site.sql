@@ -38,7 +38,7 @@ CREATE TABLE entries (
 );
 CREATE INDEX entries_new ON entries (hidden, seq);
 CREATE INDEX entries_workload_headline ON entries (workload, hidden, headline, seq);
-CREATE INDEX entries_reproduces ON entries (reproduces);
+CREATE INDEX entries_reproduces ON entries (reproduces, seq);
 
 -- The submission as stored, by the entry's id.
 CREATE TABLE documents (
