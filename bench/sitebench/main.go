@@ -156,7 +156,8 @@ func load(args []string) error {
 	base := fs.String("url", "http://127.0.0.1:8080", "the site")
 	kind := fs.String("kind", "results", "results (filtered lists), result (one result's page) or submit")
 	rate := fs.Float64("rate", 200, "requests per second")
-	dur := fs.Duration("duration", 30*time.Second, "how long")
+	dur := fs.Duration("duration", 30*time.Second, "how long to measure")
+	warmup := fs.Duration("warmup", 0, "how long to send the same load before measuring (caches fill)")
 	fs.Parse(args)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
@@ -222,7 +223,8 @@ func load(args []string) error {
 		return http.NewRequest("GET", *base+"/results?"+q.Encode(), nil)
 	}
 	interval := time.Duration(float64(time.Second) / *rate)
-	end := time.Now().Add(*dur)
+	measureFrom := time.Now().Add(*warmup)
+	end := measureFrom.Add(*dur)
 	var wg sync.WaitGroup
 	for next := time.Now(); next.Before(end); next = next.Add(interval) {
 		time.Sleep(time.Until(next))
@@ -230,7 +232,10 @@ func load(args []string) error {
 		if err != nil {
 			return err
 		}
-		sent.Add(1)
+		measured := !next.Before(measureFrom)
+		if measured {
+			sent.Add(1)
+		}
 		wg.Add(1)
 		go func(intended time.Time) {
 			defer wg.Done()
@@ -241,6 +246,9 @@ func load(args []string) error {
 				if res.StatusCode >= 300 {
 					err = fmt.Errorf("%s", res.Status)
 				}
+			}
+			if !measured {
+				return
 			}
 			// From the intended start: a late request counts its wait.
 			us := time.Since(intended).Microseconds()

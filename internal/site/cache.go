@@ -3,6 +3,8 @@ package site
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // cache keeps values for a short time, so that popular views (a list's
@@ -14,6 +16,8 @@ type cache[V any] struct {
 	ttl  time.Duration
 	max  int
 	vals map[string]cached[V]
+	// flight computes a missing key once however many requests want it.
+	flight singleflight.Group
 }
 
 type cached[V any] struct {
@@ -25,19 +29,38 @@ func newCache[V any](ttl time.Duration, max int) *cache[V] {
 	return &cache[V]{ttl: ttl, max: max, vals: map[string]cached[V]{}}
 }
 
-// get returns the value of key, computing it with fn when it is missing or
-// older than the period. Errors are not kept.
+// get returns the value of key, computing it with fn when it is missing.
+// A value older than the period is returned as it is while one background
+// computation replaces it, so a popular view never waits on a refresh.
+// Errors are not kept. fn must not depend on the caller's context being
+// alive (a refresh outlives the request that started it).
 func (c *cache[V]) get(key string, now time.Time, fn func() (V, error)) (V, error) {
 	c.mu.Lock()
 	e, ok := c.vals[key]
 	c.mu.Unlock()
-	if ok && now.Sub(e.at) < c.ttl {
+	if ok {
+		if now.Sub(e.at) >= c.ttl {
+			go c.flight.Do(key, func() (any, error) { return c.fill(key, fn) })
+		}
 		return e.v, nil
 	}
+	// Requests arriving together for a missing key wait for one
+	// computation instead of each starting their own.
+	res, err, _ := c.flight.Do(key, func() (any, error) { return c.fill(key, fn) })
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return res.(V), nil
+}
+
+// fill computes key's value and keeps it.
+func (c *cache[V]) fill(key string, fn func() (V, error)) (V, error) {
 	v, err := fn()
 	if err != nil {
 		return v, err
 	}
+	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.vals) >= c.max {

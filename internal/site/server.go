@@ -37,8 +37,8 @@ type Config struct {
 	ChartLibrary []byte
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
-	// FacetTTL is how long a list's facet counts are reused (10 s if 0;
-	// negative: never).
+	// FacetTTL is how long a list's facet counts are reused before they are
+	// recounted in the background (a minute if 0; negative: never reused).
 	FacetTTL time.Duration
 }
 
@@ -74,7 +74,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.FacetTTL == 0 {
-		cfg.FacetTTL = 10 * time.Second
+		cfg.FacetTTL = time.Minute
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), facets: newCache[map[string][]sitestore.Count](cfg.FacetTTL, 4096)}
 	var err error
@@ -280,7 +280,11 @@ func (s *Server) facetCounts(ctx context.Context, q sitestore.Query, keys ...str
 	for f, v := range q.Filters {
 		k.Set(f, v)
 	}
+	// The computation may refresh a stale value after the request ends.
+	ctx = context.WithoutCancel(ctx)
 	return s.facets.get(k.Encode(), time.Now(), func() (map[string][]sitestore.Count, error) {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
 		return s.cfg.Store.Facets(ctx, q, keys...)
 	})
 }
