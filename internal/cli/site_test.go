@@ -158,6 +158,15 @@ func TestSubmitToServe(t *testing.T) {
 	if d.Kind != "sweep" || d.Runs < 2 || d.Runs != len(d.Submission.Runs) || d.Submission.Sweep == nil {
 		t.Errorf("sweep entry: kind %q, %d runs", d.Kind, d.Runs)
 	}
+	res, err = http.Get(url + "/r/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.Contains(page, []byte("a sweep of")) || !bytes.Contains(page, []byte(`class="chart"`)) {
+		t.Errorf("the sweep's page: %d", res.StatusCode)
+	}
 
 	// Reproduce the first result here and publish it linked to it.
 	rep := dbmark(t, ctx, "reproduce", link, "--submit")
@@ -171,7 +180,7 @@ func TestSubmitToServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, _ := io.ReadAll(res.Body)
+	page, _ = io.ReadAll(res.Body)
 	res.Body.Close()
 	if !bytes.Contains(page, []byte("Reproductions")) || !bytes.Contains(page, []byte(repID)) {
 		t.Errorf("the original's page does not list its reproduction %s", repID)
