@@ -165,6 +165,9 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.quickCmd())
 	root.AddCommand(a.versionCmd())
 	root.AddCommand(a.sysinfoCmd())
+	root.AddCommand(a.serveCmd())
+	root.AddCommand(a.submitCmd())
+	root.AddCommand(a.reproduceCmd())
 	return root
 }
 

@@ -118,8 +118,19 @@ func (s *scrubber) value(key string, v any) any {
 	return v
 }
 
+// patternChars are the characters one of which every pattern above needs
+// (a dot, a colon, a slash, @, = or a dash): text with none of them can
+// hold only the literals, and skips the regular expressions.
+const patternChars = ".:/@=-"
+
 // String removes personal data from free text.
 func (s *scrubber) String(v string) string {
+	if !strings.ContainsAny(v, patternChars) {
+		for _, l := range s.literals {
+			v = replaceWord(v, l)
+		}
+		return v
+	}
 	v = urlRE.ReplaceAllStringFunc(v, redactURL)
 	v = cred.ReplaceAllString(v, "${1}${2}"+Mask)
 	v = email.ReplaceAllString(v, Mask)
@@ -158,10 +169,17 @@ func replaceWord(v, w string) string {
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
+		if strings.Contains(raw, Mask) {
+			// Redacted before: an address masked in its host makes it
+			// unparsable. Leaving it keeps redaction idempotent.
+			return raw
+		}
 		return Mask
 	}
 	u.User = nil
-	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" {
+	// A host masked before (an address) stays as it is: redaction is
+	// idempotent, so a server can check a document by redacting it again.
+	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" && !strings.Contains(h, Mask) {
 		port := u.Port()
 		u.Host = "host"
 		if port != "" {
@@ -177,4 +195,91 @@ func redactURL(raw string) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// Find reports the first field of r (as a path such as
+// "environment.hostname" or "warnings[2]") that Result would change, or ""
+// when r is already redacted. It applies the same rules, so a server can
+// refuse a document its client did not redact. Words Result itself leaves
+// behind (the mask, the placeholder host of a redacted URL) are not taken
+// for personal ones.
+func Find(r *result.Result) (string, error) {
+	var lits []string
+	for _, l := range literals(r) {
+		if l != "host" && !strings.Contains(l, Mask) {
+			lits = append(lits, l)
+		}
+	}
+	return FindIn(r, lits...)
+}
+
+// FindIn reports the first field of v, any value that encodes as JSON, that
+// the rules of Result would change, with literals as the personal words;
+// "" when there is none.
+func FindIn(v any, literals ...string) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("redact: %w", err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", fmt.Errorf("redact: %w", err)
+	}
+	s := &scrubber{literals: literals}
+	return s.find("", "", doc), nil
+}
+
+// Sweep returns a redacted copy of a sweep's record (its command line and
+// options), by the rules of Result; sw is unchanged.
+func Sweep(sw *result.Sweep) (*result.Sweep, error) {
+	b, err := json.Marshal(sw)
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	doc = (&scrubber{}).value("", doc)
+	if b, err = json.Marshal(doc); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var out result.Sweep
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	return &out, nil
+}
+
+// find walks v (reached at path, under key) and returns the path of the
+// first string the scrubber would change, in a stable order.
+func (s *scrubber) find(path, key string, v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if f := s.find(p, k, x[k]); f != "" {
+				return f
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if f := s.find(fmt.Sprintf("%s[%d]", path, i), key, e); f != "" {
+				return f
+			}
+		}
+	case string:
+		if s.value(key, x) != x {
+			return path
+		}
+	}
+	return ""
 }

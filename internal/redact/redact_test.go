@@ -86,3 +86,48 @@ func TestSeedKeepsItsDigits(t *testing.T) {
 		t.Fatalf("seed %d after redaction, want %d", out.Seed, r.Seed)
 	}
 }
+
+func TestFindAgreesWithResult(t *testing.T) {
+	r := &result.Result{
+		Target:      result.Target{Kind: "postgres", URL: "postgres://alice:pw@db.example.com:5432/bench", Engine: "PostgreSQL"},
+		Command:     []string{"dbmark", "run", "--target", "postgres://bob@127.0.0.1:5432/x", "http://[::1]:8080/r/abc", "http://10.1.1.1/"},
+		Environment: &result.Environment{Hostname: "box.example.com", Kernel: "6.1"},
+		Warnings:    []string{"the host is busy", "data in /home/alice/pg"},
+	}
+	f, err := Find(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != "command[3]" {
+		t.Errorf("Find = %q, want command[3]", f)
+	}
+	red, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Find(red); err != nil || f != "" {
+		t.Errorf("Find on a redacted result = %q, %v; want nothing", f, err)
+	}
+	red.Warnings = append(red.Warnings, "connected to 10.1.2.3")
+	if f, _ := Find(red); f != "warnings[2]" {
+		t.Errorf("Find = %q, want warnings[2]", f)
+	}
+}
+
+// TestRedactedIsFound checks that redaction is idempotent on a realistic
+// result: what Result leaves, Find accepts (the site's check would refuse
+// a client's own redaction otherwise).
+func TestRedactedIsFound(t *testing.T) {
+	r := realistic()
+	if f, _ := Find(r); f == "" {
+		t.Fatal("Find sees nothing personal in the realistic result")
+	}
+	red, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Find(red); err != nil || f != "" {
+		b, _ := json.Marshal(red)
+		t.Errorf("Find on the redacted result = %q, %v\n%s", f, err, b)
+	}
+}

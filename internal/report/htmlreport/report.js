@@ -83,7 +83,9 @@
         }, axisName(c.xName, 28));
         o.tooltip.formatter = function (ps) {
           return ps.map(function (p) {
-            return p.marker + p.seriesName + ': ' + percentileLabel(p.value[0]) + ' ' + fmt(p.value[1]) + ' ' + c.yName;
+            // The tooltip is HTML: names come from results and may be hostile.
+            return p.marker + echarts.format.encodeHTML(p.seriesName) + ': ' + percentileLabel(p.value[0]) + ' ' +
+              fmt(p.value[1]) + ' ' + echarts.format.encodeHTML(c.yName);
           }).join('<br>');
         };
         o.series = c.series.map(function (s) {

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmark/dbmark/internal/site"
+	"github.com/dbmark/dbmark/internal/store"
+)
+
+// notReproduced are the options of a published run that say nothing about
+// the work, or belong to the machine that ran it.
+var notReproduced = map[string]bool{
+	"help": true, "json": true, "no-store": true, "cpu-profile": true, "mem-profile": true, "quiet": true,
+	"verbose": true, "probe-root": true, "store": true, "target": true, "show": true,
+}
+
+func (a *App) reproduceCmd() *cobra.Command {
+	var targetURL string
+	var submitIt bool
+	cmd := &cobra.Command{
+		Use:   "reproduce URL/r/ID [--target URL] [--submit]",
+		Short: "Run a published result's workload with its options against your own target",
+		Long: `Fetch a result published on a results site (its permalink, .../r/ID), and run the same
+workload with the same options (those that differ from their defaults, the duration and the
+threads included) against --target, or the embedded SQLite database. The command it runs is
+printed first. With --submit the result is then published on the same site as a reproduction of
+the original, whose page lists it with its ratio.`,
+		Args: exactlyOne("permalink (https://site/r/ID)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			base, id, err := permalink(args[0])
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			detail, err := fetchResult(ctx, base, id)
+			if err != nil {
+				return err
+			}
+			p := detail.Submission.Primary()
+			runArgs, err := a.reproduceArgs(p.Workload.Name, p.Workload.Options)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if targetURL != "" {
+				runArgs = append(runArgs, "--target", targetURL)
+			}
+			storeDSN := a.storeDSN
+			if storeDSN != "" {
+				runArgs = append(runArgs, "--store", storeDSN)
+			}
+			fmt.Fprintf(a.Stdout, "reproducing %s/r/%s: dbmark %s\n", base, id, strings.Join(runArgs, " "))
+			// The run is the run command itself, on a fresh command tree.
+			root := a.rootCmd()
+			root.SetArgs(runArgs)
+			root.SetOut(a.Stdout)
+			root.SetErr(a.Stderr)
+			if err := root.ExecuteContext(ctx); err != nil {
+				return err
+			}
+			a.storeDSN = storeDSN
+			if !submitIt {
+				fmt.Fprintf(a.Stdout, "publish it with: dbmark submit ID --server %s --reproduces %s\n", base, id)
+				return nil
+			}
+			return a.withStore(ctx, func(st store.Store) error {
+				rows, err := st.List(ctx, store.Filter{Workload: p.Workload.Name, Limit: 1})
+				if err != nil {
+					return err
+				}
+				if len(rows) == 0 {
+					return errors.New("the reproduction was not stored (was --no-store given?)")
+				}
+				sub, err := submissionOf(ctx, st, strconv.FormatInt(int64(rows[0].ID), 10))
+				if err != nil {
+					return err
+				}
+				sub.Reproduces = id
+				b, err := json.Marshal(sub)
+				if err != nil {
+					return err
+				}
+				endpoint, _ := submitEndpoint(base, false)
+				ans, err := post(ctx, &http.Client{Timeout: 2 * time.Minute}, endpoint, append(b, '\n'))
+				if err != nil {
+					return fmt.Errorf("submit the reproduction: %w", err)
+				}
+				fmt.Fprintln(a.Stdout, ans.URL)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&targetURL, "target", "", "the target to run against (default: the embedded SQLite database)")
+	cmd.Flags().BoolVar(&submitIt, "submit", false, "publish the result on the same site, linked to the original")
+	return cmd
+}
+
+// permalink splits https://site/r/ID into the site and the id.
+func permalink(s string) (base, id string, err error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("%q is not a result's permalink (https://site/r/ID)", s)
+	}
+	dir, id := path.Split(strings.TrimSuffix(u.Path, "/"))
+	if !strings.HasSuffix(dir, "/r/") || id == "" {
+		return "", "", fmt.Errorf("%q is not a result's permalink (https://site/r/ID)", s)
+	}
+	u.Path, u.RawQuery, u.Fragment = strings.TrimSuffix(dir, "/r/"), "", ""
+	return strings.TrimSuffix(u.String(), "/"), id, nil
+}
+
+func fetchResult(ctx context.Context, base, id string) (*site.ResultDetail, error) {
+	u := base + "/api/v1/results/" + url.PathEscape(id)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, withCode(ExitUnavailable, fmt.Errorf("cannot reach %s: %v", base, err))
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, withCode(ExitUnavailable, fmt.Errorf("read %s: %w", u, err))
+	}
+	if res.StatusCode == http.StatusNotFound {
+		return nil, withCode(ExitUsage, fmt.Errorf("%s has no result %s", base, id))
+	}
+	var d site.ResultDetail
+	if res.StatusCode != http.StatusOK || json.Unmarshal(b, &d) != nil || len(d.Submission.Runs) == 0 {
+		return nil, withCode(ExitUnavailable, fmt.Errorf("%s answered %s: is it a dbmark results site?", u, res.Status))
+	}
+	return &d, nil
+}
+
+// reproduceArgs is the run command line that does the work a published run
+// did: its workload, with every option whose value differs from this
+// dbmark's default for it.
+func (a *App) reproduceArgs(workload string, opts map[string]string) ([]string, error) {
+	if _, ok := a.Workloads.New(workload); !ok {
+		return nil, fmt.Errorf("this dbmark has no workload %q (is it older than the one that ran it?)", workload)
+	}
+	cmd, _, err := a.rootCmd().Find([]string{"run", workload})
+	if err != nil || cmd.Name() != workload {
+		return nil, fmt.Errorf("this dbmark cannot run %q", workload)
+	}
+	fs := cmd.Flags()
+	fs.AddFlagSet(cmd.InheritedFlags())
+	args := []string{"run", workload}
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		f := fs.Lookup(k)
+		v := opts[k]
+		if f == nil || notReproduced[k] || v == f.DefValue {
+			continue
+		}
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			v = v[1 : len(v)-1] // a list, as pflag prints it
+		}
+		args = append(args, "--"+k+"="+v)
+	}
+	return args, nil
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/redact"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/site"
+	"github.com/dbmark/dbmark/internal/store"
+)
+
+// ExitUnavailable is submit's code when the server could not take the
+// result now (down, unreachable, rate-limited, failing): trying again
+// later may work, unlike a refusal (ExitUsage).
+const ExitUnavailable = 3
+
+func (a *App) submitCmd() *cobra.Command {
+	var server, note, reproduces string
+	var tags []string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "submit ID|sweep:ID... --server URL [--dry-run] [--note TEXT] [--tag key=value]",
+		Short: "Publish stored results on a results site, redacted as results export does",
+		Long: `Publish results on a dbmark results site (dbmark serve) and print each one's permalink.
+Each result is redacted first exactly as dbmark results export does: host names, addresses, serial
+numbers, user names, home paths and credentials are removed. --dry-run prints the exact bytes that
+would be sent and sends nothing. A sweep (sweep:ID) is published as one entry with all its runs.
+Submitting the same result again prints the same permalink.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return withCode(ExitUsage, errors.New("usage: dbmark submit ID|sweep:ID... --server URL (IDs from: dbmark results list)"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			endpoint, err := submitEndpoint(server, dryRun)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			tagMap, err := parseTags(tags)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			var bodies [][]byte
+			err = a.withStore(ctx, func(st store.Store) error {
+				for _, ref := range args {
+					sub, err := submissionOf(ctx, st, ref)
+					if err != nil {
+						return err
+					}
+					sub.Note, sub.Tags, sub.Reproduces = note, tagMap, reproduces
+					b, err := json.Marshal(sub)
+					if err != nil {
+						return fmt.Errorf("encode %s: %w", ref, err)
+					}
+					bodies = append(bodies, append(b, '\n'))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if dryRun {
+				for _, b := range bodies {
+					if _, err := a.Stdout.Write(b); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			client := &http.Client{Timeout: 2 * time.Minute}
+			for i, b := range bodies {
+				ans, err := post(ctx, client, endpoint, b)
+				if err != nil {
+					return fmt.Errorf("submit %s: %w", args[i], err)
+				}
+				fmt.Fprintln(a.Stdout, ans.URL)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&server, "server", "", "the results site, e.g. https://results.example.org")
+	f.BoolVar(&dryRun, "dry-run", false, "print the exact bytes that would be sent, and send nothing")
+	f.StringVar(&note, "note", "", "a note shown with the result (checked like the result: nothing personal)")
+	f.StringArrayVar(&tags, "tag", nil, "a key=value tag shown with the result (repeatable)")
+	f.StringVar(&reproduces, "reproduces", "", "the id of the published result this run reproduces (its /r/ID)")
+	return cmd
+}
+
+// submitEndpoint checks --server and returns the API's submit URL.
+func submitEndpoint(server string, dryRun bool) (string, error) {
+	if server == "" {
+		if dryRun {
+			return "", nil
+		}
+		return "", errors.New("--server is required: the results site's URL, e.g. --server https://results.example.org")
+	}
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--server %q is not an http:// or https:// URL", server)
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("--server: a results site takes no user or password in its URL")
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/results"
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+func parseTags(tags []string) (map[string]string, error) {
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, t := range tags {
+		k, v, ok := strings.Cut(t, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--tag %q: want key=value", t)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// submissionOf builds the redacted submission of one reference: a run, or
+// a sweep (sweep:ID) with all its runs.
+func submissionOf(ctx context.Context, st store.Store, ref string) (*site.Submission, error) {
+	sub := &site.Submission{Format: site.SubmissionFormat}
+	if sref, ok := strings.CutPrefix(ref, "sweep:"); ok {
+		rec, err := getSweep(ctx, st, sref)
+		if err != nil {
+			return nil, err
+		}
+		runs, err := st.SweepRuns(ctx, rec.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(runs) == 0 {
+			return nil, fmt.Errorf("sweep %s has no stored runs to submit", sref)
+		}
+		if sub.Sweep, err = redact.Sweep(rec); err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			red, err := redact.Result(r)
+			if err != nil {
+				return nil, err
+			}
+			sub.Runs = append(sub.Runs, red)
+		}
+		return sub, nil
+	}
+	id, err := st.Resolve(ctx, ref)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fmt.Errorf("no result %q (see: dbmark results list; a sweep is sweep:ID)", ref)
+		}
+		return nil, err
+	}
+	r, err := st.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	red, err := redact.Result(r)
+	if err != nil {
+		return nil, err
+	}
+	sub.Runs = []*result.Result{red}
+	return sub, nil
+}
+
+// post sends one submission and turns every answer but success into one
+// line with the right exit code.
+func post(ctx context.Context, client *http.Client, endpoint string, body []byte) (*site.SubmitAnswer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "dbmark/"+buildinfo.Get().Version)
+	res, err := client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, withCode(ExitUnavailable, fmt.Errorf("cannot reach %s: %v (is dbmark serve running there?)", endpoint, err))
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, withCode(ExitUnavailable, fmt.Errorf("read the answer of %s: %w", endpoint, err))
+	}
+	if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated {
+		var ans site.SubmitAnswer
+		if err := json.Unmarshal(b, &ans); err != nil || ans.URL == "" {
+			return nil, withCode(ExitUnavailable, fmt.Errorf("%s answered %s with no permalink: is it a dbmark results site?", endpoint, res.Status))
+		}
+		return &ans, nil
+	}
+	var ae site.APIError
+	if json.Unmarshal(b, &ae) != nil || ae.Error == "" {
+		return nil, withCode(ExitUnavailable, fmt.Errorf("%s answered %s: is it a dbmark results site?", endpoint, res.Status))
+	}
+	switch {
+	case res.StatusCode == http.StatusTooManyRequests:
+		wait := res.Header.Get("Retry-After")
+		if _, err := strconv.Atoi(wait); err != nil {
+			wait = "?"
+		}
+		return nil, withCode(ExitUnavailable, fmt.Errorf("the server takes no more submissions from you for now: try again in %s s", wait))
+	case res.StatusCode == http.StatusRequestEntityTooLarge:
+		return nil, withCode(ExitUsage, fmt.Errorf("the server refuses it as too large: %s", ae.Error))
+	case res.StatusCode >= 500:
+		return nil, withCode(ExitUnavailable, fmt.Errorf("the server failed (%s): %s", res.Status, ae.Error))
+	}
+	return nil, withCode(ExitUsage, fmt.Errorf("the server refuses it: %s", ae.Error))
+}

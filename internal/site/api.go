@@ -1,0 +1,350 @@
+package site
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/site/sitestore"
+)
+
+// SubmitAnswer is the answer to a submission.
+type SubmitAnswer struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+	// Created is false when the same result was submitted before: ID and
+	// URL are then the existing entry's.
+	Created bool `json:"created"`
+}
+
+// ResultSummary is an entry as lists show it.
+type ResultSummary struct {
+	ID           string            `json:"id"`
+	URL          string            `json:"url"`
+	SubmittedAt  time.Time         `json:"submitted_at"`
+	StartedAt    time.Time         `json:"started_at"`
+	Kind         string            `json:"kind"`
+	Runs         int               `json:"runs"`
+	Status       string            `json:"status"`
+	Released     bool              `json:"released"`
+	Hidden       bool              `json:"hidden,omitempty"`
+	Headline     float64           `json:"headline"`
+	HeadlineUnit string            `json:"headline_unit"`
+	Better       string            `json:"better"`
+	Comparable   string            `json:"comparable"`
+	Reproduces   string            `json:"reproduces,omitempty"`
+	Facets       map[string]string `json:"facets"`
+}
+
+// ResultList is a page of a list.
+type ResultList struct {
+	Results []ResultSummary `json:"results"`
+	// NextCursor fetches the next page; empty on the last.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Facets counts entries per value of each filter (with facets=true).
+	Facets map[string][]sitestore.Count `json:"facets,omitempty"`
+}
+
+// ResultDetail is one entry with its submission.
+type ResultDetail struct {
+	ResultSummary
+	Submission Submission `json:"submission"`
+}
+
+// Comparison is several entries side by side, against the first.
+type Comparison struct {
+	Results []ResultSummary `json:"results"`
+	// Ratios are each headline over the first's, turned so that above 1
+	// is better.
+	Ratios []float64 `json:"ratios"`
+	// Differing are the facets and work options whose values differ.
+	Differing []Difference `json:"differing"`
+}
+
+// Difference is one property and its value in each compared entry.
+type Difference struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+func (s *Server) summary(r *http.Request, e *sitestore.Entry) ResultSummary {
+	return ResultSummary{
+		ID: e.ID, URL: s.baseURL(r) + "/r/" + e.ID, SubmittedAt: e.SubmittedAt, StartedAt: e.StartedAt,
+		Kind: e.Kind, Runs: e.Runs, Status: e.Status, Released: e.Released, Hidden: e.Hidden,
+		Headline: e.Headline, HeadlineUnit: e.HeadlineUnit, Better: e.Better, Comparable: e.Comparable,
+		Reproduces: e.Reproduces, Facets: e.Facets,
+	}
+}
+
+// accept decodes, checks and stores a submission from r.
+func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return SubmitAnswer{}, 0, &Error{Status: http.StatusUnsupportedMediaType, Msg: "send application/json"}
+	}
+	b, err := ReadBody(r.Body, r.Header.Get("Content-Encoding"), s.cfg.MaxBody)
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	sub, err := Decode(b)
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	ctx := r.Context()
+	if sub.Reproduces != "" {
+		if _, err := s.cfg.Store.Get(ctx, sub.Reproduces); err != nil {
+			if errors.Is(err, sitestore.ErrNotFound) {
+				return SubmitAnswer{}, 0, bad("reproduces", "no result %s on this site", sub.Reproduces)
+			}
+			return SubmitAnswer{}, 0, err
+		}
+	}
+	// A result already here costs the client nothing: it gets its link.
+	if id, err := s.cfg.Store.IDOfHash(ctx, sub.Hash()); err == nil {
+		return SubmitAnswer{ID: id, URL: s.baseURL(r) + "/r/" + id}, http.StatusOK, nil
+	} else if !errors.Is(err, sitestore.ErrNotFound) {
+		return SubmitAnswer{}, 0, err
+	}
+	wait, err := s.cfg.Store.Allow(ctx, s.clientKey(r), s.cfg.Now(), s.cfg.Limits)
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	if wait > 0 {
+		secs := int(math.Ceil(wait.Seconds()))
+		return SubmitAnswer{}, secs, &Error{Status: http.StatusTooManyRequests,
+			Msg: fmt.Sprintf("too many submissions from your address: try again in %d s", secs)}
+	}
+	e, err := sub.Entry(s.cfg.Now())
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	id, created, err := s.cfg.Store.Put(ctx, e)
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		s.cfg.Logger.InfoContext(ctx, "result submitted", "id", id, "workload", e.Facets["workload"], "runs", e.Runs)
+	}
+	return SubmitAnswer{ID: id, URL: s.baseURL(r) + "/r/" + id, Created: created}, status, nil
+}
+
+func (s *Server) apiSubmit(w http.ResponseWriter, r *http.Request) {
+	ans, status, err := s.accept(r)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", strconv.Itoa(status))
+		}
+		s.apiError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", ans.URL)
+	writeJSON(w, status, ans)
+}
+
+// listQuery reads a list's filters, search, sort and page from a URL.
+func listQuery(v url.Values) (sitestore.Query, error) {
+	q := sitestore.Query{Filters: map[string]string{}, Search: v.Get("q"), Sort: v.Get("sort"), Cursor: v.Get("cursor")}
+	for k, vals := range v {
+		switch k {
+		case "q", "sort", "cursor", "limit", "facets", "ids":
+			continue
+		}
+		if len(vals) == 0 || vals[0] == "" {
+			continue
+		}
+		q.Filters[k] = vals[0]
+	}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil {
+			return q, bad("limit", "not a number")
+		}
+		q.Limit = n
+	}
+	return q, nil
+}
+
+func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r.URL.Query())
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	rows, next, err := s.cfg.Store.List(r.Context(), q)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := ResultList{Results: []ResultSummary{}, NextCursor: next}
+	for i := range rows {
+		out.Results = append(out.Results, s.summary(r, &rows[i]))
+	}
+	if r.URL.Query().Get("facets") == "true" {
+		if out.Facets, err = s.facetCounts(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// visible returns entry id with its submission, unless it is hidden (an
+// admin still sees it).
+func (s *Server) visible(r *http.Request, id string) (*sitestore.Entry, *Submission, error) {
+	e, err := s.cfg.Store.Get(r.Context(), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Hidden && !s.isAdmin(r.Header.Get("Authorization")) {
+		return nil, nil, fmt.Errorf("%w: hidden", sitestore.ErrNotFound)
+	}
+	var sub Submission
+	if err := json.Unmarshal(e.Document, &sub); err != nil {
+		return nil, nil, fmt.Errorf("decode stored result %s: %w", id, err)
+	}
+	return e, &sub, nil
+}
+
+func (s *Server) apiGet(w http.ResponseWriter, r *http.Request) {
+	e, sub, err := s.visible(r, r.PathValue("id"))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ResultDetail{ResultSummary: s.summary(r, e), Submission: *sub})
+}
+
+// maxCompare is how many results one comparison takes.
+const maxCompare = 12
+
+// compare loads the entries named by ids (comma-separated).
+func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Submission, error) {
+	var es []*sitestore.Entry
+	var subs []*Submission
+	seen := map[string]bool{}
+	for _, id := range strings.Split(ids, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if len(es) == maxCompare {
+			return nil, nil, bad("ids", "at most %d results", maxCompare)
+		}
+		e, sub, err := s.visible(r, id)
+		if errors.Is(err, sitestore.ErrNotFound) {
+			return nil, nil, &Error{Status: http.StatusNotFound, Field: "ids", Msg: fmt.Sprintf("no result %q", id)}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		es, subs = append(es, e), append(subs, sub)
+	}
+	if len(es) < 2 {
+		return nil, nil, bad("ids", "name two results or more, separated by commas")
+	}
+	return es, subs, nil
+}
+
+func comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}}
+	for _, e := range es {
+		c.Results = append(c.Results, sum(e))
+		c.Ratios = append(c.Ratios, ratio(e.Better, e.Headline, es[0].Headline))
+	}
+	props := make([]map[string]string, len(es))
+	var names []string
+	seen := map[string]bool{}
+	for i, e := range es {
+		props[i] = map[string]string{}
+		add := func(k, v string) {
+			props[i][k] = v
+			if !seen[k] {
+				seen[k] = true
+				names = append(names, k)
+			}
+		}
+		for _, f := range sitestore.Facets {
+			add(f.Label, e.Facets[f.Key])
+		}
+		for _, o := range WorkOptions(subs[i].Primary()) {
+			add("option "+o[0], o[1])
+		}
+		if t := subs[i].Primary().Target.EngineFacts; t != nil {
+			for k, nd := range t.NonDefault {
+				add("setting "+k, nd.Value)
+			}
+		}
+	}
+	for _, k := range names {
+		vals := make([]string, len(es))
+		same := true
+		for i := range es {
+			vals[i] = props[i][k]
+			same = same && vals[i] == vals[0]
+		}
+		if !same {
+			c.Differing = append(c.Differing, Difference{Name: k, Values: vals})
+		}
+	}
+	return c
+}
+
+// ratio is v against base, above 1 when v is better.
+func ratio(better string, v, base float64) float64 {
+	if v == 0 || base == 0 {
+		return 0
+	}
+	if better == "lower" {
+		return base / v
+	}
+	return v / base
+}
+
+func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
+	es, subs, err := s.compare(r, r.URL.Query().Get("ids"))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return s.summary(r, e) }))
+}
+
+// ModerationAnswer is the answer to a moderation request.
+type ModerationAnswer struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+}
+
+func (s *Server) apiHide(hidden bool) http.HandlerFunc {
+	action := map[bool]string{true: "hidden", false: "shown"}[hidden]
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if err := s.cfg.Store.SetHidden(r.Context(), id, hidden); err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+		s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", action)
+		s.facets.reset()
+		writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: action})
+	}
+}
+
+func (s *Server) apiDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.cfg.Store.Delete(r.Context(), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", "deleted")
+	s.facets.reset()
+	writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: "deleted"})
+}

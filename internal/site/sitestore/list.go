@@ -1,0 +1,362 @@
+package sitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sort orders of List.
+const (
+	SortNew      = "new"      // newest submission first
+	SortHeadline = "headline" // highest headline first
+	SortLow      = "headline_asc"
+)
+
+// Query narrows and orders List.
+type Query struct {
+	Filters       map[string]string // facet key -> value; unknown keys are refused
+	Search        string            // words each found in the entry's facets or id
+	Sort          string            // SortNew (default), SortHeadline or SortLow
+	Cursor        string            // from the previous page; "" for the first
+	Limit         int               // 1 to 500; 0 means 50
+	IncludeHidden bool
+	Comparable    string // only entries with this comparable key
+	Reproduces    string // only reproductions of this entry
+	// Eligible keeps only entries a leaderboard ranks: ok, released, visible.
+	Eligible bool
+}
+
+// ErrBadQuery is returned (wrapped) for a filter, sort or cursor that is
+// not valid; the message names it.
+var ErrBadQuery = errors.New("bad query")
+
+// cursor is the position after the last entry of a page: keyset
+// pagination, so a page costs the same however deep it is.
+type cursor struct {
+	Sort     string  `json:"s"`
+	Seq      int64   `json:"q"`
+	Headline float64 `json:"h,omitempty"`
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s, sort string) (cursor, error) {
+	var c cursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Sort != sort || math.IsNaN(c.Headline) {
+		return c, fmt.Errorf("%w: cursor is not one this list gave (start again without it)", ErrBadQuery)
+	}
+	return c, nil
+}
+
+// where builds the WHERE clause of q, leaving out the facet skip (for
+// counting that facet's values).
+func (s *Store) where(q Query, skip string) (string, []any, error) {
+	var conds []string
+	var args []any
+	if !q.IncludeHidden {
+		conds = append(conds, "hidden = 0")
+	}
+	for k, v := range q.Filters {
+		if !isFacet(k) {
+			return "", nil, fmt.Errorf("%w: no filter %q", ErrBadQuery, k)
+		}
+		if k == skip {
+			continue
+		}
+		conds = append(conds, k+" = ?") // k is one of Facets, never user text
+		args = append(args, v)
+	}
+	for _, w := range strings.Fields(strings.ToLower(q.Search)) {
+		if len(args) > 64 {
+			break
+		}
+		// instr, not LIKE: the user's % and _ are plain characters.
+		if s.pg {
+			conds = append(conds, "strpos(search, ?) > 0")
+		} else {
+			conds = append(conds, "instr(search, ?) > 0")
+		}
+		args = append(args, w)
+	}
+	if q.Comparable != "" {
+		conds = append(conds, "comparable = ?")
+		args = append(args, q.Comparable)
+	}
+	if q.Reproduces != "" {
+		conds = append(conds, "reproduces = ?")
+		args = append(args, q.Reproduces)
+	}
+	if q.Eligible {
+		conds = append(conds, "status = 'ok'", "released = 1", "hidden = 0")
+	}
+	if len(conds) == 0 {
+		return "", args, nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
+}
+
+// List returns a page of entries matching q, without their documents, and
+// the cursor of the next page ("" after the last).
+func (s *Store) List(ctx context.Context, q Query) ([]Entry, string, error) {
+	if q.Sort == "" {
+		q.Sort = SortNew
+	}
+	if q.Limit == 0 {
+		q.Limit = 50
+	}
+	if q.Limit < 1 || q.Limit > 500 {
+		return nil, "", fmt.Errorf("%w: limit %d is not between 1 and 500", ErrBadQuery, q.Limit)
+	}
+	where, args, err := s.where(q, "")
+	if err != nil {
+		return nil, "", err
+	}
+	var order string
+	var after string
+	var c cursor
+	if q.Cursor != "" {
+		if c, err = decodeCursor(q.Cursor, q.Sort); err != nil {
+			return nil, "", err
+		}
+	}
+	switch q.Sort {
+	case SortNew:
+		order = " ORDER BY seq DESC"
+		if q.Cursor != "" {
+			after, args = "seq < ?", append(args, c.Seq)
+		}
+	case SortHeadline:
+		order = " ORDER BY headline DESC, seq DESC"
+		if q.Cursor != "" {
+			after, args = "(headline < ? OR (headline = ? AND seq < ?))", append(args, c.Headline, c.Headline, c.Seq)
+		}
+	case SortLow:
+		order = " ORDER BY headline ASC, seq DESC"
+		if q.Cursor != "" {
+			after, args = "(headline > ? OR (headline = ? AND seq < ?))", append(args, c.Headline, c.Headline, c.Seq)
+		}
+	default:
+		return nil, "", fmt.Errorf("%w: sort %q is not new, headline or headline_asc", ErrBadQuery, q.Sort)
+	}
+	if after != "" {
+		if where == "" {
+			where = " WHERE " + after
+		} else {
+			where += " AND " + after
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries"+where+order+fmt.Sprintf(" LIMIT %d", q.Limit+1)), args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("site store: list: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	var last cursor
+	for rows.Next() {
+		e, seq, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, "", fmt.Errorf("site store: list: %w", err)
+		}
+		if len(out) == q.Limit {
+			return out, last.encode(), rows.Err()
+		}
+		out = append(out, e)
+		last = cursor{Sort: q.Sort, Seq: seq, Headline: e.Headline}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("site store: list: %w", err)
+	}
+	return out, "", nil
+}
+
+// Count is one facet value and how many entries have it.
+type Count struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
+}
+
+// Facets counts, for each facet, the entries per value among those q
+// matches with that facet's own filter left out (so a reader sees what
+// else the facet could be set to). At most 30 values a facet, most first.
+// keys chooses the facets; none means all.
+//
+// The facets without a filter of their own share one scan of the matching
+// rows, counted here; each filtered facet needs a scan without its filter.
+func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
+	scans := map[string][]string{} // the filter left out -> the facets counted
+	for _, f := range Facets {
+		if len(keys) > 0 && !slices.Contains(keys, f.Key) {
+			continue
+		}
+		if _, ok := q.Filters[f.Key]; ok {
+			scans[f.Key] = append(scans[f.Key], f.Key)
+		} else {
+			scans[""] = append(scans[""], f.Key)
+		}
+	}
+	out := map[string][]Count{}
+	for skip, cols := range scans {
+		where, args, err := s.where(q, skip)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := s.count(ctx, cols, where, args)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cols {
+			out[c] = top(counts[i], 30)
+		}
+	}
+	return out, nil
+}
+
+// count reads cols of the rows where selects and counts each column's
+// values.
+func (s *Store) count(ctx context.Context, cols []string, where string, args []any) ([]map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+strings.Join(cols, ", ")+" FROM entries"+where), args...)
+	if err != nil {
+		return nil, fmt.Errorf("site store: count: %w", err)
+	}
+	defer rows.Close()
+	counts := make([]map[string]int, len(cols))
+	vals := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range cols {
+		counts[i] = map[string]int{}
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("site store: count: %w", err)
+		}
+		for i, v := range vals {
+			counts[i][string(v)]++ // the map's key conversion does not allocate for a present key
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("site store: count: %w", err)
+	}
+	return counts, nil
+}
+
+// top is the n most frequent values, most first, then by value.
+func top(m map[string]int, n int) []Count {
+	out := make([]Count, 0, len(m))
+	for v, c := range m {
+		out = append(out, Count{Value: v, Count: c})
+	}
+	slices.SortFunc(out, func(a, b Count) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Limits are the submissions one client may make.
+type Limits struct {
+	PerMinute int
+	PerDay    int
+}
+
+// Allow records a submission by client at now if the limits allow it, or
+// returns how long the client must wait. client is a keyed hash, never an
+// address.
+func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limits) (wait time.Duration, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("site store: rate limit: %w", err)
+	}
+	defer tx.Rollback()
+	nowUS := micros(now)
+	day := int64(24 * time.Hour / time.Microsecond)
+	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM submit_events WHERE at_us <= ?"), nowUS-day); err != nil {
+		return 0, fmt.Errorf("site store: rate limit: %w", err)
+	}
+	for _, w := range []struct {
+		n      int
+		window int64
+	}{{l.PerMinute, int64(time.Minute / time.Microsecond)}, {l.PerDay, day}} {
+		if w.n <= 0 {
+			continue
+		}
+		var count int
+		var oldest *int64
+		// The oldest event among the newest n decides when one more fits.
+		err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*), MIN(at_us) FROM (SELECT at_us FROM submit_events WHERE client = ? AND at_us > ? ORDER BY at_us DESC LIMIT ?) AS recent"),
+			client, nowUS-w.window, w.n).Scan(&count, &oldest)
+		if err != nil {
+			return 0, fmt.Errorf("site store: rate limit: %w", err)
+		}
+		if count >= w.n && oldest != nil {
+			wait := time.Duration(*oldest+w.window-nowUS) * time.Microsecond
+			return max(wait, time.Second), nil
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO submit_events (client, at_us) VALUES (?, ?)"), client, nowUS); err != nil {
+		return 0, fmt.Errorf("site store: rate limit: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("site store: rate limit: %w", err)
+	}
+	return 0, nil
+}
+
+// Eligible returns every entry a leaderboard of workload ("" for all)
+// may rank: ok runs of released builds, not hidden.
+func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE (workload = ? OR ? = '') AND status = 'ok' AND released = 1 AND hidden = 0 ORDER BY seq"), workload, workload)
+	if err != nil {
+		return nil, fmt.Errorf("site store: leaderboard: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, _, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, fmt.Errorf("site store: leaderboard: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Reproductions returns the visible entries that reproduce entry id,
+// newest first (at most 100).
+func (s *Store) Reproductions(ctx context.Context, id string) ([]Entry, error) {
+	// reproduces alone in the condition: the (reproduces, seq) index
+	// answers it, where hidden = 0 would tempt the planner to scan by seq.
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100"), id)
+	if err != nil {
+		return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, _, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
+		}
+		if !e.Hidden {
+			out = append(out, e)
+		}
+	}
+	return out, rows.Err()
+}

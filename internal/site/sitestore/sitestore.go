@@ -1,0 +1,414 @@
+// Package sitestore is the public results site's database: the submitted
+// (redacted) documents with the columns that lists, facets and leaderboards
+// read, the submission events the rate limits count, and the secret the
+// servers share. It is never the user's own results store.
+//
+// SQLite (a file, the default, for trying the site with no set-up) and
+// PostgreSQL (production: several servers share one database and keep no
+// state of their own) share the queries; goose migrations create the schema.
+package sitestore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// ErrNotFound is returned (wrapped) when no entry has the id.
+var ErrNotFound = errors.New("no such result")
+
+// Facet is a column a list can be filtered and counted by.
+type Facet struct {
+	Key   string // the column and the URL parameter
+	Label string
+}
+
+// Facets are the filterable columns, in the order pages show them. Only
+// these names ever reach SQL as column names.
+var Facets = []Facet{
+	{"workload", "workload"}, {"workload_version", "workload version"},
+	{"engine", "engine"}, {"engine_version", "engine version"},
+	{"cpu_model", "CPU model"}, {"cpus", "CPUs"}, {"memory", "memory"},
+	{"disk_model", "storage"}, {"rotational", "rotational"}, {"raid", "RAID"},
+	{"fs", "filesystem"}, {"mount_options", "mount options"},
+	{"virtualization", "virtualization or cloud"}, {"kernel", "kernel"},
+	{"dbmark", "dbmark version"}, {"month", "date"}, {"status", "status"},
+}
+
+func isFacet(k string) bool {
+	for _, f := range Facets {
+		if f.Key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Entry is one submission as stored.
+type Entry struct {
+	ID           string // the permalink's id
+	Hash         string // canonical hash of the runs: equal documents, equal hash
+	SubmittedAt  time.Time
+	StartedAt    time.Time
+	Hidden       bool
+	Released     bool   // made by a released dbmark build
+	Status       string // "ok", or the worst status of its runs
+	Kind         string // "run" or "sweep"
+	Runs         int
+	Headline     float64
+	HeadlineUnit string
+	Better       string // "higher" or "lower"
+	// Comparable is a key shared by results that did the same work (the
+	// workload, its version and the options that change the work).
+	Comparable string
+	Reproduces string            // the id of the result this one reproduces
+	Facets     map[string]string // by Facet.Key ("status" is Status)
+	Document   []byte            // the submission as stored; nil in lists
+}
+
+// Store is the site's database. It is safe for concurrent use, and several
+// processes may share one.
+type Store struct {
+	db *sql.DB
+	pg bool
+}
+
+// Open opens the site database named by dsn (a SQLite file path or
+// postgres://...), creating and migrating it as needed.
+func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	lower := strings.ToLower(dsn)
+	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
+		cfg, err := pgx.ParseConfig(dsn) // its errors never show the password
+		if err != nil {
+			return nil, fmt.Errorf("site store: %w", err)
+		}
+		db := stdlib.OpenDB(*cfg)
+		// Requests beyond the pool wait for a connection rather than open
+		// more: the database, not the number of clients, sets the pace.
+		db.SetMaxOpenConns(16)
+		db.SetMaxIdleConns(16)
+		s := &Store{db: db, pg: true}
+		if err := s.migratePostgres(ctx, logger); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("site store: open %s: %w", redactURL(dsn), err)
+		}
+		return s, nil
+	}
+	if strings.Contains(dsn, "://") {
+		return nil, fmt.Errorf("site store: %q is neither a file nor a postgres:// URL", redactURL(dsn))
+	}
+	if dsn == "" {
+		return nil, errors.New("site store: no file or postgres:// URL given")
+	}
+	abs, err := filepath.Abs(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("site store: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("site store: create directory: %w", err)
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", "10000")
+	q.Set("_txlock", "immediate") // writers queue on the busy timeout instead of failing
+	q.Set("_journal_mode", "WAL")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	db, err := sql.Open("sqlite3", u.String())
+	if err != nil {
+		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
+	}
+	// A few connections: WAL lets readers run beside the writer, and each
+	// connection has a page cache of its own.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	s := &Store{db: db}
+	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+func (s *Store) migratePostgres(ctx context.Context, logger *slog.Logger) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	// Servers starting together: one migrates, the others wait on the lock
+	// and then find nothing to do. The lock goes with the transaction.
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("lock for migration: %w", err)
+	}
+	defer tx.Rollback()
+	const lockID = 0x64626d73697465 // "dbmsite"
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
+		return fmt.Errorf("lock for migration: %w", err)
+	}
+	return s.migrate(ctx, goose.DialectPostgres, "migrations/postgres", logger)
+}
+
+func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, dir string, logger *slog.Logger) error {
+	fsys, err := fs.Sub(migrations, dir)
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(dialect, s.db, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
+		goose.WithTableName("site_goose_version"))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	current, target, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current >= target {
+		return nil // a newer server may have migrated further; migrations only add
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate schema from version %d to %d: %w", current, target, err)
+	}
+	return nil
+}
+
+// q turns the ? placeholders the queries are written with into $n for
+// PostgreSQL. No query holds a literal '?'.
+func (s *Store) q(query string) string {
+	if !s.pg {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// facetColumns are the facet columns the entries table keeps, without
+// status (a column of its own).
+func facetColumns() []string {
+	var out []string
+	for _, f := range Facets {
+		if f.Key != "status" {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}
+
+// Put stores e unless an entry with the same hash exists. It returns the
+// id of the stored entry (e's, or the existing one's) and whether e was new.
+func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err error) {
+	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
+		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
+	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
+		e.Status, e.Kind, e.Runs, e.Headline, e.HeadlineUnit, e.Better, e.Comparable, e.Reproduces, searchText(e)}
+	for _, c := range facetColumns() {
+		cols = append(cols, c)
+		args = append(args, e.Facets[c])
+	}
+	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q(query), args...)
+	if err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	if n == 0 {
+		tx.Rollback()
+		id, err = s.IDOfHash(ctx, e.Hash)
+		return id, false, err
+	}
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	return e.ID, true, nil
+}
+
+// IDOfHash returns the id of the entry with this canonical hash.
+func (s *Store) IDOfHash(ctx context.Context, hash string) (string, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, s.q("SELECT id FROM entries WHERE hash = ?"), hash).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("site store: find by hash: %w", err)
+	}
+	return id, nil
+}
+
+func searchText(e *Entry) string {
+	parts := []string{e.ID}
+	for _, c := range facetColumns() {
+		parts = append(parts, e.Facets[c])
+	}
+	return strings.ToLower(strings.Join(parts, " "))
+}
+
+// listColumns are what a listed entry reads: everything but the document.
+func listColumns() string {
+	return "seq, id, hash, submitted_us, started_us, hidden, released, status, kind, runs, headline, headline_unit, better, comparable, reproduces, " +
+		strings.Join(facetColumns(), ", ")
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanEntry(sc scanner, withDoc bool) (Entry, int64, error) {
+	var e Entry
+	var seq, sub, start int64
+	var hidden, released int
+	fc := facetColumns()
+	vals := make([]string, len(fc))
+	dest := []any{&seq, &e.ID, &e.Hash, &sub, &start, &hidden, &released, &e.Status, &e.Kind, &e.Runs, &e.Headline,
+		&e.HeadlineUnit, &e.Better, &e.Comparable, &e.Reproduces}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	var doc string
+	if withDoc {
+		dest = append(dest, &doc)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return e, 0, err
+	}
+	e.SubmittedAt, e.StartedAt = fromMicros(sub), fromMicros(start)
+	e.Hidden, e.Released = hidden != 0, released != 0
+	e.Facets = map[string]string{"status": e.Status}
+	for i, c := range fc {
+		e.Facets[c] = vals[i]
+	}
+	if withDoc {
+		e.Document = []byte(doc)
+	}
+	return e, seq, nil
+}
+
+// Get returns entry id with its document, hidden or not.
+func (s *Store) Get(ctx context.Context, id string) (*Entry, error) {
+	row := s.db.QueryRowContext(ctx, s.q("SELECT "+listColumns()+", d.document FROM entries JOIN documents d USING (id) WHERE id = ?"), id)
+	e, _, err := scanEntry(row, true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("site store: result %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("site store: result %q: %w", id, err)
+	}
+	return &e, nil
+}
+
+// SetHidden hides or shows entry id.
+func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
+	return s.one(res, err, "hide", id)
+}
+
+// Delete removes entry id and its document.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
+	if err := s.one(res, err, "delete", id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("site store: delete %q: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Store) one(res sql.Result, err error, what, id string) error {
+	if err != nil {
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
+	} else if n == 0 {
+		return fmt.Errorf("site store: %s %q: %w", what, id, ErrNotFound)
+	}
+	return nil
+}
+
+// Secret returns the named secret, creating it (32 random bytes, hex) on
+// first use; every server on the store reads the same one.
+func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO site_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
+		name, hex.EncodeToString(b[:])); err != nil {
+		return nil, fmt.Errorf("site store: secret: %w", err)
+	}
+	var v string
+	if err := s.db.QueryRowContext(ctx, s.q("SELECT value FROM site_secrets WHERE name = ?"), name).Scan(&v); err != nil {
+		return nil, fmt.Errorf("site store: secret: %w", err)
+	}
+	return hex.DecodeString(v)
+}
