@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -70,6 +72,7 @@ func TestReadmeExamples(t *testing.T) {
 		"postgres:///bench?", "postgres:///"+readmeDB+"?",
 		"@127.0.0.1:53306/sbtest", "@127.0.0.1:53306/"+readmeDB,
 		"@localhost/sbtest?", "@localhost/"+readmeDB+"?",
+		"127.0.0.1:8080", freeAddr(t),
 	)
 	block = strings.NewReplacer(pairs...).Replace(block)
 
@@ -84,6 +87,14 @@ func TestReadmeExamples(t *testing.T) {
 
 	ctx := context.Background()
 	ran := 0
+	// A command sent to the background (the results site) runs until the
+	// README's "kill %1", or the end of the test.
+	var stopBackground func()
+	t.Cleanup(func() {
+		if stopBackground != nil {
+			stopBackground()
+		}
+	})
 	for _, line := range strings.Split(block, "\n") {
 		cmds, err := parseLine(line)
 		if err != nil {
@@ -93,6 +104,13 @@ func TestReadmeExamples(t *testing.T) {
 			switch {
 			case c.args[0] == "make":
 				t.Logf("skipped (the test runs dbmark in-process, built with the test): %s", line)
+				continue
+			case c.args[0] == "kill" && len(c.args) == 2 && c.args[1] == "%1":
+				if stopBackground == nil {
+					t.Fatalf("%s: nothing runs in the background", line)
+				}
+				stopBackground()
+				stopBackground = nil
 				continue
 			case c.args[0] == "mkdir":
 				if err := os.MkdirAll(c.args[len(c.args)-1], 0o755); err != nil {
@@ -108,6 +126,11 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			if (c.args[1] == "quick" || c.args[1] == "report") && chartErr != nil {
 				t.Logf("skipped (%v): %s", chartErr, line)
+				continue
+			}
+			if c.background {
+				stopBackground = background(t, c.args[1:])
+				ran++
 				continue
 			}
 			var out, errb bytes.Buffer
@@ -169,8 +192,9 @@ func needsServer(line string) string {
 // command is one command of a line: its words, and the file its standard
 // output goes to ("" for none).
 type command struct {
-	args   []string
-	stdout string
+	args       []string
+	stdout     string
+	background bool // ends in a single &: runs until "kill %1"
 }
 
 // parseLine splits a line of the README as a shell would for what the
@@ -213,6 +237,8 @@ func parseLine(line string) ([]command, error) {
 			cmds = append(cmds, cur)
 			cur = command{}
 			i++
+		case ch == '&' && !inWord:
+			cur.background = true
 		default:
 			word.WriteByte(ch)
 			inWord = true
@@ -243,5 +269,56 @@ func createDB(t *testing.T, raw string) {
 	if err := c.Exec(ctx, "CREATE DATABASE "+readmeDB); err != nil && !strings.Contains(err.Error(), "exists") {
 		u, _ := url.Parse(raw)
 		t.Fatalf("create database %s on %s: %v", readmeDB, u.Redacted(), err)
+	}
+}
+
+// freeAddr is a loopback address no one listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// background runs dbmark with args until the returned stop is called; a
+// command with --listen is waited for until it answers there.
+func background(t *testing.T, args []string) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- cli.Main(ctx, args, io.Discard, &errb) }()
+	for i, a := range args {
+		if a != "--listen" || i+1 >= len(args) {
+			continue
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			if c, err := net.Dial("tcp", args[i+1]); err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case code := <-done:
+				cancel()
+				t.Fatalf("dbmark %s ended with exit %d before it listened: %s", strings.Join(args, " "), code, errb.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("dbmark %s does not listen on %s", strings.Join(args, " "), args[i+1])
+			}
+		}
+	}
+	return func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("dbmark %s did not end 15 s after it was told to", strings.Join(args, " "))
+		}
 	}
 }

@@ -215,6 +215,14 @@ type Registry struct {
 	interval   *Totals
 }
 
+// StartAt moves the registry's start to t, before anything was recorded:
+// the run's clock starts when its clients are ready.
+func (r *Registry) StartAt(t time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.start, r.last, r.cumStart = t, t, t
+}
+
 // NewRegistry prepares a registry for the given operations.
 func NewRegistry(specs []OpSpec, start time.Time) *Registry {
 	r := &Registry{specs: specs, start: start, last: start, cumStart: start}

@@ -98,7 +98,6 @@ func TestTakingTurnsIsWarned(t *testing.T) {
 	load := &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			<-turn
 			return &turnTaker{turn: turn}, nil
 		},
 	}
@@ -114,11 +113,18 @@ func TestTakingTurnsIsWarned(t *testing.T) {
 }
 
 // turnTaker runs its events only while it holds the one turn, which it
-// hands on and waits for again between events, where no latency is
-// timed (workload.EventObserver).
-type turnTaker struct{ turn chan struct{} }
+// takes in its first event and then hands on and waits for again between
+// events, where no latency is timed (workload.EventObserver).
+type turnTaker struct {
+	turn chan struct{}
+	held bool
+}
 
 func (w *turnTaker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
+	if !w.held {
+		<-w.turn
+		w.held = true
+	}
 	time.Sleep(2 * time.Millisecond)
 	return 0, nil
 }
@@ -129,9 +135,8 @@ func (w *turnTaker) Observe(workload.EventInfo) {
 }
 
 func (w *turnTaker) Close() error {
-	select {
-	case w.turn <- struct{}{}:
-	default:
+	if w.held {
+		w.turn <- struct{}{}
 	}
 	return nil
 }

@@ -138,25 +138,23 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	sctx, stop := context.WithCancelCause(wctx)
 	defer stop(nil)
 	wctx = workload.WithStop(wctx, sctx)
-	if cfg.Duration > 0 {
-		stopTimer := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stop(errTimeUp) })
-		defer stopTimer.Stop()
-		drainTimer := time.AfterFunc(cfg.Warmup+cfg.Duration+drainFor, func() { cancel(errTimeUp) })
-		defer drainTimer.Stop()
-	}
-	warmupEnd := start.Add(cfg.Warmup)
 
 	// One goroutine per client, each with its own connection: N clients
-	// are N statements in flight.
-	var wg sync.WaitGroup
+	// are N statements in flight. The measured time starts when every
+	// client has connected and set up its worker (pgbench's "without
+	// initial connection time"): a run's first second would otherwise
+	// count connections and prepares as time no event ran.
+	var wg, connected sync.WaitGroup
 	perWorker := splitEvents(cfg.Events, cfg.Threads)
 	r.clients = make([]client, cfg.Threads)
+	begin := make(chan struct{})
 	for i := range cfg.Threads {
 		wg.Add(1)
+		connected.Add(1)
 		go func() {
 			defer wg.Done()
 			defer r.clients[i].finish()
-			if err := r.serve(wctx, i, perWorker[i]); err != nil {
+			if err := r.serve(wctx, i, perWorker[i], connected.Done, begin); err != nil {
 				cancel(err)
 			}
 		}()
@@ -166,6 +164,27 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 		wg.Wait()
 		close(done)
 	}()
+	allConnected := make(chan struct{})
+	go func() {
+		connected.Wait()
+		close(allConnected)
+	}()
+	select {
+	case <-allConnected:
+	case <-wctx.Done(): // a client could not connect, or the run was interrupted
+	}
+	start = time.Now()
+	r.start = start
+	reg.StartAt(start)
+	close(begin)
+
+	if cfg.Duration > 0 {
+		stopTimer := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stop(errTimeUp) })
+		defer stopTimer.Stop()
+		drainTimer := time.AfterFunc(cfg.Warmup+cfg.Duration+drainFor, func() { cancel(errTimeUp) })
+		defer drainTimer.Stop()
+	}
+	warmupEnd := start.Add(cfg.Warmup)
 
 	tickEvery := cfg.ReportInterval
 	if tickEvery == 0 {
@@ -410,7 +429,6 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 		return nil, nil
 	}
 	cl := &r.clients[id]
-	cl.begin(r.since(time.Now()))
 	h := r.reg.NewHandle()
 	conn, w, err := r.connect(ctx, id, h, false)
 	cl.end(conn)
@@ -420,15 +438,7 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 		}
 		return nil, &FatalError{Worker: id, Err: err}
 	}
-	wk := &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock(), cl: cl}
-	rate := r.cfg.Rate / float64(r.cfg.Threads)
-	if r.load.WorkerRate != nil {
-		rate = r.load.WorkerRate(id)
-	}
-	if rate > 0 {
-		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), time.Now())
-	}
-	return wk, nil
+	return &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock(), cl: cl}, nil
 }
 
 func (wk *worker) close() {
@@ -442,12 +452,28 @@ func (wk *worker) close() {
 
 // serve runs worker id until it has done its events, the run stops, or a
 // fatal error, which it returns.
-func (r *run) serve(ctx context.Context, id int, events int64) error {
+// serve connects worker id, says so with connected, waits for begin,
+// and runs the worker until it has done its events, the run stops, or a
+// fatal error, which it returns.
+func (r *run) serve(ctx context.Context, id int, events int64, connected func(), begin <-chan struct{}) error {
 	wk, err := r.newWorker(ctx, id, events)
+	connected()
 	if wk == nil {
 		return err
 	}
 	defer wk.close()
+	select {
+	case <-begin:
+	case <-ctx.Done():
+		return nil
+	}
+	rate := r.cfg.Rate / float64(r.cfg.Threads)
+	if r.load.WorkerRate != nil {
+		rate = r.load.WorkerRate(id)
+	}
+	if rate > 0 {
+		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), r.start)
+	}
 	return r.runWorker(ctx, wk)
 }
 
