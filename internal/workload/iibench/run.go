@@ -158,7 +158,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 			if id < o.Inserters {
 				return s.newInserter(id, conn, h), nil
 			}
-			return s.newQuerier(ctx, id, conn, h)
+			return s.newQuerier(id, conn, h), nil
 		},
 		Close: func(context.Context) error {
 			s.stopSizer()
@@ -457,21 +457,27 @@ type querier struct {
 	next int
 	buf  []byte
 	last time.Time
+	// started says the table held --query-after-rows rows once.
+	started bool
 }
 
-// newQuerier waits, uncounted, until the table holds --query-after-rows
-// rows (or the inserts are over).
-func (s *shared) newQuerier(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*querier, error) {
-	q := &querier{shared: s, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id))}
-	stop := workload.Stop(ctx)
-	for s.tableRows() < int64(s.o.QueryAfterRows) && !s.insertsDone() {
-		select {
-		case <-stop.Done():
-			return nil, context.Cause(stop)
-		case <-time.After(10 * time.Millisecond):
-		}
+func (s *shared) newQuerier(id int, conn target.Conn, h *metrics.Handle) *querier {
+	return &querier{shared: s, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id))}
+}
+
+// waitForRows waits, uncounted, until the table holds --query-after-rows
+// rows (or the inserts are over), a little at a time: each wait is an
+// event the querier records itself, as nothing.
+func (q *querier) waitForRows(ctx context.Context) bool {
+	if q.started || q.tableRows() >= int64(q.o.QueryAfterRows) || q.insertsDone() {
+		q.started = true
+		return false
 	}
-	return q, nil
+	select {
+	case <-workload.Stop(ctx).Done():
+	case <-time.After(10 * time.Millisecond):
+	}
+	return true
 }
 
 func (q *querier) Close() error { return nil }
@@ -481,6 +487,9 @@ func (q *querier) Close() error { return nil }
 func (q *querier) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 	if q.insertsDone() {
 		return 0, workload.ErrWorkerDone
+	}
+	if q.waitForRows(ctx) {
+		return metrics.SelfRecorded, nil
 	}
 	shape := q.next % (1 + len(q.idx))
 	q.next++
