@@ -393,3 +393,29 @@ func TestFaultENOSPCDuringStoreSave(t *testing.T) {
 		t.Fatalf("kept result: status %s, %d events", r.Status, r.Summary.Events)
 	}
 }
+
+// TestFaultNowhereToKeepTheResult fills the disk that holds the store,
+// the data directory and the --json file: dbmark says in one line that
+// the result is lost, and still prints what it measured.
+func TestFaultNowhereToKeepTheResult(t *testing.T) {
+	mnt := tmpfs(t, "2m")
+	t.Setenv("DBMARK_HOME", filepath.Join(mnt, "home"))
+	storePath := filepath.Join(mnt, "results.db")
+	if o := dbmark(t, context.Background(), "results", "list", "--store", storePath); o.code != 0 {
+		t.Fatalf("create the store: %s", o.stderr)
+	}
+	p := startDbmark(t, pgRunArgs(t, "2", "--report-interval", "200ms", "--store", storePath, "--json", filepath.Join(mnt, "r.json"))...)
+	p.waitFor(t, "[ ", 30*time.Second)
+	fill(t, mnt, 0)
+	if code := p.wait(t, 60*time.Second); code == 0 {
+		t.Fatalf("exit 0 with nowhere to keep the result\nstderr: %s", p.stderr)
+	}
+	stderr := strings.TrimSpace(p.stderr.String())
+	lines := strings.Split(stderr, "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "dbmark: ") || !strings.Contains(last, "could not be kept anywhere and is lost") {
+		t.Fatalf("stderr %q: want a last line saying the result is lost", stderr)
+	}
+	if out := p.stdout.String(); !strings.Contains(out, "General statistics") {
+		t.Fatalf("the summary of what was measured is missing:\n%s", out)
+	}
+}

@@ -413,6 +413,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
 	if err := a.keep(saveCtx, o.out, res, st, f.jsonPath); err != nil {
+		// What was measured is shown even when it could not be kept.
+		report.Summary(o.out, res)
 		return res, withCode(ExitRunFailed, err)
 	}
 	report.Summary(o.out, res)
@@ -445,26 +447,48 @@ func (a *App) reprepare(ctx context.Context, w workload.Workload, env workload.E
 // the document goes to a file in the data directory so nothing is lost.
 func (a *App) keep(ctx context.Context, out io.Writer, res *result.Result, st store.Store, jsonPath string) error {
 	var errs []error
+	kept := st == nil && jsonPath == "" // --no-store without --json: nothing to keep
 	if jsonPath != "" {
 		if err := result.WriteFile(jsonPath, res); err != nil {
 			errs = append(errs, err)
+		} else {
+			kept = true
 		}
 	}
 	if st != nil {
 		id, err := st.Save(ctx, res)
 		if err == nil {
 			fmt.Fprintf(out, "result %d saved (%s)\n", id, res.ID)
-			return errors.Join(errs...)
+			return joinLine(errs)
 		}
 		errs = append(errs, err)
 		if dir, derr := store.DataDir(); derr == nil {
 			path := filepath.Join(dir, "unsaved-"+res.ID+".json")
 			if werr := result.WriteFile(path, res); werr == nil {
 				a.Logger.Warn("the store refused the result; it was written to a file instead", "path", path)
+				kept = true
+			} else {
+				errs = append(errs, werr)
 			}
 		}
 	}
-	return errors.Join(errs...)
+	if !kept {
+		errs = append(errs, errors.New("the result could not be kept anywhere and is lost (free some space, or give --json a file on another disk); its summary follows"))
+	}
+	return joinLine(errs)
+}
+
+// joinLine joins errs into one error of one line, each still found by
+// errors.Is and errors.As.
+func joinLine(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	args := make([]any, len(errs))
+	for i, e := range errs {
+		args[i] = e
+	}
+	return fmt.Errorf(strings.TrimSuffix(strings.Repeat("%w; ", len(errs)), "; "), args...)
 }
 
 // newResult starts the result document with everything known before the run.
