@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/probe"
-	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/sampler"
 	"github.com/dbmark/dbmark/internal/target"
@@ -126,24 +125,17 @@ func engineFacts(ctx context.Context, tg target.Target, a *App) *result.EngineFa
 	return f
 }
 
-// startSampler starts the counter samplers, or returns nil when off.
-func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration, root string) *sampler.Sampler {
+// startSampler starts the counter samplers, or returns nil when off. A
+// sampler driven by the live lines samples at their ticks.
+func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration, driven bool, root string) *sampler.Sampler {
 	if every <= 0 {
 		return nil
 	}
-	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger}
+	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger, Driven: driven}
 	if cs, ok := tg.(target.CounterSource); ok {
 		cfg.DB = cs
 	} else {
 		cfg.NoDB = tg.Kind() + ": the driver exposes no server counters"
 	}
 	return sampler.Start(ctx, cfg)
-}
-
-// shown is the --show part of a live line.
-func shown(s *sampler.Sampler, names []string) string {
-	if s == nil || len(names) == 0 {
-		return ""
-	}
-	return report.Shown(names, s.Latest(), s.Units())
 }

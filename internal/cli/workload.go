@@ -387,17 +387,16 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
 		return nil, err
 	}
-	smp := a.startSampler(ctx, tg, f.ctxFlags.interval(fs, cfg.ReportInterval), f.ctxFlags.root)
+	every := f.ctxFlags.interval(fs, cfg.ReportInterval)
+	// Sampled at the live lines' ticks, a line's counters are its own.
+	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
+	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
-	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
-		line := report.LiveLine(p, threads)
-		if f.stamp {
-			line = report.LiveLineAt(p, threads, time.Now())
-		}
-		fmt.Fprintln(o.out, line+shown(smp, f.ctxFlags.show))
-	}, a.Logger)
+	live := startLive(o.out, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
+	out := runner.Run(ctx, cfg, tg, load, live.sink, a.Logger)
+	live.stop()
 	fill(res, out)
 	if smp != nil {
 		res.Counters = smp.Stop(out.StartedAt)

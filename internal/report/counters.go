@@ -9,7 +9,9 @@ import (
 // Shown renders the counters named by --show for the live line: a name
 // matches a counter whose full name ends with it ("iowait" is os.cpu.iowait,
 // "util" is every disk's utilisation). Names matching nothing are skipped.
-func Shown(names []string, latest map[string]float64, units map[string]string) string {
+// A stale value (its source had not read it by the line's tick) is the
+// previous interval's and says so.
+func Shown(names []string, latest map[string]float64, units map[string]string, stale map[string]bool) string {
 	if len(names) == 0 || len(latest) == 0 {
 		return ""
 	}
@@ -26,6 +28,9 @@ func Shown(names []string, latest map[string]float64, units map[string]string) s
 			}
 			label := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(k, "os."), "db."), "disk.")
 			fmt.Fprintf(&b, " %s: %s", label, counterValue(latest[k], units[k]))
+			if stale[k] {
+				b.WriteString(" (stale)")
+			}
 		}
 	}
 	return b.String()

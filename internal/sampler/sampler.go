@@ -31,6 +31,10 @@ type Config struct {
 	// averaged in pairs, so a long run's memory stays flat. 0:
 	// series.DefaultLimit.
 	MaxPoints int
+	// Driven takes a sample when Kick is called (each live line's tick)
+	// instead of every Interval, so the counters a line shows cover that
+	// line's own interval. Interval is then only recorded.
+	Driven bool
 }
 
 // point is a sample, or the mean of n neighbouring samples ending at at,
@@ -68,7 +72,8 @@ type counterSeries struct {
 	points                   *series.Bounded[point]
 }
 
-// Sampler collects the series. Latest is safe to call from any goroutine.
+// Sampler collects the series. Latest, Kick and Wait are safe to call from
+// any goroutine.
 type Sampler struct {
 	cfg     Config
 	base    time.Time // the points' times count from here
@@ -78,7 +83,18 @@ type Sampler struct {
 	series  map[string]*counterSeries
 	latest  map[string]float64
 	unknown map[string]string
+
+	// Driven mode: kicks[source] wakes that source's loop; done[source]
+	// is the last kick it has answered (all kicks once it has stopped);
+	// updated is closed and replaced whenever done moves.
+	kicks   map[string]chan struct{}
+	kicked  uint64
+	done    map[string]uint64
+	updated chan struct{}
 }
+
+// allKicks marks a source that has stopped: no waiter waits for it.
+const allKicks = math.MaxUint64
 
 // Start begins sampling; Stop ends it.
 func Start(ctx context.Context, cfg Config) *Sampler {
@@ -86,16 +102,92 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{cfg: cfg, base: time.Now(), cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{}}
+	s := &Sampler{cfg: cfg, base: time.Now(), cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{},
+		kicks: map[string]chan struct{}{}, done: map[string]uint64{}, updated: make(chan struct{})}
+	sources := []string{"os"}
+	if cfg.DB != nil {
+		sources = append(sources, "db")
+	} else if cfg.NoDB != "" {
+		s.unknown["db"] = cfg.NoDB
+	}
+	// Sources are known before any loop runs, so a Wait never misses one.
+	for _, src := range sources {
+		s.kicks[src] = make(chan struct{}, 1)
+		s.done[src] = 0
+	}
 	s.wg.Add(1)
 	go s.osLoop(ctx)
 	if cfg.DB != nil {
 		s.wg.Add(1)
 		go s.dbLoop(ctx)
-	} else if cfg.NoDB != "" {
-		s.unknown["db"] = cfg.NoDB
 	}
 	return s
+}
+
+// Kick asks every source for a sample now (Driven mode) and returns the
+// kick's number for Wait. It never blocks: a source still busy with an
+// earlier kick answers this one with its next sample.
+func (s *Sampler) Kick() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kicked++
+	for _, k := range s.kicks {
+		select {
+		case k <- struct{}{}:
+		default:
+		}
+	}
+	return s.kicked
+}
+
+// Wait waits up to wait for every source to answer kick n, then returns
+// the latest values and, as stale, the names whose source had not.
+func (s *Sampler) Wait(n uint64, wait time.Duration) (latest map[string]float64, stale map[string]bool) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.answered(n) {
+		ch := s.updated
+		s.mu.Unlock()
+		select {
+		case <-ch:
+			s.mu.Lock()
+			continue
+		case <-timer.C:
+		}
+		s.mu.Lock()
+		break
+	}
+	latest = make(map[string]float64, len(s.latest))
+	for k, v := range s.latest {
+		latest[k] = v
+		if sr := s.series[k]; sr != nil && s.done[sr.source] < n {
+			if stale == nil {
+				stale = map[string]bool{}
+			}
+			stale[k] = true
+		}
+	}
+	return latest, stale
+}
+
+func (s *Sampler) answered(n uint64) bool {
+	for _, d := range s.done {
+		if d < n {
+			return false
+		}
+	}
+	return true
+}
+
+// answer records that source has answered every kick up to n.
+func (s *Sampler) answer(source string, n uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done[source] = n
+	close(s.updated)
+	s.updated = make(chan struct{})
 }
 
 func (s *Sampler) add(at time.Time, source string, rs []probe.Reading) {
@@ -146,6 +238,9 @@ func (s *Sampler) Units() map[string]string {
 // Stop ends sampling and returns the series on the run's time axis:
 // seconds since start. Samples from before start are dropped.
 func (s *Sampler) Stop(start time.Time) *result.Counters {
+	if s.cfg.Driven {
+		s.Wait(s.Kick(), 2*time.Second) // the last ticks to the end
+	}
 	s.cancel()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -186,6 +281,7 @@ func (s *Sampler) Stop(start time.Time) *result.Counters {
 
 func (s *Sampler) osLoop(ctx context.Context) {
 	defer s.wg.Done()
+	defer s.answer("os", allKicks)
 	r, err := probe.NewOSReader(s.cfg.Root)
 	if err != nil {
 		s.fail("os", err)
@@ -195,7 +291,7 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	if err != nil {
 		s.fail("os", err) // partial: keep sampling what can be read
 	}
-	s.every(ctx, func() bool {
+	s.every(ctx, "os", func() bool {
 		cur, err := r.Snapshot()
 		if err != nil {
 			s.fail("os", err)
@@ -206,26 +302,38 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	})
 }
 
-// every calls read at each interval until ctx ends or read returns false.
-// A read that takes longer than the interval skips ticks rather than
-// queueing them.
-func (s *Sampler) every(ctx context.Context, read func() bool) {
-	tick := time.NewTicker(s.cfg.Interval)
-	defer tick.Stop()
+// every calls read at each interval (each kick when Driven) until ctx
+// ends or read returns false. A read that takes longer than the interval
+// skips ticks rather than queueing them.
+func (s *Sampler) every(ctx context.Context, source string, read func() bool) {
+	var tick <-chan time.Time
+	if !s.cfg.Driven {
+		t := time.NewTicker(s.cfg.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-tick:
+		case <-s.kicks[source]:
 		}
+		s.mu.Lock()
+		n := s.kicked
+		s.mu.Unlock()
 		if !read() {
 			return
+		}
+		if s.cfg.Driven {
+			s.answer(source, n)
 		}
 	}
 }
 
 func (s *Sampler) dbLoop(ctx context.Context) {
 	defer s.wg.Done()
+	defer s.answer("db", allKicks)
 	rd, err := s.cfg.DB.OpenCounters(ctx)
 	if err != nil {
 		s.fail("db", err)
@@ -238,7 +346,7 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 		return
 	}
 	prevAt := time.Now()
-	s.every(ctx, func() bool {
+	s.every(ctx, "db", func() bool {
 		cur, err := rd.ReadCounters(ctx)
 		if err != nil {
 			if ctx.Err() == nil {

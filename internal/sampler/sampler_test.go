@@ -111,7 +111,7 @@ func TestLongSamplingStaysBounded(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatal("no os.cpu.user series")
+		t.Fatal("no os.mem.used series")
 	}
 }
 
@@ -153,4 +153,41 @@ func TestPointsKeepTheirTime(t *testing.T) {
 	if size := unsafe.Sizeof(point{}); size > 16 {
 		t.Errorf("a point takes %d bytes; each counter keeps thousands of them", size)
 	}
+}
+
+// A driven sampler reads only when kicked, and Wait returns the values of
+// that very read: one stored point per kick, at the kick's time.
+func TestDrivenSamplesAtEachKick(t *testing.T) {
+	s := Start(context.Background(), Config{Interval: time.Hour, NoDB: "none here", Driven: true})
+	start := time.Now()
+	time.Sleep(30 * time.Millisecond)
+	var kickedAt []float64
+	for range 3 {
+		time.Sleep(20 * time.Millisecond)
+		kickedAt = append(kickedAt, time.Since(start).Seconds())
+		latest, stale := s.Wait(s.Kick(), 5*time.Second)
+		if len(stale) > 0 {
+			t.Fatalf("stale after a generous wait: %v", stale)
+		}
+		if _, ok := latest["os.mem.used"]; !ok {
+			t.Fatalf("no os.mem.used in %v", latest)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	c := s.Stop(start) // takes one more, to the end
+	for _, sr := range c.Series {
+		if sr.Name != "os.mem.used" {
+			continue
+		}
+		if len(sr.Points) != 4 {
+			t.Fatalf("%d points for 3 kicks and the stop: %v", len(sr.Points), sr.Points)
+		}
+		for i, at := range kickedAt {
+			if d := sr.Points[i][0] - at; d < -0.002 || d > 0.5 {
+				t.Errorf("point %d at %.3fs, kicked at %.3fs", i, sr.Points[i][0], at)
+			}
+		}
+		return
+	}
+	t.Fatal("no os.mem.used series")
 }

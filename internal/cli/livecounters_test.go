@@ -1,0 +1,100 @@
+package cli_test
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLiveCountersAreTheirOwnInterval holds a live line's --show counters
+// to the interval the line is about: each value is the stored sample taken
+// at that line's tick, not the one before it.
+func TestLiveCountersAreTheirOwnInterval(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		home(t)
+		liveCounters(t, nil, "db.blocks_hit")
+	})
+	t.Run("mariadb", func(t *testing.T) {
+		tgt := serverURL(t, "DBMARK_TEST_MYSQL").String()
+		home(t)
+		args := []string{"--target", tgt, "--tables", "1", "--table-size", "1000"}
+		prepared(t, "oltp_point_select", args...)
+		liveCounters(t, args, "db.rows_read")
+	})
+}
+
+var liveTime = regexp.MustCompile(`^\[ (\d+)s \]`)
+
+func liveCounters(t *testing.T, args []string, dbCounter string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.json")
+	short := dbCounter[strings.LastIndex(dbCounter, ".")+1:]
+	o := dbmark(t, context.Background(), append([]string{"run", "oltp_point_select", "--time", "5s", "--report-interval", "1s",
+		"--show", "user,context_switches," + short, "--json", path, "--no-store"}, args...)...)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	r := readResult(t, path)
+	series := map[string][][2]float64{}
+	for _, s := range r.Counters.Series {
+		series[s.Name] = s.Points
+	}
+	shown := map[string]string{"os.cpu.user": "cpu.user", "os.context_switches": "context_switches", dbCounter: short}
+	lines := 0
+	for _, line := range strings.Split(o.stdout, "\n") {
+		m := liveTime.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		lines++
+		at, _ := strconv.ParseFloat(m[1], 64)
+		for name, label := range shown {
+			v, ok := shownValue(line, label)
+			if !ok {
+				t.Errorf("line at %gs lacks %s: %s", at, label, line)
+				continue
+			}
+			p, ok := nearest(series[name], at)
+			if !ok || math.Abs(p[0]-at) > 0.3 {
+				t.Errorf("%s: no stored sample near %gs: %v", name, at, series[name])
+				continue
+			}
+			if math.Abs(p[1]-v) > 0.051*math.Max(1, math.Abs(p[1])/1000) {
+				t.Errorf("line at %gs shows %s %g; its own sample (at %.3fs) is %g\n%s", at, label, v, p[0], p[1], line)
+			}
+		}
+	}
+	if lines < 4 {
+		t.Fatalf("%d live lines in:\n%s", lines, o.stdout)
+	}
+}
+
+// shownValue is the number a live line shows after "label: ".
+func shownValue(line, label string) (float64, bool) {
+	i := strings.Index(line, " "+label+": ")
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(line[i+len(label)+3:])
+	if len(f) == 0 {
+		return 0, false
+	}
+	num := strings.TrimRightFunc(f[0], func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	v, err := strconv.ParseFloat(num, 64)
+	return v, err == nil
+}
+
+// nearest is the point of ps closest in time to at.
+func nearest(ps [][2]float64, at float64) ([2]float64, bool) {
+	best, ok := [2]float64{}, false
+	for _, p := range ps {
+		if !ok || math.Abs(p[0]-at) < math.Abs(best[0]-at) {
+			best, ok = p, true
+		}
+	}
+	return best, ok
+}
