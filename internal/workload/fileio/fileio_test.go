@@ -464,3 +464,25 @@ func TestVerifyNeedsWholeBlocksPerFile(t *testing.T) {
 		t.Fatalf("err %v: want a refusal naming whole blocks", err)
 	}
 }
+
+// A seqwr run cut short leaves dbmark's own files short: prepare writes
+// them again instead of taking them for someone else's.
+func TestPrepareRewritesFilesACutShortSeqwrLeft(t *testing.T) {
+	w, env := setup(t, 2, "2M", func(o *fileio.Options) { o.Mode = "seqwr" })
+	run(t, w, env, 1, 10) // 10 blocks of 512 written, files emptied first
+	w.Opts().Mode = "rndrd"
+	if err := w.Prepared(context.Background(), env); err == nil || !strings.Contains(err.Error(), "cut short") {
+		t.Fatalf("Prepared after a cut-short seqwr: %v", err)
+	}
+	var progress strings.Builder
+	env.Progress = &progress
+	if err := w.Prepare(context.Background(), env); err != nil {
+		t.Fatalf("prepare after a cut-short seqwr: %v", err)
+	}
+	if !strings.Contains(progress.String(), "incomplete: writing them again") {
+		t.Errorf("prepare said %q: want it to say it writes the files again", progress.String())
+	}
+	if err := w.Prepared(context.Background(), env); err != nil {
+		t.Fatalf("not prepared after prepare: %v", err)
+	}
+}

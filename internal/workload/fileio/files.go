@@ -112,7 +112,7 @@ func (w *Workload) Prepared(_ context.Context, env workload.Env) error {
 			return fmt.Errorf("prepared file %s: %w (run cleanup and prepare again)", name, err)
 		}
 		if st.Size() < m.FileSize {
-			return fmt.Errorf("prepared file %s is %d bytes, expected %d (a seqwr run was cut short?): run cleanup and prepare again", name, st.Size(), m.FileSize)
+			return fmt.Errorf("prepared file %s is %d bytes, expected %d (a seqwr run was cut short?): run dbmark prepare fileio again, it rewrites them", name, st.Size(), m.FileSize)
 		}
 	}
 	return nil
@@ -131,9 +131,15 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 		if s := m.mismatch(o); s != "" {
 			return fmt.Errorf("%s: run dbmark cleanup fileio --dir %s first", s, d.path)
 		}
-		if w.Prepared(ctx, env) == nil {
+		if perr := w.Prepared(ctx, env); perr == nil {
 			env.Logger.Info("the files are already prepared", "dir", d.path)
 			return nil
+		}
+		// Its own files, left short (a seqwr run cut short empties them):
+		// they are written again.
+		fmt.Fprintf(env.Progress, "the prepared files in %s are incomplete: writing them again\n", d.path)
+		if err := w.Cleanup(ctx, env); err != nil {
+			return err
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
