@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
+	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
 // cliRow runs sql with the mariadb (or mysql) command-line client, a
@@ -192,26 +193,6 @@ func TestKilledConnectionIsReconnect(t *testing.T) {
 	}
 }
 
-// listen serves each connection on a loopback listener with serve.
-func listen(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // connectErr connects to the target at raw and returns the error, which
 // must be one line naming addr, and how long it took.
 func connectErr(t *testing.T, raw, addr string) (error, time.Duration) {
@@ -235,7 +216,7 @@ func connectErr(t *testing.T, raw, addr string) (error, time.Duration) {
 func TestConnectTimesOut(t *testing.T) {
 	var mu sync.Mutex
 	var held []net.Conn
-	addr := listen(t, func(c net.Conn) {
+	addr := targettest.Listen(t, func(c net.Conn) {
 		mu.Lock()
 		held = append(held, c) // open and silent until the test ends
 		mu.Unlock()
@@ -276,7 +257,7 @@ func TestConnectToAnotherService(t *testing.T) {
 		"closes silently": "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			addr := listen(t, func(c net.Conn) {
+			addr := targettest.Listen(t, func(c net.Conn) {
 				defer c.Close()
 				_, _ = io.WriteString(c, reply)
 				time.Sleep(50 * time.Millisecond)

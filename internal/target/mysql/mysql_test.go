@@ -14,17 +14,7 @@ import (
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-// cell is one way of reaching the server the suite runs over.
-type cell struct {
-	env string                       // the shared server's URL (scripts/testenv.sh env)
-	own func(*testsrv.Server) string // the same kind of URL on a private server
-}
-
-var (
-	tcp    = cell{"DBMARK_TEST_MYSQL", func(s *testsrv.Server) string { return s.TCP }}
-	socket = cell{"DBMARK_TEST_MYSQL_SOCKET", func(s *testsrv.Server) string { return s.Socket }}
-	tls    = cell{"DBMARK_TEST_MYSQL_TLS", func(s *testsrv.Server) string { return s.TLS }}
-)
+var tcp, socket, tls = targettest.Cells("DBMARK_TEST_MYSQL")
 
 // serverURL returns the test server's URL in envVar, or skips.
 func serverURL(t *testing.T, envVar string) string {
@@ -64,15 +54,15 @@ func connect(t *testing.T, tg target.Target) target.Conn {
 
 // engine is the suite's engine for one cell; own gives the cell's tests
 // that kill the server a private one.
-func engine(c cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
+func engine(c targettest.Cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			tg := open(t, serverURL(t, c.env), opts)
+			tg := open(t, c.URL(t), opts)
 			return tg
 		},
 		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
 			s := own(t)
-			return open(t, c.own(s), opts), s
+			return open(t, c.Own(s), opts), s
 		},
 		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT SLEEP(%g)", s) },
 		UniqueViolation: "1062",

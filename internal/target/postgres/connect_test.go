@@ -10,27 +10,8 @@ import (
 
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/targettest"
 )
-
-// listen serves every connection on a loopback port with serve.
-func listen(t *testing.T, serve func(net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serve(c)
-		}
-	}()
-	return ln.Addr().String()
-}
 
 func connectTo(t *testing.T, raw string) (time.Duration, error) {
 	t.Helper()
@@ -52,7 +33,7 @@ func connectTo(t *testing.T, raw string) (time.Duration, error) {
 
 // Another service on the port is named as such, in one line.
 func TestAnotherServiceIsNamed(t *testing.T) {
-	addr := listen(t, func(c net.Conn) {
+	addr := targettest.Listen(t, func(c net.Conn) {
 		defer c.Close()
 		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
 	})
@@ -67,7 +48,7 @@ func TestAnotherServiceIsNamed(t *testing.T) {
 // A server that accepts and never answers does not hold the connect: the
 // URL's connect_timeout bounds it, and without one the default does.
 func TestSilentServerTimesOut(t *testing.T) {
-	addr := listen(t, func(c net.Conn) {
+	addr := targettest.Listen(t, func(c net.Conn) {
 		defer c.Close()
 		_, _ = c.Read(make([]byte, 1024)) // and say nothing until the test ends
 		time.Sleep(time.Minute)

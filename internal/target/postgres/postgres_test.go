@@ -13,17 +13,7 @@ import (
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-// cell is one way of reaching the server the suite runs over.
-type cell struct {
-	env string                       // the shared server's URL (scripts/testenv.sh env)
-	own func(*testsrv.Server) string // the same kind of URL on a private server
-}
-
-var (
-	tcp    = cell{"DBMARK_TEST_POSTGRES", func(s *testsrv.Server) string { return s.TCP }}
-	socket = cell{"DBMARK_TEST_POSTGRES_SOCKET", func(s *testsrv.Server) string { return s.Socket }}
-	tls    = cell{"DBMARK_TEST_POSTGRES_TLS", func(s *testsrv.Server) string { return s.TLS }}
-)
+var tcp, socket, tls = targettest.Cells("DBMARK_TEST_POSTGRES")
 
 func open(t *testing.T, raw string, opts target.Options) target.Target {
 	t.Helper()
@@ -40,18 +30,14 @@ func open(t *testing.T, raw string, opts target.Options) target.Target {
 
 // engine is the suite's engine for one cell; own gives the cell's tests
 // that kill the server a private one.
-func engine(c cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
+func engine(c targettest.Cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
-			raw := os.Getenv(c.env)
-			if raw == "" {
-				t.Skipf("%s is not set: no PostgreSQL server to test against (make test starts one)", c.env)
-			}
-			return open(t, raw, opts)
+			return open(t, c.URL(t), opts)
 		},
 		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
 			s := own(t)
-			return open(t, c.own(s), opts), s
+			return open(t, c.Own(s), opts), s
 		},
 		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT pg_sleep(%g)", s) },
 		UniqueViolation: "23505",
