@@ -213,6 +213,7 @@ type Registry struct {
 	warm       bool
 	cumulative *Totals
 	interval   *Totals
+	prev       *Totals // the interval before, kept for Recent
 }
 
 // StartAt moves the registry's start to t, before anything was recorded:
@@ -228,6 +229,7 @@ func NewRegistry(specs []OpSpec, start time.Time) *Registry {
 	r := &Registry{specs: specs, start: start, last: start, cumStart: start}
 	r.cumulative = newTotals(specs)
 	r.interval = newTotals(specs)
+	r.prev = newTotals(specs)
 	return r
 }
 
@@ -376,10 +378,11 @@ func (iv Interval) Seconds() float64 { return (iv.End - iv.Start).Seconds() }
 
 // Tick merges every handle's data since the last tick into an interval and,
 // once the warm-up is over, into the cumulative totals. The returned
-// interval's Totals are reused by the next Tick.
+// interval's Totals are reused by the Tick after next.
 func (r *Registry) Tick(now time.Time, warmup bool) Interval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.prev, r.interval = r.interval, r.prev
 	r.interval.reset()
 	for _, h := range r.handles {
 		r.interval.drain(h)
@@ -392,6 +395,18 @@ func (r *Registry) Tick(now time.Time, warmup bool) Interval {
 	}
 	r.last = now
 	return iv
+}
+
+// Recent returns the last two intervals' totals together, in totals of
+// its own: a short last interval that joins the one before it takes its
+// percentiles from all their events.
+func (r *Registry) Recent() *Totals {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := newTotals(r.specs)
+	t.add(r.prev)
+	t.add(r.interval)
+	return t
 }
 
 // Cumulative returns the totals since the warm-up ended and how long that span is.

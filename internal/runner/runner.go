@@ -268,6 +268,10 @@ loop:
 		// own, the few events of a drain look like a collapse.
 		p := r.point(iv)
 		if iv.Seconds() < tickEvery.Seconds()/2 {
+			// Its percentiles are taken over the joined point's events
+			// together (the merge keeps the worse of those and the
+			// point's own): the few of a drain must not decide them.
+			p.Latency = r.percentiles(reg.Recent())
 			points.MergeLast(p)
 		} else {
 			points.Add(p)
@@ -739,11 +743,7 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 	if iv.Retries > 0 {
 		p.RetriesPerS = float64(iv.Retries) / secs
 	}
-	if h := r.headHist(iv.Totals); h.TotalCount() > 0 {
-		for _, q := range r.cfg.Percentiles {
-			p.Latency = append(p.Latency, result.Percentile{P: q, MS: float64(h.ValueAtQuantile(q)) / 1e6})
-		}
-	}
+	p.Latency = r.percentiles(iv.Totals)
 	if iv.Lag != nil && iv.Lag.TotalCount() > 0 {
 		p.LagMeanMS = iv.Lag.Mean() / 1e6
 	}
@@ -751,6 +751,20 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 		r.load.Tick(iv, &p)
 	}
 	return p
+}
+
+// percentiles are the headline operation's percentiles in tot; none when
+// it has no events.
+func (r *run) percentiles(tot *metrics.Totals) []result.Percentile {
+	h := r.headHist(tot)
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	ps := make([]result.Percentile, 0, len(r.cfg.Percentiles))
+	for _, q := range r.cfg.Percentiles {
+		ps = append(ps, result.Percentile{P: q, MS: float64(h.ValueAtQuantile(q)) / 1e6})
+	}
+	return ps
 }
 
 // summarize fills the outcome's summary and histograms from the cumulative totals.

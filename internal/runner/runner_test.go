@@ -561,3 +561,43 @@ type eventFunc func()
 
 func (f eventFunc) Event(context.Context, bool) (metrics.Op, error) { f(); return 0, nil }
 func (eventFunc) Close() error                                      { return nil }
+
+// pausing is a load whose events wait for pause(n), n counting from 1.
+func pausing(pause func(n int64) time.Duration) *workload.Load {
+	var n atomic.Int64
+	return &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				time.Sleep(pause(n.Add(1)))
+				return nil
+			}), nil
+		},
+	}
+}
+
+// A drain that joins the last point joins its latencies too: the last
+// point's percentiles are those of all its events, not the worst of the
+// two parts, so one slow event finishing after the limit does not become
+// the point's p50 and p99.
+func TestDrainJoinsTheLastPointsPercentiles(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Duration = time.Second
+	start := time.Now()
+	out := runner.Run(context.Background(), c, tg, pausing(func(n int64) time.Duration {
+		if time.Since(start) > 900*time.Millisecond {
+			return 300 * time.Millisecond // under way at the limit
+		}
+		return 2 * time.Millisecond
+	}), nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.DrainEvents != 1 {
+		t.Fatalf("status %s, %d drain events; want ok and the one slow event in the drain", out.Status, out.Summary.DrainEvents)
+	}
+	last := out.Series[len(out.Series)-1]
+	for _, q := range last.Latency {
+		if q.MS > 100 {
+			t.Errorf("last point's p%g is %.1f ms: the one slow event of %d decided it", q.P, q.MS, int64(last.EventsPerS*last.DurationS))
+		}
+	}
+}
