@@ -12,6 +12,9 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
 
 # GOFLAGS from the environment (e.g. -buildvcs=false) is left alone on purpose.
+# sqlite_dbstat compiles SQLite's dbstat table in: the insert benchmark's
+# table and index sizes on SQLite.
+TAGS    := sqlite_dbstat
 
 .PHONY: test build testenv-start testenv-stop bench assets quick screenshots fuzz
 
@@ -23,13 +26,13 @@ RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/sampler/...
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
 test: testenv-start assets
 	eval "$$($(TESTENV) env)"; \
-	$(GO) vet -p 2 ./...; \
-	$(GO) test -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
-	$(GO) test -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
+	$(GO) vet -tags $(TAGS) -p 2 ./...; \
+	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
+	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
 	FUZZTIME=5s bash scripts/fuzz.sh
 
 build: assets
-	$(GO) build -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark
+	$(GO) build -tags $(TAGS) -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark
 
 # The chart library that HTML reports embed (web/package-lock.json), by npm ci.
 assets:
@@ -41,7 +44,7 @@ quick: build
 
 # Regenerates the report screenshots in docs/ from fresh runs (needs chromium).
 screenshots: assets
-	$(GO) test ./internal/report/htmlreport -run TestReportInChromium -count=1 -timeout 10m -args -screenshots $(CURDIR)/docs
+	$(GO) test -tags $(TAGS) ./internal/report/htmlreport -run TestReportInChromium -count=1 -timeout 10m -args -screenshots $(CURDIR)/docs
 
 testenv-start:
 	$(TESTENV) start

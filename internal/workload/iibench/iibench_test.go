@@ -44,7 +44,8 @@ func TestSchemaRangesAndExactMaxRows(t *testing.T) {
 				if res.Rows == nil || res.Rows.Inserted != 1001 || res.Rows.TableRows != 1001 {
 					t.Fatalf("result rows %+v, want 1001 inserted", res.Rows)
 				}
-				if res.Rows.DataBytes <= 0 || e.name != "sqlite" && res.Rows.IndexBytes <= 0 {
+				// Without dbstat, SQLite's sizes are TestSQLiteSizeIsTheTablesOwn's.
+				if (e.name != "sqlite" || hasDBStat(t, e.tg)) && (res.Rows.DataBytes <= 0 || res.Rows.IndexBytes <= 0) {
 					t.Errorf("sizes %d/%d: want the engine's figures", res.Rows.DataBytes, res.Rows.IndexBytes)
 				}
 				if n := qInt(t, e.tg, "SELECT MAX(transactionid) FROM "+table); n != 1001 {
@@ -340,4 +341,47 @@ func (c *capped) Connect(ctx context.Context) (target.Conn, error) {
 		return nil, err
 	}
 	return conn, nil
+}
+
+// hasDBStat says whether this build's SQLite has the dbstat table (the
+// sqlite_dbstat build tag, as make builds it).
+func hasDBStat(t *testing.T, tg target.Target) bool {
+	t.Helper()
+	ctx := context.Background()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _, err = c.QueryRow(ctx, "SELECT COUNT(*) FROM dbstat")
+	return err == nil
+}
+
+// On SQLite the table's size is its own, never the file's: another
+// table in the same file is not counted.
+func TestSQLiteSizeIsTheTablesOwn(t *testing.T) {
+	tg := sqlite.New(t.TempDir() + "/sizes.db")
+	ctx := context.Background()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"CREATE TABLE other (b BLOB)", "INSERT INTO other SELECT randomblob(1<<20) FROM (SELECT 1 UNION SELECT 2 UNION SELECT 3 UNION SELECT 4)"} {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	b := newBench(t, "ii_sizes")
+	b.w.Opts().MaxRows = 1000
+	out, res := b.run(t, tg)
+	mustOK(t, out)
+	switch {
+	case hasDBStat(t, tg):
+		if d := res.Rows.DataBytes; d <= 0 || d >= 1<<20 {
+			t.Errorf("data size %d: want the 1000 rows' own, well under the 4 MiB of the other table", d)
+		}
+	case res.Rows.DataBytes != -1:
+		t.Errorf("data size %d without dbstat in a file of two tables: want unknown (-1)", res.Rows.DataBytes)
+	}
 }

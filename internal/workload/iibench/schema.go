@@ -161,23 +161,39 @@ func sizeQueries(kind, table string) (data, idx string) {
 }
 
 // sizes reads the table's data and index bytes; -1 for what the engine
-// cannot say. SQLite without the dbstat table falls back to the file's
-// page_count * page_size as data.
+// cannot say. SQLite built without the dbstat table (the sqlite_dbstat
+// build tag) can say only how much of the file is in use: that is the
+// table's size, indexes included, when the file holds nothing else, and
+// unknown when it does.
 func sizes(ctx context.Context, c target.Conn, kind, table string) (data, idx int64, err error) {
 	dq, iq := sizeQueries(kind, table)
 	if data, err = queryInt(ctx, c, dq); err != nil {
 		if kind != "sqlite" {
 			return -1, -1, fmt.Errorf("read the size of %s: %w", table, err)
 		}
-		pages, perr := queryInt(ctx, c, "PRAGMA page_count")
-		size, serr := queryInt(ctx, c, "PRAGMA page_size")
-		if perr != nil || serr != nil {
-			return -1, -1, fmt.Errorf("read the size of %s: %w", table, err)
-		}
-		return pages * size, -1, nil
+		return sqliteFileSize(ctx, c, table)
 	}
 	if idx, err = queryInt(ctx, c, iq); err != nil {
 		return data, -1, fmt.Errorf("read the index size of %s: %w", table, err)
 	}
 	return data, idx, nil
+}
+
+// sqliteFileSize is the file's pages in use when table and its indexes
+// are all the file holds; -1 otherwise.
+func sqliteFileSize(ctx context.Context, c target.Conn, table string) (data, idx int64, err error) {
+	others, err := queryInt(ctx, c, "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name <> '"+table+"' AND name NOT LIKE 'sqlite_%'")
+	if err != nil {
+		return -1, -1, fmt.Errorf("read the size of %s: %w", table, err)
+	}
+	if others > 0 {
+		return -1, -1, nil
+	}
+	var n [3]int64
+	for i, q := range []string{"PRAGMA page_count", "PRAGMA freelist_count", "PRAGMA page_size"} {
+		if n[i], err = queryInt(ctx, c, q); err != nil {
+			return -1, -1, fmt.Errorf("read the size of %s: %w", table, err)
+		}
+	}
+	return (n[0] - n[1]) * n[2], -1, nil
 }
