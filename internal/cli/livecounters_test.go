@@ -40,8 +40,15 @@ func liveCounters(t *testing.T, args []string, dbCounter string) {
 	}
 	r := readResult(t, path)
 	series := map[string][][2]float64{}
+	end := r.Run.WarmupS + r.Summary.DurationS + r.Summary.DrainS
 	for _, s := range r.Counters.Series {
 		series[s.Name] = s.Points
+		// Nothing sampled after the clients left (a gauge would drop to
+		// zero at the end of every run): the last sample is the last
+		// tick's, read as the run ends.
+		if n := len(s.Points); n > 0 && s.Points[n-1][0] > end+0.5 {
+			t.Errorf("%s: a point at %.3fs, after the run's end at %.3fs", s.Name, s.Points[n-1][0], end)
+		}
 	}
 	shown := map[string]string{"os.cpu.user": "cpu.user", "os.context_switches": "context_switches", dbCounter: short}
 	lines := 0

@@ -399,7 +399,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	live.stop()
 	fill(res, out)
 	if smp != nil {
-		res.Counters = smp.Stop(out.StartedAt)
+		res.Counters = smp.Stop(out.StartedAt, out.EndedAt)
 	}
 	if load.Finish != nil {
 		load.Finish(ctx, res)

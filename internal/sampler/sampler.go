@@ -236,11 +236,11 @@ func (s *Sampler) Units() map[string]string {
 }
 
 // Stop ends sampling and returns the series on the run's time axis:
-// seconds since start. Samples from before start are dropped.
-func (s *Sampler) Stop(start time.Time) *result.Counters {
-	if s.cfg.Driven {
-		s.Wait(s.Kick(), 2*time.Second) // the last ticks to the end
-	}
+// seconds since start. Samples from before start are dropped, and so are
+// those a timer took after end (the clients gone: a collapse that did not
+// happen during the run); a driven sampler's are all kicked at the run's
+// ticks.
+func (s *Sampler) Stop(start, end time.Time) *result.Counters {
 	s.cancel()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
@@ -253,6 +253,7 @@ func (s *Sampler) Stop(start time.Time) *result.Counters {
 	defer s.mu.Unlock()
 	c := &result.Counters{IntervalS: s.cfg.Interval.Seconds()}
 	shift := s.base.Sub(start).Seconds()
+	last := end.Sub(start).Seconds()
 	names := make([]string, 0, len(s.series))
 	for n := range s.series {
 		names = append(names, n)
@@ -262,7 +263,7 @@ func (s *Sampler) Stop(start time.Time) *result.Counters {
 		sr := s.series[n]
 		cs := result.CounterSeries{Name: sr.name, Unit: sr.unit, Kind: sr.kind, Source: sr.source}
 		for _, p := range sr.points.Points() {
-			if t, ok := p.onAxis(shift); ok {
+			if t, ok := p.onAxis(shift); ok && (t <= last || s.cfg.Driven) {
 				cs.Points = append(cs.Points, [2]float64{t, p.v})
 			}
 		}
