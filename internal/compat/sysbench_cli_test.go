@@ -1,0 +1,73 @@
+package compat
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The tests here put dbmark run in front of sysbench command lines and
+// compare what happens: the same work, the same exit code for the same
+// mistake. sysbench's outcome is always found by running it.
+
+// testBooleans runs oltp_read_write with sysbench's spellings of its
+// boolean options (underscores, on and off) and requires the statements
+// per transaction of both tools to agree.
+func testBooleans(t *testing.T, e *engine) {
+	for _, opt := range []string{"--skip_trx=on", "--range_selects=off", "--skip_trx=0"} {
+		t.Run(strings.TrimPrefix(opt, "--"), func(t *testing.T) { compareStatements(t, e, "oltp_read_write", []string{opt}) })
+	}
+}
+
+// testRefusedBooleans gives both tools spellings sysbench refuses; dbmark
+// must refuse them too, with the same exit code and one line naming the
+// option.
+func testRefusedBooleans(t *testing.T, e *engine) {
+	ctx := t.Context()
+	for _, opt := range []string{"--skip_trx=yes", "--auto_inc=ON", "--range_selects=no", "--create_secondary=Off"} {
+		t.Run(strings.TrimPrefix(opt, "--"), func(t *testing.T) {
+			args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--events=1", "--time=0", opt}
+			sbOut, sbCode := sysbenchCode(t, ctx, e, "oltp_read_write", append(args, "run")...)
+			db := dbmarkCode(t, ctx, append([]string{"run", "oltp_read_write", "--target", e.target, "--no-store", "-q"}, args...)...)
+			t.Logf("sysbench: exit %d: %s", sbCode, lastLine(sbOut))
+			t.Logf("dbmark:   exit %d: %s", db.code, lastLine(db.stderr))
+			if sbCode == 0 {
+				t.Fatalf("sysbench accepted %s: the test's premise is wrong", opt)
+			}
+			if db.code != sbCode {
+				t.Errorf("%s: dbmark exit %d, sysbench exit %d", opt, db.code, sbCode)
+			}
+			name := strings.ReplaceAll(strings.SplitN(strings.TrimPrefix(opt, "--"), "=", 2)[0], "_", "-")
+			if n := strings.Count(strings.TrimSpace(db.stderr), "\n"); n != 0 || !strings.Contains(db.stderr, name) {
+				t.Errorf("%s: dbmark's stderr should be one line naming --%s:\n%s", opt, name, db.stderr)
+			}
+		})
+	}
+}
+
+// compareSchema prepares with sysbench and with dbmark, both given opts,
+// and requires the same tables, columns, indexes and data. It leaves
+// compatDB empty.
+func compareSchema(t *testing.T, e *engine, opts ...string) {
+	ctx := t.Context()
+	args := append([]string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize)}, opts...)
+	sysbench(t, ctx, e, "oltp_read_write", append(args, "prepare")...)
+	want := describe(t, ctx, e)
+	sysbench(t, ctx, e, "oltp_read_write", append(args, "cleanup")...)
+	dbmark(t, ctx, append([]string{"prepare", "oltp_read_write", "--target", e.target, "-q"}, args...)...)
+	got := describe(t, ctx, e)
+	dbmark(t, ctx, append([]string{"cleanup", "oltp_read_write", "--target", e.target, "-q"}, args...)...)
+	for _, aspect := range slices.Sorted(maps.Keys(want)) {
+		if !reflect.DeepEqual(got[aspect], want[aspect]) {
+			t.Errorf("%s %s after prepare %s differs:\n  sysbench: %v\n  dbmark:   %v", e.name, aspect, strings.Join(opts, " "), want[aspect], got[aspect])
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
