@@ -70,9 +70,13 @@ type runFlags struct {
 	maxTries     int
 	verboseErrs  bool
 	ignoreErrors []string
-	jsonPath     string
-	noStore      bool
-	ctxFlags     contextFlags
+	// sysbench 1.0's deprecated spellings of --threads, --time and --events.
+	numThreads  int
+	maxTime     seconds
+	maxRequests int64
+	jsonPath    string
+	noStore     bool
+	ctxFlags    contextFlags
 }
 
 func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
@@ -81,6 +85,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
+	fs.IntVar(&f.numThreads, "num-threads", 1, "deprecated alias for --threads (sysbench 1.0's)")
 }
 
 func (f *runFlags) bindRun(fs *pflag.FlagSet) {
@@ -97,9 +102,33 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
 	f.stallTimeout = seconds(time.Minute)
 	fs.Var(&f.stallTimeout, "stall-timeout", "end the run as failed when a client finishes nothing for this long, naming it and the statement it waits for (0: never)")
+	fs.Var(&f.maxTime, "max-time", "deprecated alias for --time (sysbench 1.0's)")
+	fs.Int64Var(&f.maxRequests, "max-requests", 0, "deprecated alias for --events (sysbench 1.0's)")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
+}
+
+// legacyNames are sysbench 1.0's deprecated spellings and the options
+// they stand for, in the order sysbench warns of them.
+var legacyNames = []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}}
+
+// legacyFlags applies sysbench 1.0's deprecated options as sysbench does:
+// one given a value other than its default overrides the new option,
+// whatever the order on the command line, and earns sysbench's warning
+// on out.
+func legacyFlags(fs *pflag.FlagSet, out io.Writer) error {
+	for _, l := range legacyNames {
+		fl := fs.Lookup(l.old)
+		if fl == nil || !fl.Changed || fl.Value.String() == fl.DefValue {
+			continue
+		}
+		fmt.Fprintf(out, "WARNING: --%s is deprecated, use --%s instead\n", l.old, l.now)
+		if err := fs.Set(l.now, fl.Value.String()); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", l.old, fl.Value, err))
+		}
+	}
+	return nil
 }
 
 // workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
@@ -136,6 +165,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if done, err := a.inform(w); done || err != nil {
+					return err
+				}
+				if err := legacyFlags(cmd.Flags(), a.Stdout); err != nil {
 					return err
 				}
 				switch verb {
@@ -503,6 +535,8 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		case "help", "no-store", "quiet", "verbose", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
 			// how dbmark was asked and where it looked, not the work
 			return
+		case "num-threads", "max-time", "max-requests":
+			return // spellings of threads, time and events, recorded under those names
 		}
 		opts[fl.Name] = fl.Value.String()
 	})

@@ -2,7 +2,9 @@ package compat
 
 import (
 	"maps"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,4 +72,60 @@ func compareSchema(t *testing.T, e *engine, opts ...string) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+var (
+	reWarning   = regexp.MustCompile(`(?m)^WARNING: .*$`)
+	reThreads   = regexp.MustCompile(`(?m)^Number of threads: (\d+)$`)
+	reTotalTime = regexp.MustCompile(`(?m)^\s*total time:\s+([0-9.]+)s$`)
+)
+
+// testLegacyLimits gives both tools sysbench 1.0's deprecated spellings of
+// --threads, --events and --time, alone and beside the new ones: the same
+// warnings, in the same order, and the same threads, events and time.
+func testLegacyLimits(t *testing.T, e *engine) {
+	ctx := t.Context()
+	for _, c := range []struct {
+		name    string
+		args    []string
+		threads int
+		events  int64
+		time    float64 // seconds; 0: limited by events
+	}{
+		{"deprecated_win", []string{"--threads=1", "--num-threads=2", "--events=30", "--max-requests=50", "--time=0"}, 2, 50, 0},
+		{"defaults_ignored", []string{"--num-threads=1", "--threads=3", "--max-requests=0", "--events=20", "--time=0"}, 3, 20, 0},
+		{"max_time", []string{"--max-time=1", "--time=0"}, 1, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize)}, c.args...)
+			sbOut := sysbench(t, ctx, e, "oltp_point_select", append(args, "run")...)
+			jsonPath := filepath.Join(t.TempDir(), "result.json")
+			out := dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--target", e.target, "--no-store", "-q", "--json", jsonPath}, args...)...)
+			res := readResult(t, jsonPath)
+
+			sbWarn, dbWarn := reWarning.FindAllString(sbOut, -1), reWarning.FindAllString(out, -1)
+			t.Logf("sysbench warns %q, dbmark %q", sbWarn, dbWarn)
+			if !slices.Equal(sbWarn, dbWarn) {
+				t.Errorf("warnings differ:\n  sysbench: %q\n  dbmark:   %q", sbWarn, dbWarn)
+			}
+			sb := parseSysbench(t, sbOut)
+			m := reThreads.FindStringSubmatch(sbOut)
+			if m == nil || m[1] != strconv.Itoa(c.threads) || res.Run.Threads != c.threads {
+				t.Errorf("threads: sysbench %v, dbmark %d, want %d", m, res.Run.Threads, c.threads)
+			}
+			if c.events > 0 && (sb.events != c.events || res.Summary.Events != c.events) {
+				t.Errorf("events: sysbench %d, dbmark %d, want %d", sb.events, res.Summary.Events, c.events)
+			}
+			if c.time > 0 {
+				m := reTotalTime.FindStringSubmatch(sbOut)
+				sbTime, _ := strconv.ParseFloat(m[1], 64)
+				t.Logf("time: sysbench %.3fs, dbmark %.3fs", sbTime, res.Summary.DurationS)
+				for _, got := range []float64{sbTime, res.Summary.DurationS} {
+					if got < c.time*0.9 || got > c.time*1.5 {
+						t.Errorf("time: sysbench %.3fs, dbmark %.3fs, want about %gs each", sbTime, res.Summary.DurationS, c.time)
+					}
+				}
+			}
+		})
+	}
 }
