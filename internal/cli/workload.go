@@ -532,7 +532,7 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		switch fl.Name {
 		case "target", "store", "json": // where, not what: kept elsewhere, redacted
 			return
-		case "help", "no-store", "quiet", "verbose", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
+		case "help", "no-store", "quiet", "verbose", "verbosity", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
 			// how dbmark was asked and where it looked, not the work
 			return
 		case "num-threads", "max-time", "max-requests":

@@ -129,3 +129,25 @@ func testLegacyLimits(t *testing.T, e *engine) {
 		})
 	}
 }
+
+// testVerbosity gives both tools sysbench's --verbosity: the same exit code
+// for every level and for values sysbench refuses. sysbench prints no
+// report below 3 while dbmark still prints its summary (docs/oltp.md).
+func testVerbosity(t *testing.T, e *engine) {
+	ctx := t.Context()
+	for _, v := range []string{"0", "2", "3", "5", "6", "-1", "x"} {
+		args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--events=5", "--time=0", "--verbosity=" + v}
+		sbOut, sbCode := sysbenchCode(t, ctx, e, "oltp_point_select", append(args, "run")...)
+		db := dbmarkCode(t, ctx, append([]string{"run", "oltp_point_select", "--target", e.target, "--no-store"}, args...)...)
+		t.Logf("--verbosity=%s: sysbench exit %d, %d lines; dbmark exit %d, %d lines", v, sbCode, strings.Count(sbOut, "\n"), db.code, strings.Count(db.stdout, "\n"))
+		if db.code != sbCode {
+			t.Errorf("--verbosity=%s: dbmark exit %d, sysbench exit %d (%s)", v, db.code, sbCode, lastLine(sbOut))
+		}
+		if sbCode == 0 && !strings.Contains(db.stdout, "transactions:") {
+			t.Errorf("--verbosity=%s: dbmark printed no summary:\n%s", v, db.stdout)
+		}
+		if sbCode != 0 && (strings.Count(strings.TrimSpace(db.stderr), "\n") != 0 || !strings.Contains(db.stderr, "verbosity")) {
+			t.Errorf("--verbosity=%s: want one line naming --verbosity:\n%s", v, db.stderr)
+		}
+	}
+}
