@@ -151,3 +151,58 @@ func testVerbosity(t *testing.T, e *engine) {
 		}
 	}
 }
+
+// reLive is sysbench's --report-interval line, field by field; what follows
+// reconn/s is captured last (nothing for sysbench, dbmark's further
+// percentiles for dbmark).
+var reLive = regexp.MustCompile(`^\[ (\d+)s \] thds: (\d+) tps: (\d+\.\d{2}) qps: (\d+\.\d{2}) \(r/w/o: (\d+\.\d{2})/(\d+\.\d{2})/(\d+\.\d{2})\) lat \(ms,(\d+)%\): (\d+\.\d{2}) err/s: (\d+\.\d{2}) reconn/s: (\d+\.\d{2})(.*)$`)
+
+// liveLines are the lines of out that start as a report-interval line,
+// each split by reLive (nil where it does not match).
+func liveLines(out string) (lines []string, fields [][]string) {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "[ ") {
+			lines = append(lines, l)
+			fields = append(fields, reLive.FindStringSubmatch(l))
+		}
+	}
+	return lines, fields
+}
+
+// testLiveLine runs oltp_read_write with --report-interval=1 with both
+// tools and parses every live line of both with the same expression.
+func testLiveLine(t *testing.T, e *engine) {
+	ctx := t.Context()
+	args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--threads=2", "--time=3", "--report-interval=1"}
+	sbOut := sysbench(t, ctx, e, "oltp_read_write", append(args, "run")...)
+	dbOut := dbmark(t, ctx, append([]string{"run", "oltp_read_write", "--target", e.target, "--no-store", "-q"}, args...)...)
+	for _, tool := range []struct{ name, out string }{{"sysbench", sbOut}, {"dbmark", dbOut}} {
+		lines, fields := liveLines(tool.out)
+		if len(lines) < 2 {
+			t.Fatalf("%s printed %d live lines in 3 s, want 2 or more:\n%s", tool.name, len(lines), tool.out)
+		}
+		for i, f := range fields {
+			t.Logf("%-8s %s", tool.name, lines[i])
+			if f == nil {
+				t.Errorf("%s's line does not parse as sysbench's: %q", tool.name, lines[i])
+				continue
+			}
+			if f[1] != strconv.Itoa(i+1) || f[2] != "2" || f[8] != "95" {
+				t.Errorf("%s: time %ss, thds %s, percentile %s%%: want %ds, 2, 95%%", tool.name, f[1], f[2], f[8], i+1)
+			}
+			if tool.name == "sysbench" && f[12] != "" {
+				t.Errorf("sysbench's line has more than the expression knows: %q", f[12])
+			}
+			num := func(j int) float64 { v, _ := strconv.ParseFloat(f[j], 64); return v }
+			tps, qps, r, w, o := num(3), num(4), num(5), num(6), num(7)
+			if d := qps - (r + w + o); d > 0.02 || d < -0.02 {
+				t.Errorf("%s: qps %.2f is not r+w+o %.2f", tool.name, qps, r+w+o)
+			}
+			// 14 reads and 4 writes per transaction: within an interval
+			// the statements of transactions under way at its ends blur it.
+			if tps == 0 || r/tps < 12 || r/tps > 16 || w/tps < 3 || w/tps > 5 {
+				t.Errorf("%s: %.2f reads and %.2f writes per transaction, want about 14 and 4", tool.name, r/tps, w/tps)
+			}
+		}
+	}
+}

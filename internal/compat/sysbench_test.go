@@ -286,6 +286,7 @@ func testEngine(t *testing.T, e *engine) {
 	t.Run("booleans_refused", func(t *testing.T) { testRefusedBooleans(t, e) })
 	t.Run("legacy_limits", func(t *testing.T) { testLegacyLimits(t, e) })
 	t.Run("verbosity", func(t *testing.T) { testVerbosity(t, e) })
+	t.Run("live_line", func(t *testing.T) { testLiveLine(t, e) })
 
 	t.Run("statements_no_rows", func(t *testing.T) {
 		c, err := e.connect(ctx, compatDB)
