@@ -457,7 +457,11 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	case result.StatusInterrupted:
 		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
 	case result.StatusFailed:
-		return res, withCode(ExitRunFailed, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+		code := ExitRunFailed
+		if fc, ok := w.(workload.FailCoder); ok {
+			code = fc.FailedRunCode()
+		}
+		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
 	}
 	return res, nil
 }

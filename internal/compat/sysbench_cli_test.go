@@ -206,3 +206,68 @@ func testLiveLine(t *testing.T, e *engine) {
 		}
 	}
 }
+
+// testFatalExit makes every UPDATE of sbtest1 fail with an error neither
+// tool goes on after (a trigger raising one) and requires dbmark's exit code
+// to be sysbench's; likewise for a table that is not there.
+func testFatalExit(t *testing.T, e *engine) {
+	ctx := t.Context()
+	c, err := e.connect(ctx, compatDB)
+	if err != nil {
+		t.Fatalf("%s: connect to %s: %v", e.name, compatDB, err)
+	}
+	defer c.Close()
+	create := []string{"CREATE TRIGGER compat_fatal BEFORE UPDATE ON sbtest1 FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'compat: no updates'"}
+	drop := []string{"DROP TRIGGER IF EXISTS compat_fatal"}
+	if e.name == "PostgreSQL" {
+		create = []string{"CREATE FUNCTION compat_fatal() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'compat: no updates'; END$$",
+			"CREATE TRIGGER compat_fatal BEFORE UPDATE ON sbtest1 FOR EACH ROW EXECUTE FUNCTION compat_fatal()"}
+		drop = []string{"DROP TRIGGER IF EXISTS compat_fatal ON sbtest1", "DROP FUNCTION IF EXISTS compat_fatal()"}
+	}
+	for _, q := range create {
+		mustExec(t, c, q)
+	}
+	dropped := false
+	dropTrigger := func() {
+		if !dropped {
+			for _, q := range drop {
+				mustExec(t, c, q)
+			}
+			dropped = true
+		}
+	}
+	defer dropTrigger()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"error_in_run", []string{"--tables=1", "--table-size=" + strconv.Itoa(tableSize), "--events=10", "--time=0"}},
+		{"missing_table", []string{"--tables=" + strconv.Itoa(tables+1), "--table-size=" + strconv.Itoa(tableSize), "--events=10", "--time=0"}},
+	} {
+		if tc.name == "missing_table" {
+			dropTrigger()
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			sbOut, sbCode := sysbenchCode(t, ctx, e, "oltp_update_index", append(tc.args, "run")...)
+			db := dbmarkCode(t, ctx, append([]string{"run", "oltp_update_index", "--target", e.target, "--no-store", "-q"}, tc.args...)...)
+			t.Logf("sysbench: exit %d: %s", sbCode, lastLine(sbOut))
+			t.Logf("dbmark:   exit %d: %s", db.code, lastLine(db.stderr))
+			if sbCode == 0 {
+				t.Fatalf("sysbench succeeded: the test's premise is wrong:\n%s", sbOut)
+			}
+			switch {
+			case sbCode > 128 && e.name == "PostgreSQL" && tc.name == "missing_table":
+				// sysbench 1.0.20's pgsql driver crashes on a missing
+				// table; dbmark refuses it as any failed setup (docs/oltp.md).
+				if db.code != 1 {
+					t.Errorf("dbmark exit %d, want 1 (sysbench crashed: exit %d)", db.code, sbCode)
+				}
+			case db.code != sbCode:
+				t.Errorf("dbmark exit %d, sysbench exit %d", db.code, sbCode)
+			}
+			if tc.name == "error_in_run" && !strings.Contains(lastLine(db.stderr), "compat: no updates") {
+				t.Errorf("dbmark's last line does not carry the server's error: %q", db.stderr)
+			}
+		})
+	}
+}

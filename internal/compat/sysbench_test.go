@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,6 +288,7 @@ func testEngine(t *testing.T, e *engine) {
 	t.Run("legacy_limits", func(t *testing.T) { testLegacyLimits(t, e) })
 	t.Run("verbosity", func(t *testing.T) { testVerbosity(t, e) })
 	t.Run("live_line", func(t *testing.T) { testLiveLine(t, e) })
+	t.Run("fatal_exit", func(t *testing.T) { testFatalExit(t, e) })
 
 	t.Run("statements_no_rows", func(t *testing.T) {
 		c, err := e.connect(ctx, compatDB)
@@ -438,7 +440,8 @@ func sysbench(t *testing.T, ctx context.Context, e *engine, test string, args ..
 }
 
 // sysbenchCode runs the sysbench binary with e's connection options and
-// returns its output (stdout and stderr) and exit code.
+// returns its output (stdout and stderr) and exit code (128 + the signal
+// when a signal killed it, as a shell gives it).
 func sysbenchCode(t *testing.T, ctx context.Context, e *engine, test string, args ...string) (string, int) {
 	t.Helper()
 	path, err := sysbenchPath()
@@ -455,6 +458,12 @@ func sysbenchCode(t *testing.T, ctx context.Context, e *engine, test string, arg
 		return string(out), 0
 	case errors.As(err, &ee) && ee.Exited():
 		return string(out), ee.ExitCode()
+	case errors.As(err, &ee):
+		// Killed by a signal (sysbench crashes on some mistakes): the
+		// shell's code for it.
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ctx.Err() == nil {
+			return string(out) + "\n(" + ws.Signal().String() + ")", 128 + int(ws.Signal())
+		}
 	}
 	t.Fatalf("sysbench %s: %v\n%s", strings.Join(redact(argv), " "), err, out)
 	return "", 0

@@ -222,3 +222,7 @@ func (w *Workload) DefaultIgnoreErrors(kind string) []string {
 	}
 	return nil
 }
+
+// FailedRunCode is sysbench's exit code for a run that ends on an error:
+// a fatal error in a thread ends sysbench with 1.
+func (w *Workload) FailedRunCode() int { return 1 }
