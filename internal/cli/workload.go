@@ -24,6 +24,7 @@ import (
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -52,10 +53,23 @@ func (s *seconds) Set(v string) error {
 	return nil
 }
 
+// givenString is a string flag that remembers whether it was given.
+type givenString struct {
+	v     string
+	given bool
+}
+
+func (g *givenString) String() string { return g.v }
+func (g *givenString) Type() string   { return "string" }
+func (g *givenString) Set(s string) error {
+	g.v, g.given = s, true
+	return nil
+}
+
 // runFlags are the options common to every workload.
 type runFlags struct {
 	target       string
-	pgMode       string
+	pgMode       givenString
 	psMode       string
 	stallTimeout seconds
 	threads      int
@@ -81,8 +95,9 @@ type runFlags struct {
 
 func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
-	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
-	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
+	f.pgMode.v = postgres.ModePrepared
+	fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
+	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 	fs.IntVar(&f.numThreads, "num-threads", 1, "deprecated alias for --threads (sysbench 1.0's)")
@@ -234,7 +249,16 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, Logger: a.Logger})
+	if f.psMode != "auto" && f.psMode != "disable" {
+		return nil, false, withCode(ExitUsage, fmt.Errorf("--db-ps-mode %q: must be auto or disable", f.psMode))
+	}
+	// sysbench's --db-ps-mode=disable sends plain queries with the values
+	// in their text on PostgreSQL too: the simple protocol, unless
+	// --pg-mode asks for another. The mode set is the mode recorded.
+	if f.psMode == "disable" && !f.pgMode.given {
+		f.pgMode.v = postgres.ModeSimple
+	}
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}

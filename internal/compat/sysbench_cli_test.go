@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The tests here put dbmark run in front of sysbench command lines and
@@ -270,4 +271,75 @@ func testFatalExit(t *testing.T, e *engine) {
 			}
 		})
 	}
+}
+
+// testPSModePostgres runs oltp_point_select on PostgreSQL with both tools,
+// with --db-ps-mode auto and disable, and watches the statements the
+// server sees (pg_stat_activity keeps each session's last statement): a
+// prepared or extended-protocol statement shows its $1, a plain one the
+// id in its text. Both tools must send the same kind in each mode.
+func testPSModePostgres(t *testing.T, e *engine) {
+	ctx := t.Context()
+	args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--threads=2", "--time=1"}
+	for _, mode := range []string{"auto", "disable"} {
+		t.Run(mode, func(t *testing.T) {
+			opts := append(slices.Clone(args), "--db-ps-mode="+mode)
+			sb := watchStatements(t, e, func() { sysbench(t, ctx, e, "oltp_point_select", append(opts, "run")...) })
+			db := watchStatements(t, e, func() {
+				dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--target", e.target, "--no-store", "-q"}, opts...)...)
+			})
+			t.Logf("sysbench sent %v", sb)
+			t.Logf("dbmark sent   %v", db)
+			if len(sb) != 1 || !maps.Equal(sb, db) {
+				t.Errorf("--db-ps-mode=%s: sysbench sent %v, dbmark %v", mode, sb, db)
+			}
+		})
+	}
+}
+
+var (
+	rePointParam = regexp.MustCompile(`^SELECT c FROM sbtest\d+ WHERE id=\$1$`)
+	rePointPlain = regexp.MustCompile(`^SELECT c FROM sbtest\d+ WHERE id=\d+$`)
+)
+
+// watchStatements runs run while sampling the point selects other sessions
+// of compatDB last sent, and returns the kinds seen: "parameter" ($1) or
+// "plain" (the value in the text), each with an example.
+func watchStatements(t *testing.T, e *engine, run func()) map[string]bool {
+	t.Helper()
+	c, err := e.connect(t.Context(), compatDB)
+	if err != nil {
+		t.Fatalf("%s: connect to %s: %v", e.name, compatDB, err)
+	}
+	defer c.Close()
+	done := make(chan struct{})
+	seen := make(chan map[string]bool)
+	go func() {
+		kinds := map[string]bool{}
+		for {
+			rows, err := c.Rows(t.Context(), `SELECT query FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'SELECT c FROM sbtest%'`)
+			if err == nil {
+				for _, r := range rows {
+					switch {
+					case rePointParam.MatchString(r[0]):
+						kinds["parameter"] = true
+					case rePointPlain.MatchString(r[0]):
+						kinds["plain"] = true
+					default:
+						kinds["other: "+r[0]] = true
+					}
+				}
+			}
+			select {
+			case <-done:
+				seen <- kinds
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	run()
+	close(done)
+	return <-seen
 }

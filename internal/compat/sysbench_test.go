@@ -289,6 +289,9 @@ func testEngine(t *testing.T, e *engine) {
 	t.Run("verbosity", func(t *testing.T) { testVerbosity(t, e) })
 	t.Run("live_line", func(t *testing.T) { testLiveLine(t, e) })
 	t.Run("fatal_exit", func(t *testing.T) { testFatalExit(t, e) })
+	if e.name == "PostgreSQL" {
+		t.Run("db_ps_mode", func(t *testing.T) { testPSModePostgres(t, e) })
+	}
 
 	t.Run("statements_no_rows", func(t *testing.T) {
 		c, err := e.connect(ctx, compatDB)
