@@ -281,31 +281,49 @@ func testFatalExit(t *testing.T, e *engine) {
 func testPSModePostgres(t *testing.T, e *engine) {
 	ctx := t.Context()
 	args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--threads=2", "--time=1"}
-	for _, mode := range []string{"auto", "disable"} {
-		t.Run(mode, func(t *testing.T) {
-			opts := append(slices.Clone(args), "--db-ps-mode="+mode)
-			sb := watchStatements(t, e, func() { sysbench(t, ctx, e, "oltp_point_select", append(opts, "run")...) })
-			db := watchStatements(t, e, func() {
+	for _, c := range []struct{ mode, want string }{
+		{"auto", "SELECT c FROM sbtestN WHERE id=$N"},
+		{"disable", "SELECT c FROM sbtestN WHERE id=N"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			opts := append(slices.Clone(args), "--db-ps-mode="+c.mode)
+			sb := watchStatements(t, e, "SELECT c FROM", func() { sysbench(t, ctx, e, "oltp_point_select", append(opts, "run")...) })
+			db := watchStatements(t, e, "SELECT c FROM", func() {
 				dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--target", e.target, "--no-store", "-q"}, opts...)...)
 			})
-			t.Logf("sysbench sent %v", sb)
-			t.Logf("dbmark sent   %v", db)
-			if len(sb) != 1 || !maps.Equal(sb, db) {
-				t.Errorf("--db-ps-mode=%s: sysbench sent %v, dbmark %v", mode, sb, db)
+			t.Logf("sysbench sent %q", sb)
+			t.Logf("dbmark sent   %q", db)
+			if !slices.Equal(sb, []string{c.want}) || !slices.Equal(db, sb) {
+				t.Errorf("--db-ps-mode=%s: sysbench sent %q, dbmark %q; want %q", c.mode, sb, db, c.want)
 			}
 		})
 	}
 }
 
-var (
-	rePointParam = regexp.MustCompile(`^SELECT c FROM sbtest\d+ WHERE id=\$1$`)
-	rePointPlain = regexp.MustCompile(`^SELECT c FROM sbtest\d+ WHERE id=\d+$`)
-)
+// testInsertPostgres watches the INSERTs oltp_insert sends to PostgreSQL
+// with each tool, with --auto_inc on and off.
+func testInsertPostgres(t *testing.T, e *engine) {
+	ctx := t.Context()
+	for _, autoInc := range []string{"on", "off"} {
+		t.Run("auto_inc="+autoInc, func(t *testing.T) {
+			args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--events=300", "--time=0", "--auto_inc=" + autoInc}
+			sb := watchStatements(t, e, "INSERT INTO", func() { sysbench(t, ctx, e, "oltp_insert", append(args, "run")...) })
+			db := watchStatements(t, e, "INSERT INTO", func() {
+				dbmark(t, ctx, append([]string{"run", "oltp_insert", "--target", e.target, "--no-store", "-q"}, args...)...)
+			})
+			t.Logf("sysbench sent %q", sb)
+			t.Logf("dbmark sent   %q", db)
+			if len(sb) != 1 || !slices.Equal(db, sb) {
+				t.Errorf("--auto_inc=%s: sysbench sent %q, dbmark %q", autoInc, sb, db)
+			}
+		})
+	}
+}
 
-// watchStatements runs run while sampling the point selects other sessions
-// of compatDB last sent, and returns the kinds seen: "parameter" ($1) or
-// "plain" (the value in the text), each with an example.
-func watchStatements(t *testing.T, e *engine, run func()) map[string]bool {
+// watchStatements runs run while sampling the statements starting with
+// prefix that other sessions of compatDB last sent, and returns them in the
+// form of normalStatement.
+func watchStatements(t *testing.T, e *engine, prefix string, run func()) []string {
 	t.Helper()
 	c, err := e.connect(t.Context(), compatDB)
 	if err != nil {
@@ -313,27 +331,20 @@ func watchStatements(t *testing.T, e *engine, run func()) map[string]bool {
 	}
 	defer c.Close()
 	done := make(chan struct{})
-	seen := make(chan map[string]bool)
+	seen := make(chan []string)
 	go func() {
 		kinds := map[string]bool{}
 		for {
 			rows, err := c.Rows(t.Context(), `SELECT query FROM pg_stat_activity
-				WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'SELECT c FROM sbtest%'`)
+				WHERE datname = current_database() AND pid <> pg_backend_pid() AND starts_with(query, '`+prefix+`')`)
 			if err == nil {
 				for _, r := range rows {
-					switch {
-					case rePointParam.MatchString(r[0]):
-						kinds["parameter"] = true
-					case rePointPlain.MatchString(r[0]):
-						kinds["plain"] = true
-					default:
-						kinds["other: "+r[0]] = true
-					}
+					kinds[normalStatement(r[0])] = true
 				}
 			}
 			select {
 			case <-done:
-				seen <- kinds
+				seen <- slices.Sorted(maps.Keys(kinds))
 				return
 			case <-time.After(5 * time.Millisecond):
 			}

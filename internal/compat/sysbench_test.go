@@ -291,6 +291,7 @@ func testEngine(t *testing.T, e *engine) {
 	t.Run("fatal_exit", func(t *testing.T) { testFatalExit(t, e) })
 	if e.name == "PostgreSQL" {
 		t.Run("db_ps_mode", func(t *testing.T) { testPSModePostgres(t, e) })
+		t.Run("insert", func(t *testing.T) { testInsertPostgres(t, e) })
 	}
 
 	t.Run("statements_no_rows", func(t *testing.T) {
