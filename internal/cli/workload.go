@@ -78,6 +78,7 @@ type runFlags struct {
 	warmup       seconds
 	interval     seconds
 	stamp        bool // live lines carry the Unix time
+	histogram    bool // sysbench's latency histogram before the summary
 	percentiles  []string
 	seed         uint64
 	rate         float64
@@ -110,6 +111,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.Var(&f.warmup, "warmup", "warm-up before the measured part: shown, not counted")
 	fs.Var(&f.interval, "report-interval", "print a live line this often (0: off)")
 	fs.BoolVar(&f.stamp, "progress-timestamp", false, "live lines show the Unix time, to the millisecond, instead of the time since the start (as pgbench's)")
+	workload.OnOffVar(fs, &f.histogram, "histogram", false, "print the latency histogram of the events before the summary, in sysbench's buckets and shape")
 	fs.StringSliceVar(&f.percentiles, "percentiles", []string{"50", "95", "99", "99.9"}, "latency percentiles to report")
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: events per second over all threads (0: as fast as possible)")
 	fs.IntVar(&f.maxTries, "max-tries", 10, "tries per transaction on a retryable error (serialization failure, deadlock, lock wait timeout, SQLITE_BUSY)")
@@ -473,6 +475,9 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		report.Summary(o.out, res)
 		return res, withCode(ExitRunFailed, err)
 	}
+	if f.histogram {
+		a.histogram(o.out, res)
+	}
 	report.Summary(o.out, res)
 	if rep != nil {
 		rep.Report(o.out, res)
@@ -488,6 +493,30 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
 	}
 	return res, nil
+}
+
+// histogram prints the latency histogram of res's events (sysbench's
+// --histogram), from the histogram the result keeps.
+func (a *App) histogram(out io.Writer, res *result.Result) {
+	event := ""
+	for _, o := range res.Summary.Ops {
+		if o.Kind == metrics.Event.String() {
+			event = o.Name
+		}
+	}
+	for _, hh := range res.Histograms {
+		if hh.Op != event || hh.Kind != "latency" {
+			continue
+		}
+		h, err := hh.Decode()
+		if err != nil {
+			a.Logger.Warn("cannot print the histogram", "err", err)
+			return
+		}
+		report.Histogram(out, h)
+		return
+	}
+	fmt.Fprintln(out, "Latency histogram (values are in milliseconds): no events")
 }
 
 // reprepare drops what w prepared, if it can, and prepares it again.
@@ -560,7 +589,7 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		switch fl.Name {
 		case "target", "store", "json": // where, not what: kept elsewhere, redacted
 			return
-		case "help", "no-store", "quiet", "verbose", "verbosity", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
+		case "help", "no-store", "quiet", "verbose", "verbosity", "progress-timestamp", "histogram", "cpu-profile", "mem-profile", "probe-root":
 			// how dbmark was asked and where it looked, not the work
 			return
 		case "num-threads", "max-time", "max-requests":

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"maps"
+	"math"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -353,4 +354,92 @@ func watchStatements(t *testing.T, e *engine, prefix string, run func()) []strin
 	run()
 	close(done)
 	return <-seen
+}
+
+var reHistRow = regexp.MustCompile(`^([ 0-9.]{12}) \|(\**) *(\d+)$`)
+
+// histogram is a latency histogram as sysbench prints it.
+type histogram struct {
+	header []string
+	values []float64
+	stars  []int
+	counts []int64
+	tail   string // the line after the rows
+}
+
+// parseHistogram finds the histogram in out and checks each row's layout:
+// a 12-character value, " |", a 40-character field of stars, the count.
+func parseHistogram(t *testing.T, tool, out string) histogram {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	start := slices.Index(lines, "Latency histogram (values are in milliseconds)")
+	if start < 0 || start+2 >= len(lines) {
+		t.Fatalf("%s printed no histogram:\n%s", tool, out)
+	}
+	h := histogram{header: lines[start : start+2]}
+	for _, l := range lines[start+2:] {
+		m := reHistRow.FindStringSubmatch(l)
+		if m == nil {
+			h.tail = l
+			break
+		}
+		if len(l) != 12+2+40+1+len(m[3]) {
+			t.Errorf("%s: row %q is not laid out as value, bar of 40, count", tool, l)
+		}
+		v, _ := strconv.ParseFloat(strings.TrimSpace(m[1]), 64)
+		n, _ := strconv.ParseInt(m[3], 10, 64)
+		h.values, h.stars, h.counts = append(h.values, v), append(h.stars, len(m[2])), append(h.counts, n)
+	}
+	return h
+}
+
+// testHistogram runs oltp_point_select with --histogram with both tools and
+// compares the histograms' shape: the same header and trailing line, rows in
+// ascending buckets, every event counted, bars scaled to 40 stars as sysbench
+// scales them.
+func testHistogram(t *testing.T, e *engine) {
+	ctx := t.Context()
+	const n = 2000
+	args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--events=" + strconv.Itoa(n), "--time=0", "--histogram"}
+	sbOut := sysbench(t, ctx, e, "oltp_point_select", append(args, "run")...)
+	dbOut := dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--target", e.target, "--no-store", "-q"}, args...)...)
+	sb, db := parseHistogram(t, "sysbench", sbOut), parseHistogram(t, "dbmark", dbOut)
+	t.Logf("sysbench: %d rows from %.3f to %.3f ms", len(sb.values), sb.values[0], sb.values[len(sb.values)-1])
+	t.Logf("dbmark:   %d rows from %.3f to %.3f ms", len(db.values), db.values[0], db.values[len(db.values)-1])
+	if !slices.Equal(sb.header, db.header) || sb.tail != db.tail {
+		t.Errorf("header or closing line differ:\n  sysbench %q %q\n  dbmark   %q %q", sb.header, sb.tail, db.header, db.tail)
+	}
+	for _, h := range []struct {
+		tool string
+		h    histogram
+	}{{"sysbench", sb}, {"dbmark", db}} {
+		var total, most int64
+		for _, c := range h.h.counts {
+			total += c
+			most = max(most, c)
+		}
+		if total != n {
+			t.Errorf("%s's histogram counts %d events, want %d", h.tool, total, n)
+		}
+		if !slices.IsSorted(h.h.values) {
+			t.Errorf("%s's rows are not in ascending order: %v", h.tool, h.h.values)
+		}
+		// Both tools' rows are sysbench's buckets: 1024 spaced evenly on
+		// a log scale from 0.001 ms to 100 s (checked from 0.2 ms up,
+		// where three decimals tell the buckets apart).
+		step := math.Log(1e8) / 1023
+		for _, v := range h.h.values {
+			if v < 0.2 {
+				continue
+			}
+			if b := 0.001 * math.Exp(math.Round(math.Log(v/0.001)/step)*step); math.Abs(b-v) > 0.0006 {
+				t.Errorf("%s: row %.3f is not a bucket of sysbench's (nearest %.4f)", h.tool, v, b)
+			}
+		}
+		for i, c := range h.h.counts {
+			if want := int(float64(c)*40/float64(most) + 0.5); h.h.stars[i] != want {
+				t.Errorf("%s: %d events drawn with %d stars, want %d (the fullest bucket, %d, has 40)", h.tool, c, h.h.stars[i], want, most)
+			}
+		}
+	}
 }

@@ -289,6 +289,7 @@ func testEngine(t *testing.T, e *engine) {
 	t.Run("verbosity", func(t *testing.T) { testVerbosity(t, e) })
 	t.Run("live_line", func(t *testing.T) { testLiveLine(t, e) })
 	t.Run("fatal_exit", func(t *testing.T) { testFatalExit(t, e) })
+	t.Run("histogram", func(t *testing.T) { testHistogram(t, e) })
 	if e.name == "PostgreSQL" {
 		t.Run("db_ps_mode", func(t *testing.T) { testPSModePostgres(t, e) })
 		t.Run("insert", func(t *testing.T) { testInsertPostgres(t, e) })

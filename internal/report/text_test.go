@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbmark/dbmark/internal/result"
 )
 
@@ -58,5 +60,30 @@ func TestSummaryWords(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The histogram has sysbench's shape and buckets: values of sysbench's
+// 1024 log-spaced buckets, bars scaled to 40 characters, empty buckets left
+// out, a line holding one space after it.
+func TestHistogram(t *testing.T) {
+	h := hdr.New(1000, int64(time.Hour), 3)
+	for i := 0; i < 40; i++ {
+		_ = h.RecordValue(2_145_000) // 2.145 ms: sysbench's bucket 2.145
+	}
+	_ = h.RecordValue(1_007_000) // 1.007 ms
+	for i := 0; i < 12; i++ {
+		_ = h.RecordValue(1_857_000)
+	}
+	var b strings.Builder
+	Histogram(&b, h)
+	want := "Latency histogram (values are in milliseconds)\n" +
+		"       value  ------------- distribution ------------- count\n" +
+		"       1.007 |*                                        1\n" +
+		"       1.857 |************                             12\n" +
+		"       2.145 |**************************************** 40\n" +
+		" \n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
