@@ -251,7 +251,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	if f.psMode != "auto" && f.psMode != "disable" {
+	if f.psMode != "" && f.psMode != "auto" && f.psMode != "disable" { // "": not bound (sysinfo)
 		return nil, false, withCode(ExitUsage, fmt.Errorf("--db-ps-mode %q: must be auto or disable", f.psMode))
 	}
 	// sysbench's --db-ps-mode=disable sends plain queries with the values
