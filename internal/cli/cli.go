@@ -66,6 +66,7 @@ type App struct {
 	storeDSN   string
 	quiet      bool
 	verbose    bool
+	verbosity  int // sysbench's --verbosity, 0 to 5
 	cpuProfile string
 	memProfile string
 	profFile   *os.File
@@ -132,16 +133,14 @@ func (a *App) rootCmd() *cobra.Command {
 		Short:         "Benchmark databases and storage, and keep every number with its context",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			level := slog.LevelInfo
-			if a.quiet {
-				level = slog.LevelWarn
-			}
-			if a.verbose {
-				level = slog.LevelDebug
-			}
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			level, err := a.logLevel(cmd.Flags().Changed("verbosity"))
 			a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+			if err != nil {
+				return err
+			}
 			a.startProfile()
+			return nil
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
@@ -149,6 +148,7 @@ func (a *App) rootCmd() *cobra.Command {
 	pf.StringVar(&a.storeDSN, "store", os.Getenv("DBMARK_STORE"), "results store: a SQLite file (default in the data directory) or postgres://... ($DBMARK_STORE)")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "log only warnings and errors")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
+	pf.IntVar(&a.verbosity, "verbosity", 3, "sysbench's log level: 0-2 as --quiet (0 and 1 log errors only), 3 and 4 the default, 5 as --verbose")
 	pf.StringVar(&a.cpuProfile, "cpu-profile", "", "write a CPU profile of dbmark itself to this file")
 	_ = pf.MarkHidden("cpu-profile")
 	pf.StringVar(&a.memProfile, "mem-profile", "", "write a profile of dbmark's own allocations to this file at the end")
@@ -169,6 +169,35 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.submitCmd())
 	root.AddCommand(a.reproduceCmd())
 	return root
+}
+
+// logLevel is the level -q, -v and sysbench's --verbosity (when changed)
+// ask for. sysbench's levels are 0 critical, 1 errors, 2 warnings, 3
+// notices (its default), 4 information and 5 debug; dbmark logs errors,
+// warnings, information (the default) and debug, so --verbosity sets -q or
+// -v, which quick passes on to its runs. -q and -v win when given too.
+func (a *App) logLevel(verbosityGiven bool) (slog.Level, error) {
+	if verbosityGiven && (a.verbosity < 0 || a.verbosity > 5) {
+		return slog.LevelInfo, withCode(ExitUsage, fmt.Errorf("--verbosity %d: must be between 0 (critical messages only) and 5 (debug)", a.verbosity))
+	}
+	if verbosityGiven && !a.quiet && !a.verbose {
+		switch {
+		case a.verbosity <= 1:
+			a.quiet = true
+			return slog.LevelError, nil
+		case a.verbosity == 2:
+			a.quiet = true
+		case a.verbosity == 5:
+			a.verbose = true
+		}
+	}
+	switch {
+	case a.verbose:
+		return slog.LevelDebug, nil
+	case a.quiet:
+		return slog.LevelWarn, nil
+	}
+	return slog.LevelInfo, nil
 }
 
 func dropTime(_ []string, at slog.Attr) slog.Attr {

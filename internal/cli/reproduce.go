@@ -25,7 +25,7 @@ import (
 // the work, or belong to the machine that ran it.
 var notReproduced = map[string]bool{
 	"help": true, "json": true, "no-store": true, "cpu-profile": true, "mem-profile": true, "quiet": true,
-	"verbose": true, "probe-root": true, "store": true, "target": true, "show": true,
+	"verbose": true, "verbosity": true, "probe-root": true, "store": true, "target": true, "show": true,
 }
 
 func (a *App) reproduceCmd() *cobra.Command {

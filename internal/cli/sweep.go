@@ -85,6 +85,9 @@ func (a *App) newSweepSetup(name string, args []string) (*sweepSetup, error) {
 	if err := s.fs.Parse(args); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%v (see: dbmark sweep %s --help)", err, name))
 	}
+	if err := legacyFlags(s.fs, io.Discard); err != nil { // warned of when the sweep started
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -126,6 +129,9 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if done, err := a.inform(w); done || err != nil {
+					return err
+				}
+				if err := legacyFlags(cmd.Flags(), a.Stdout); err != nil {
 					return err
 				}
 				return a.startSweep(cmd.Context(), name, cmd.NonInheritedFlags())

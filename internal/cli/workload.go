@@ -24,6 +24,7 @@ import (
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -52,10 +53,23 @@ func (s *seconds) Set(v string) error {
 	return nil
 }
 
+// givenString is a string flag that remembers whether it was given.
+type givenString struct {
+	v     string
+	given bool
+}
+
+func (g *givenString) String() string { return g.v }
+func (g *givenString) Type() string   { return "string" }
+func (g *givenString) Set(s string) error {
+	g.v, g.given = s, true
+	return nil
+}
+
 // runFlags are the options common to every workload.
 type runFlags struct {
 	target       string
-	pgMode       string
+	pgMode       givenString
 	psMode       string
 	stallTimeout seconds
 	threads      int
@@ -64,23 +78,30 @@ type runFlags struct {
 	warmup       seconds
 	interval     seconds
 	stamp        bool // live lines carry the Unix time
+	histogram    bool // sysbench's latency histogram before the summary
 	percentiles  []string
 	seed         uint64
 	rate         float64
 	maxTries     int
 	verboseErrs  bool
 	ignoreErrors []string
-	jsonPath     string
-	noStore      bool
-	ctxFlags     contextFlags
+	// sysbench 1.0's deprecated spellings of --threads, --time and --events.
+	numThreads  int
+	maxTime     seconds
+	maxRequests int64
+	jsonPath    string
+	noStore     bool
+	ctxFlags    contextFlags
 }
 
 func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
 	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
-	fs.StringVar(&f.pgMode, "pg-mode", "prepared", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M)")
-	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "MySQL server-side prepared statements: auto or disable (as sysbench)")
+	f.pgMode.v = postgres.ModePrepared
+	fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
+	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
+	fs.IntVar(&f.numThreads, "num-threads", 1, "deprecated alias for --threads (sysbench 1.0's)")
 }
 
 func (f *runFlags) bindRun(fs *pflag.FlagSet) {
@@ -90,6 +111,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.Var(&f.warmup, "warmup", "warm-up before the measured part: shown, not counted")
 	fs.Var(&f.interval, "report-interval", "print a live line this often (0: off)")
 	fs.BoolVar(&f.stamp, "progress-timestamp", false, "live lines show the Unix time, to the millisecond, instead of the time since the start (as pgbench's)")
+	workload.OnOffVar(fs, &f.histogram, "histogram", false, "print the latency histogram of the events before the summary, in sysbench's buckets and shape")
 	fs.StringSliceVar(&f.percentiles, "percentiles", []string{"50", "95", "99", "99.9"}, "latency percentiles to report")
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: events per second over all threads (0: as fast as possible)")
 	fs.IntVar(&f.maxTries, "max-tries", 10, "tries per transaction on a retryable error (serialization failure, deadlock, lock wait timeout, SQLITE_BUSY)")
@@ -97,9 +119,33 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.ignoreErrors, "ignore-errors", nil, "error codes (SQLSTATE, MySQL error numbers) to count and go on after, or all")
 	f.stallTimeout = seconds(time.Minute)
 	fs.Var(&f.stallTimeout, "stall-timeout", "end the run as failed when a client finishes nothing for this long, naming it and the statement it waits for (0: never)")
+	fs.Var(&f.maxTime, "max-time", "deprecated alias for --time (sysbench 1.0's)")
+	fs.Int64Var(&f.maxRequests, "max-requests", 0, "deprecated alias for --events (sysbench 1.0's)")
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
+}
+
+// legacyNames are sysbench 1.0's deprecated spellings and the options
+// they stand for, in the order sysbench warns of them.
+var legacyNames = []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}}
+
+// legacyFlags applies sysbench 1.0's deprecated options as sysbench does:
+// one given a value other than its default overrides the new option,
+// whatever the order on the command line, and earns sysbench's warning
+// on out.
+func legacyFlags(fs *pflag.FlagSet, out io.Writer) error {
+	for _, l := range legacyNames {
+		fl := fs.Lookup(l.old)
+		if fl == nil || !fl.Changed || fl.Value.String() == fl.DefValue {
+			continue
+		}
+		fmt.Fprintf(out, "WARNING: --%s is deprecated, use --%s instead\n", l.old, l.now)
+		if err := fs.Set(l.now, fl.Value.String()); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", l.old, fl.Value, err))
+		}
+	}
+	return nil
 }
 
 // workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
@@ -136,6 +182,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if done, err := a.inform(w); done || err != nil {
+					return err
+				}
+				if err := legacyFlags(cmd.Flags(), a.Stdout); err != nil {
 					return err
 				}
 				switch verb {
@@ -202,7 +251,16 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 		}
 		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode, PSMode: f.psMode, Logger: a.Logger})
+	if f.psMode != "" && f.psMode != "auto" && f.psMode != "disable" { // "": not bound (sysinfo)
+		return nil, false, withCode(ExitUsage, fmt.Errorf("--db-ps-mode %q: must be auto or disable", f.psMode))
+	}
+	// sysbench's --db-ps-mode=disable sends plain queries with the values
+	// in their text on PostgreSQL too: the simple protocol, unless
+	// --pg-mode asks for another. The mode set is the mode recorded.
+	if f.psMode == "disable" && !f.pgMode.given {
+		f.pgMode.v = postgres.ModeSimple
+	}
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
@@ -416,6 +474,9 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		report.Summary(o.out, res)
 		return res, withCode(ExitRunFailed, err)
 	}
+	if f.histogram {
+		a.histogram(o.out, res)
+	}
 	report.Summary(o.out, res)
 	if rep != nil {
 		rep.Report(o.out, res)
@@ -424,9 +485,37 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	case result.StatusInterrupted:
 		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
 	case result.StatusFailed:
-		return res, withCode(ExitRunFailed, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+		code := ExitRunFailed
+		if fc, ok := w.(workload.FailCoder); ok {
+			code = fc.FailedRunCode()
+		}
+		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
 	}
 	return res, nil
+}
+
+// histogram prints the latency histogram of res's events (sysbench's
+// --histogram), from the histogram the result keeps.
+func (a *App) histogram(out io.Writer, res *result.Result) {
+	event := ""
+	for _, o := range res.Summary.Ops {
+		if o.Kind == metrics.Event.String() {
+			event = o.Name
+		}
+	}
+	for _, hh := range res.Histograms {
+		if hh.Op != event || hh.Kind != "latency" {
+			continue
+		}
+		h, err := hh.Decode()
+		if err != nil {
+			a.Logger.Warn("cannot print the histogram", "err", err)
+			return
+		}
+		report.Histogram(out, h)
+		return
+	}
+	fmt.Fprintln(out, "Latency histogram (values are in milliseconds): no events")
 }
 
 // reprepare drops what w prepared, if it can, and prepares it again.
@@ -499,9 +588,11 @@ func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine
 		switch fl.Name {
 		case "target", "store", "json": // where, not what: kept elsewhere, redacted
 			return
-		case "help", "no-store", "quiet", "verbose", "progress-timestamp", "cpu-profile", "mem-profile", "probe-root":
+		case "help", "no-store", "quiet", "verbose", "verbosity", "progress-timestamp", "histogram", "cpu-profile", "mem-profile", "probe-root":
 			// how dbmark was asked and where it looked, not the work
 			return
+		case "num-threads", "max-time", "max-requests":
+			return // spellings of threads, time and events, recorded under those names
 		}
 		opts[fl.Name] = fl.Value.String()
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,8 +14,11 @@ import (
 	"github.com/dbmark/dbmark/internal/result"
 )
 
-// LiveLine renders one interval like sysbench's --report-interval line,
-// with several percentiles instead of one.
+// LiveLine renders one interval as sysbench's --report-interval line,
+// field for field up to reconn/s, so that what parses sysbench's lines
+// parses dbmark's: the percentile sysbench shows is the 95th when it is
+// among --percentiles, else the first; the other percentiles, retries,
+// schedule lag and a workload's own figures follow.
 func LiveLine(iv result.Interval, threads int) string {
 	return liveLine(iv, threads, trimFloat(math.Round(iv.T*100)/100))
 }
@@ -37,16 +41,25 @@ func liveLine(iv result.Interval, threads int, stamp string) string {
 	if iv.ReadMiBPerS > 0 || iv.WriteMiBPerS > 0 {
 		fmt.Fprintf(&b, " MiB/s (r/w): %.2f/%.2f", iv.ReadMiBPerS, iv.WriteMiBPerS)
 	}
-	if len(iv.Latency) > 0 {
-		names := make([]string, len(iv.Latency))
-		vals := make([]string, len(iv.Latency))
-		for i, p := range iv.Latency {
-			names[i] = "p" + trimFloat(p.P)
-			vals[i] = strconv.FormatFloat(p.MS, 'f', 2, 64)
+	// An interval without events has no latency: sysbench then shows
+	// its (default) 95th percentile as 0.
+	head := result.Percentile{P: 95}
+	if i := slices.IndexFunc(iv.Latency, func(p result.Percentile) bool { return p.P == 95 }); i >= 0 {
+		head = iv.Latency[i]
+	} else if len(iv.Latency) > 0 {
+		head = iv.Latency[0]
+	}
+	fmt.Fprintf(&b, " lat (ms,%s%%): %.2f err/s: %.2f reconn/s: %.2f", trimFloat(head.P), head.MS, iv.ErrorsPerS, iv.ReconnPerS)
+	var names, vals []string
+	for _, p := range iv.Latency {
+		if p.P != head.P {
+			names = append(names, "p"+trimFloat(p.P))
+			vals = append(vals, strconv.FormatFloat(p.MS, 'f', 2, 64))
 		}
+	}
+	if len(names) > 0 {
 		fmt.Fprintf(&b, " lat (ms) %s: %s", strings.Join(names, "/"), strings.Join(vals, "/"))
 	}
-	fmt.Fprintf(&b, " err/s: %.2f reconn/s: %.2f", iv.ErrorsPerS, iv.ReconnPerS)
 	if iv.RetriesPerS > 0 {
 		fmt.Fprintf(&b, " retries/s: %.2f", iv.RetriesPerS)
 	}

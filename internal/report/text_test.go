@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/dbmark/dbmark/internal/result"
 )
 
@@ -12,9 +14,19 @@ func TestLiveLine(t *testing.T) {
 	iv := result.Interval{T: 10.000134, EventsPerS: 1234.567, ReadsPerS: 100, WritesPerS: 20, OtherPerS: 3,
 		ErrorsPerS: 0.5, ReconnPerS: 0.25, Latency: []result.Percentile{{P: 50, MS: 1.234}, {P: 99.9, MS: 12.5}}}
 	got := LiveLine(iv, 8)
-	want := "[ 10s ] thds: 8 tps: 1234.57 qps: 123.00 (r/w/o: 100.00/20.00/3.00) lat (ms) p50/p99.9: 1.23/12.50 err/s: 0.50 reconn/s: 0.25"
+	want := "[ 10s ] thds: 8 tps: 1234.57 qps: 123.00 (r/w/o: 100.00/20.00/3.00) lat (ms,50%): 1.23 err/s: 0.50 reconn/s: 0.25 lat (ms) p99.9: 12.50"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	iv95 := iv
+	iv95.Latency = []result.Percentile{{P: 50, MS: 1.234}, {P: 95, MS: 3.5}, {P: 99, MS: 7}}
+	want = "[ 10s ] thds: 8 tps: 1234.57 qps: 123.00 (r/w/o: 100.00/20.00/3.00) lat (ms,95%): 3.50 err/s: 0.50 reconn/s: 0.25 lat (ms) p50/p99: 1.23/7.00"
+	if got := LiveLine(iv95, 8); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	iv95.Latency = nil // no events in the interval
+	if got := LiveLine(iv95, 8); !strings.Contains(got, " lat (ms,95%): 0.00 err/s:") {
+		t.Fatalf("no events: %s", got)
 	}
 	iv.Warmup, iv.T, iv.LagMeanMS = true, 0.25, 2
 	if got := LiveLine(iv, 1); !strings.HasPrefix(got, "[ 0.25s warmup ]") || !strings.HasSuffix(got, "lag (ms): 2.00") {
@@ -48,5 +60,30 @@ func TestSummaryWords(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// The histogram has sysbench's shape and buckets: values of sysbench's
+// 1024 log-spaced buckets, bars scaled to 40 characters, empty buckets left
+// out, a line holding one space after it.
+func TestHistogram(t *testing.T) {
+	h := hdr.New(1000, int64(time.Hour), 3)
+	for i := 0; i < 40; i++ {
+		_ = h.RecordValue(2_145_000) // 2.145 ms: sysbench's bucket 2.145
+	}
+	_ = h.RecordValue(1_007_000) // 1.007 ms
+	for i := 0; i < 12; i++ {
+		_ = h.RecordValue(1_857_000)
+	}
+	var b strings.Builder
+	Histogram(&b, h)
+	want := "Latency histogram (values are in milliseconds)\n" +
+		"       value  ------------- distribution ------------- count\n" +
+		"       1.007 |*                                        1\n" +
+		"       1.857 |************                             12\n" +
+		"       2.145 |**************************************** 40\n" +
+		" \n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }

@@ -100,6 +100,13 @@ type DefaultIgnorer interface {
 	DefaultIgnoreErrors(kind string) []string
 }
 
+// FailCoder gives the exit code of a run that failed (an error the run
+// could not go on after), as the tool the workload follows gives it:
+// sysbench exits 1 where dbmark's default, pgbench's, is 2.
+type FailCoder interface {
+	FailedRunCode() int
+}
+
 // Checker verifies the data's consistency after runs (pgbench's TPC-B
 // balance invariants), for "dbmark check".
 type Checker interface {

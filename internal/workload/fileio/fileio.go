@@ -94,16 +94,16 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Var(&o.BlockSize, "block-size", "size of every request (K, M suffixes)")
 	fs.StringVar(&o.Mode, "mode", "", "test mode: "+strings.Join(Modes, ", ")+" (required for run)")
 	fs.Float64Var(&o.RWRatio, "rw-ratio", o.RWRatio, "reads per write in rndrw")
-	fs.Var((*onOff)(&o.Direct), "direct", "open the files with O_DIRECT (bypass the page cache)")
-	fs.Var((*onOff)(&o.DSync), "dsync", "open the files with O_DSYNC")
-	fs.Var((*onOff)(&o.Sync), "sync", "open the files with O_SYNC")
+	fs.Var((*workload.OnOff)(&o.Direct), "direct", "open the files with O_DIRECT (bypass the page cache)")
+	fs.Var((*workload.OnOff)(&o.DSync), "dsync", "open the files with O_DSYNC")
+	fs.Var((*workload.OnOff)(&o.Sync), "sync", "open the files with O_SYNC")
 	fs.IntVar(&o.FsyncFreq, "fsync-freq", o.FsyncFreq, "fsync every file after this many requests, when anything was written (0: never)")
-	fs.Var((*onOff)(&o.FsyncAll), "fsync-all", "fsync after every write (overrides --fsync-freq and --fsync-end)")
-	fs.Var((*onOff)(&o.FsyncEnd), "fsync-end", "fsync every file when a thread ends, in the writing modes")
+	fs.Var((*workload.OnOff)(&o.FsyncAll), "fsync-all", "fsync after every write (overrides --fsync-freq and --fsync-end)")
+	fs.Var((*workload.OnOff)(&o.FsyncEnd), "fsync-end", "fsync every file when a thread ends, in the writing modes")
 	fs.StringVar(&o.FsyncMode, "fsync-mode", o.FsyncMode, "how to sync: fsync or fdatasync")
 	fs.StringVar(&o.Engine, "engine", o.Engine, "how requests are issued: sync (pread/pwrite) or io_uring")
 	fs.IntVar(&o.IODepth, "iodepth", o.IODepth, "requests in flight per thread with --engine io_uring")
-	fs.Var((*onOff)(&o.Verify), "verify", "stamp every written block with its offset, a generation and a CRC32C, and check them on every read")
+	fs.Var((*workload.OnOff)(&o.Verify), "verify", "stamp every written block with its offset, a generation and a CRC32C, and check them on every read")
 	for _, n := range []string{"direct", "dsync", "sync", "fsync-all", "fsync-end", "verify"} {
 		fs.Lookup(n).NoOptDefVal = "true"
 	}

@@ -70,29 +70,6 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// onOff is a boolean flag that also takes sysbench's on and off.
-type onOff bool
-
-func (b *onOff) String() string   { return strconv.FormatBool(bool(*b)) }
-func (b *onOff) Type() string     { return "bool" }
-func (b *onOff) IsBoolFlag() bool { return true }
-func (b *onOff) Set(v string) error {
-	switch strings.ToLower(v) {
-	case "on", "yes":
-		*b = true
-		return nil
-	case "off", "no":
-		*b = false
-		return nil
-	}
-	x, err := strconv.ParseBool(v)
-	if err != nil {
-		return fmt.Errorf("%q: use on or off", v)
-	}
-	*b = onOff(x)
-	return nil
-}
-
 // extraFlags is sysbench's --file-extra-flags: a list of sync, dsync and
 // direct, setting dbmark's --sync, --dsync and --direct.
 type extraFlags struct{ o *Options }

@@ -120,14 +120,15 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.IndexUpdates, "index-updates", o.IndexUpdates, "number of UPDATE index queries per transaction")
 	fs.IntVar(&o.NonIndexUpdates, "non-index-updates", o.NonIndexUpdates, "number of UPDATE non-index queries per transaction")
 	fs.IntVar(&o.DeleteInserts, "delete-inserts", o.DeleteInserts, "number of DELETE/INSERT pairs per transaction")
-	fs.BoolVar(&o.RangeSelects, "range-selects", o.RangeSelects, "enable the range SELECT queries")
-	fs.BoolVar(&o.AutoInc, "auto-inc", o.AutoInc, "use an auto-increment primary key (client-generated IDs when off)")
-	fs.BoolVar(&o.SkipTrx, "skip-trx", o.SkipTrx, "run every query in autocommit mode, without BEGIN/COMMIT")
-	fs.BoolVar(&o.Secondary, "secondary", o.Secondary, "use a secondary index on id in place of the primary key")
-	fs.BoolVar(&o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
+	// Booleans take sysbench's on and off (--skip_trx=on) as well as true and false.
+	workload.OnOffVar(fs, &o.RangeSelects, "range-selects", o.RangeSelects, "enable the range SELECT queries")
+	workload.OnOffVar(fs, &o.AutoInc, "auto-inc", o.AutoInc, "use an auto-increment primary key (client-generated IDs when off)")
+	workload.OnOffVar(fs, &o.SkipTrx, "skip-trx", o.SkipTrx, "run every query in autocommit mode, without BEGIN/COMMIT")
+	workload.OnOffVar(fs, &o.Secondary, "secondary", o.Secondary, "use a secondary index on id in place of the primary key")
+	workload.OnOffVar(fs, &o.CreateSecondary, "create-secondary", o.CreateSecondary, "create the secondary index k_N on k")
 	fs.StringVar(&o.MySQLStorageEngine, "mysql-storage-engine", o.MySQLStorageEngine, "storage engine on MySQL/MariaDB")
 	fs.StringVar(&o.CreateTableOptions, "create-table-options", o.CreateTableOptions, "extra options appended to CREATE TABLE")
-	fs.BoolVar(&o.AllowEmpty, "allow-empty", o.AllowEmpty, "run on tables found empty instead of refusing them (the statements then find no rows)")
+	workload.OnOffVar(fs, &o.AllowEmpty, "allow-empty", o.AllowEmpty, "run on tables found empty instead of refusing them (the statements then find no rows)")
 	switch w.name {
 	case "select_random_points":
 		fs.IntVar(&o.RandomPoints, "random-points", o.RandomPoints, "number of random points in the IN() list")
@@ -221,3 +222,7 @@ func (w *Workload) DefaultIgnoreErrors(kind string) []string {
 	}
 	return nil
 }
+
+// FailedRunCode is sysbench's exit code for a run that ends on an error:
+// a fatal error in a thread ends sysbench with 1.
+func (w *Workload) FailedRunCode() int { return 1 }

@@ -161,7 +161,8 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	if err != nil {
 		return nil, err
 	}
-	sh := &shared{w: w, plan: p, opOf: opOf, noRowOf: noRowOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write)}
+	sh := &shared{w: w, plan: p, opOf: opOf, noRowOf: noRowOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write),
+		mysql: env.Target.Kind() == "mysql"}
 	return &workload.Load{
 		Ops: ops,
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
@@ -180,6 +181,7 @@ type shared struct {
 	ids     *randgen.Generator
 	env     workload.Env
 	begin   string
+	mysql   bool // the target is MySQL/MariaDB
 }
 
 type worker struct {
@@ -420,7 +422,8 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 }
 
 // insertText is oltp_insert: one INSERT sent as text, letting the engine
-// assign the id with --auto-inc, or a unique client id without it.
+// assign the id with --auto-inc (given as 0 on MySQL, left out elsewhere,
+// as sysbench does), or a unique client id without it.
 func (wk *worker) insertText(ctx context.Context) error {
 	t := wk.src.Uniform(1, int64(wk.w.opt.Tables))
 	k := wk.ids.Int(wk.src)
@@ -428,9 +431,14 @@ func (wk *worker) insertText(ctx context.Context) error {
 	wk.pad = randgen.FillTemplate(wk.pad[:0], padTemplate, wk.src)
 	b := append(wk.text[:0], "INSERT INTO sbtest"...)
 	b = strconv.AppendInt(b, t, 10)
-	if wk.w.opt.AutoInc {
+	switch {
+	case wk.w.opt.AutoInc && wk.mysql:
+		// As sysbench sends it: an id of 0 asks for the next
+		// AUTO_INCREMENT value (unless sql_mode has NO_AUTO_VALUE_ON_ZERO).
+		b = append(b, " (id, k, c, pad) VALUES (0, "...)
+	case wk.w.opt.AutoInc:
 		b = append(b, " (k, c, pad) VALUES ("...)
-	} else {
+	default:
 		b = append(b, " (id, k, c, pad) VALUES ("...)
 		b = strconv.AppendInt(b, int64(randgen.Unique(wk.src))-2147483648, 10)
 		b = append(b, ", "...)
