@@ -486,8 +486,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
 	case result.StatusFailed:
 		code := ExitRunFailed
-		if fc, ok := w.(workload.FailCoder); ok {
-			code = fc.FailedRunCode()
+		if c := w.Meta().FailedRunCode; c != 0 {
+			code = c
 		}
 		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
 	}

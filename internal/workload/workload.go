@@ -30,6 +30,11 @@ type Meta struct {
 	// says which direction is good ("higher" or "lower").
 	Headline string
 	Better   string
+	// FailedRunCode, when not 0, is the exit code of a run that failed
+	// (an error it could not go on after), as the tool the workload
+	// follows gives it: sysbench exits 1 where dbmark's default,
+	// pgbench's, is 2.
+	FailedRunCode int
 }
 
 // Workload is the required core.
@@ -98,13 +103,6 @@ type Optioner interface {
 // provoke under READ COMMITTED).
 type DefaultIgnorer interface {
 	DefaultIgnoreErrors(kind string) []string
-}
-
-// FailCoder gives the exit code of a run that failed (an error the run
-// could not go on after), as the tool the workload follows gives it:
-// sysbench exits 1 where dbmark's default, pgbench's, is 2.
-type FailCoder interface {
-	FailedRunCode() int
 }
 
 // Checker verifies the data's consistency after runs (pgbench's TPC-B

@@ -100,7 +100,8 @@ func (w *Workload) Meta() workload.Meta {
 	if w.name == "bulk_insert" {
 		headline = "rows/s"
 	}
-	return workload.Meta{Name: w.name, Description: descriptions[w.name], Version: Version, Headline: headline, Better: "higher"}
+	// A fatal error in a thread ends sysbench with 1.
+	return workload.Meta{Name: w.name, Description: descriptions[w.name], Version: Version, Headline: headline, Better: "higher", FailedRunCode: 1}
 }
 
 // Opts returns the options, for tests and callers that set them directly.
@@ -222,7 +223,3 @@ func (w *Workload) DefaultIgnoreErrors(kind string) []string {
 	}
 	return nil
 }
-
-// FailedRunCode is sysbench's exit code for a run that ends on an error:
-// a fatal error in a thread ends sysbench with 1.
-func (w *Workload) FailedRunCode() int { return 1 }
