@@ -5,6 +5,7 @@ package sampler
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math"
 	"sort"
@@ -292,21 +293,23 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	if err != nil {
 		s.fail("os", err) // partial: keep sampling what can be read
 	}
-	s.every(ctx, "os", func() bool {
+	s.every(ctx, "os", func() (bool, bool) {
 		cur, err := r.Snapshot()
 		if err != nil {
 			s.fail("os", err)
 		}
 		s.add(cur.At, "os", probe.OSRates(prev, cur))
 		prev = cur
-		return true
+		return true, true
 	})
 }
 
 // every calls read at each interval (each kick when Driven) until ctx
-// ends or read returns false. A read that takes longer than the interval
-// skips ticks rather than queueing them.
-func (s *Sampler) every(ctx context.Context, source string, read func() bool) {
+// ends or read says to stop. A read that takes longer than the interval
+// skips ticks rather than queueing them. A read that took no sample
+// leaves its kick unanswered: the line waiting for it shows the last
+// values as stale.
+func (s *Sampler) every(ctx context.Context, source string, read func() (more, sampled bool)) {
 	var tick <-chan time.Time
 	if !s.cfg.Driven {
 		t := time.NewTicker(s.cfg.Interval)
@@ -323,10 +326,11 @@ func (s *Sampler) every(ctx context.Context, source string, read func() bool) {
 		s.mu.Lock()
 		n := s.kicked
 		s.mu.Unlock()
-		if !read() {
+		more, sampled := read()
+		if !more {
 			return
 		}
-		if s.cfg.Driven {
+		if s.cfg.Driven && sampled {
 			s.answer(source, n)
 		}
 	}
@@ -342,23 +346,30 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 	}
 	defer rd.Close()
 	prev, err := rd.ReadCounters(ctx)
+	for errors.Is(err, target.ErrCountersBusy) && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+		prev, err = rd.ReadCounters(ctx)
+	}
 	if err != nil {
 		s.fail("db", err)
 		return
 	}
 	prevAt := time.Now()
-	s.every(ctx, "db", func() bool {
+	s.every(ctx, "db", func() (bool, bool) {
 		cur, err := rd.ReadCounters(ctx)
+		if errors.Is(err, target.ErrCountersBusy) {
+			return true, false // the next sample covers this interval too
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				s.fail("db", err)
 			}
-			return false
+			return false, false
 		}
 		at := time.Now()
 		s.add(at, "db", DBRates(prev, cur, at.Sub(prevAt).Seconds()))
 		prev, prevAt = cur, at
-		return true
+		return true, true
 	})
 }
 

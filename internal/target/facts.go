@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 
 	"github.com/dbmark/dbmark/internal/result"
 )
@@ -17,6 +18,11 @@ type Facter interface {
 type CounterSource interface {
 	OpenCounters(ctx context.Context) (CounterReader, error)
 }
+
+// ErrCountersBusy is a CounterReader's answer when the counters could not
+// all be read without waiting on the clients: no sample this time, and the
+// next one covers both intervals.
+var ErrCountersBusy = errors.New("the counters could not all be read without waiting on a client")
 
 // CounterReader reads the engine's counters. It is used by one goroutine.
 type CounterReader interface {

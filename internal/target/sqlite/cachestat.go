@@ -178,20 +178,23 @@ func (cs *caches) remove(c *Conn) {
 	}
 }
 
-// read returns the counters summed over the connections, and how many are
-// open. A connection busy for longer than the sampler waits counts as
-// last read.
-func (cs *caches) read() ([nCache]int64, int) {
+// read returns the counters summed over the connections, how many are
+// open and how many were too busy to read: their counts stay as last read
+// (and are all there at their next read), so a sum with any busy is not a
+// sample of this moment.
+func (cs *caches) read() (sum [nCache]int64, open, busy int) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	sum := cs.closed
+	sum = cs.closed
 	for c := range cs.open {
-		C.dbm_read(c.cache.db, (*C.sqlite3_int64)(unsafe.Pointer(&c.cache.acc[0])), sampleTries)
+		if C.dbm_read(c.cache.db, (*C.sqlite3_int64)(unsafe.Pointer(&c.cache.acc[0])), sampleTries) == 0 {
+			busy++
+		}
 		for k := range nCache {
 			sum[k] += c.cache.acc[k]
 		}
 	}
-	return sum, len(cs.open)
+	return sum, len(cs.open), busy
 }
 
 // OpenCounters reads SQLite's page cache statistics for the connections
@@ -204,7 +207,10 @@ func (t *Target) OpenCounters(context.Context) (target.CounterReader, error) {
 type cacheReader struct{ t *Target }
 
 func (r cacheReader) ReadCounters(context.Context) ([]target.Counter, error) {
-	sum, open := r.t.caches.read()
+	sum, open, busy := r.t.caches.read()
+	if busy > 0 {
+		return nil, target.ErrCountersBusy
+	}
 	out := make([]target.Counter, 0, nCache+2)
 	for k, c := range cacheNames {
 		c.Value = float64(sum[k])
