@@ -153,8 +153,11 @@ func (s *scrubber) String(v string) string {
 	v = mac.ReplaceAllString(v, Mask)
 	v = ipv4.ReplaceAllString(v, Mask)
 	v = ipv6.ReplaceAllStringFunc(v, func(m string) string {
-		if strings.Count(m, ":") < 2 {
-			return m // a time or a ratio
+		// An address has all eight groups or "::" for those left out;
+		// anything else is a time (12:30:45), a ratio or a range
+		// (sweep's FROM:TO:STEP).
+		if strings.Count(m, ":") < 7 && !strings.Contains(m, "::") {
+			return m
 		}
 		return Mask
 	})
@@ -209,6 +212,10 @@ func Path(p string) string {
 	}
 	return Mask
 }
+
+// Text removes personal data from a piece of text by the rules of Result,
+// without the words a result itself reveals (its host and user names).
+func Text(v string) string { return (&scrubber{}).String(v) }
 
 // replaceWord replaces w where it stands as a word of its own, so a user
 // called "sb" does not turn "sbtest" into nonsense.

@@ -211,8 +211,10 @@ func TestPathsAreDropped(t *testing.T) {
 			t.Errorf("Find = %q, %v; want %s", f, err, field)
 		}
 	}
-	// Units and words with a slash are not paths.
-	for _, v := range []string{"/s", "MiB/s", "GNU/Linux", "read/write", "/", "N/A", "1/2", "<b>x</b>", "<circle r=1 />"} {
+	// Units and words with a slash are not paths, ranges and times are not
+	// addresses.
+	for _, v := range []string{"/s", "MiB/s", "GNU/Linux", "read/write", "/", "N/A", "1/2", "<b>x</b>", "<circle r=1 />",
+		"10:20:10", "--time=10s:60s:10s", "12:30:45", "1:2:3:4"} {
 		if got := (&scrubber{}).String(v); got != v {
 			t.Errorf("%q redacted to %q", v, got)
 		}
