@@ -18,15 +18,23 @@ import (
 func (a *App) resultsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "results", Short: "List, show, export and delete stored results"}
 	var f store.Filter
+	var all bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List stored results, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(st store.Store) error {
-				rows, err := st.List(cmd.Context(), f)
+				// All that match, to say how many a limit left out.
+				q := f
+				q.Limit = 0
+				rows, err := st.List(cmd.Context(), q)
 				if err != nil {
 					return err
+				}
+				total := len(rows)
+				if !all && f.Limit > 0 && total > f.Limit {
+					rows = rows[:f.Limit]
 				}
 				tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tWHEN\tWORKLOAD\tTARGET\tHEADLINE\tSTATUS")
@@ -34,13 +42,20 @@ func (a *App) resultsCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.2f %s\t%s\n", r.ID, r.StartedAt.Local().Format("2006-01-02 15:04:05"),
 						r.Workload, r.Target, r.Headline, r.HeadlineUnit, r.Status)
 				}
-				return tw.Flush()
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if len(rows) < total {
+					fmt.Fprintf(a.Stdout, "showing the newest %d of %d; --limit N or --all for more\n", len(rows), total)
+				}
+				return nil
 			})
 		},
 	}
 	list.Flags().StringVar(&f.Workload, "workload", "", "only this workload")
 	list.Flags().StringVar(&f.Status, "status", "", "only this status: ok, interrupted or failed")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many (0: all)")
+	list.Flags().BoolVar(&all, "all", false, "every one (as --limit 0)")
 
 	show := &cobra.Command{
 		Use:   "show ID|sweep:ID",
