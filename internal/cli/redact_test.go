@@ -169,3 +169,30 @@ func checkKept(t *testing.T, name string, full, r *result.Result) {
 		}
 	}
 }
+
+// A published file I/O run has no directory any more: reproducing it says
+// which option to give and the command to give it to, in one line.
+func TestReproduceAskedForARedactedPath(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	fileio := []string{"--dir", t.TempDir(), "--file-num", "1", "--file-total-size", "4M"}
+	if o := dbmark(t, ctx, append([]string{"prepare", "fileio"}, fileio...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.stderr)
+	}
+	if o := dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "seqrd", "--time", "1"}, fileio...)...); o.code != 0 {
+		t.Fatalf("run: %s", o.stderr)
+	}
+	url, _ := serve(t, "--store", filepath.Join(t.TempDir(), "site.db"))
+	o := dbmark(t, ctx, "submit", "1", "--server", url)
+	if o.code != 0 {
+		t.Fatalf("submit: %s", o.stderr)
+	}
+	o = dbmark(t, ctx, "reproduce", strings.TrimSpace(o.stdout))
+	oneLineError(t, o, "the published run's --dir held a path")
+	if !strings.Contains(o.stderr, "dbmark run fileio ") || !strings.Contains(o.stderr, "--mode=seqrd") {
+		t.Errorf("no command to run: %s", o.stderr)
+	}
+	if _, err := os.Stat("(redacted)"); err == nil {
+		t.Error("reproduce made a directory named after the mask")
+	}
+}
