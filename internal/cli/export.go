@@ -164,16 +164,21 @@ func (ex *exportFlags) toOutput(stdout io.Writer, write func(io.Writer) error) e
 	if ex.out == "" || ex.out == "-" {
 		return write(stdout)
 	}
-	f, err := os.Create(ex.out)
+	return writeFile(ex.out, write)
+}
+
+// writeFile runs write on a new file at path.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("export to %s: %w", ex.out, err)
+		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("export to %s: %w", ex.out, err)
+		return fmt.Errorf("export to %s: %w", path, err)
 	}
 	return nil
 }
@@ -198,8 +203,7 @@ func (a *App) writeTable(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	ex := exportFlags{out: path}
-	if err := ex.toOutput(nil, write); err != nil {
+	if err := writeFile(path, write); err != nil {
 		return err
 	}
 	fmt.Fprintln(a.Stdout, path)
