@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/store"
 )
@@ -165,6 +166,7 @@ func (a *App) reproduceArgs(workload string, opts map[string]string) ([]string, 
 	fs := cmd.Flags()
 	fs.AddFlagSet(cmd.InheritedFlags())
 	args := []string{"run", workload}
+	var masked []string
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		f := fs.Lookup(k)
 		v := opts[k]
@@ -174,7 +176,16 @@ func (a *App) reproduceArgs(workload string, opts map[string]string) ([]string, 
 		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
 			v = v[1 : len(v)-1] // a list, as pflag prints it
 		}
+		if strings.Contains(v, redact.Mask) {
+			masked = append(masked, "--"+k)
+		}
 		args = append(args, "--"+k+"="+v)
+	}
+	if len(masked) > 0 {
+		// A path (fileio's --dir, a custom script) was removed when the run
+		// was published: only the user can say what stands for it here.
+		return nil, fmt.Errorf("the published run's %s held a path, removed when it was published: run it with your own: dbmark %s",
+			strings.Join(masked, ", "), strings.Join(args, " "))
 	}
 	return args, nil
 }

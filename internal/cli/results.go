@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/store"
@@ -19,15 +18,23 @@ import (
 func (a *App) resultsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "results", Short: "List, show, export and delete stored results"}
 	var f store.Filter
+	var all bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List stored results, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withStore(cmd.Context(), func(st store.Store) error {
-				rows, err := st.List(cmd.Context(), f)
+				// All that match, to say how many a limit left out.
+				q := f
+				q.Limit = 0
+				rows, err := st.List(cmd.Context(), q)
 				if err != nil {
 					return err
+				}
+				total := len(rows)
+				if !all && f.Limit > 0 && total > f.Limit {
+					rows = rows[:f.Limit]
 				}
 				tw := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tWHEN\tWORKLOAD\tTARGET\tHEADLINE\tSTATUS")
@@ -35,19 +42,35 @@ func (a *App) resultsCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.2f %s\t%s\n", r.ID, r.StartedAt.Local().Format("2006-01-02 15:04:05"),
 						r.Workload, r.Target, r.Headline, r.HeadlineUnit, r.Status)
 				}
-				return tw.Flush()
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				if len(rows) < total {
+					fmt.Fprintf(a.Stdout, "showing the newest %d of %d; --limit N or --all for more\n", len(rows), total)
+				}
+				return nil
 			})
 		},
 	}
 	list.Flags().StringVar(&f.Workload, "workload", "", "only this workload")
 	list.Flags().StringVar(&f.Status, "status", "", "only this status: ok, interrupted or failed")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many (0: all)")
+	list.Flags().BoolVar(&all, "all", false, "every one (as --limit 0)")
 
 	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Print a stored result's summary",
+		Use:   "show ID|sweep:ID",
+		Short: "Print a stored result's summary, or a sweep's table and runs",
 		Args:  exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if ref, ok := strings.CutPrefix(args[0], "sweep:"); ok {
+				return a.withStore(cmd.Context(), func(st store.Store) error {
+					sw, err := a.loadSweep(cmd.Context(), st, ref)
+					if err != nil {
+						return err
+					}
+					return sw.show(a.Stdout)
+				})
+			}
 			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
 				report.Summary(a.Stdout, r)
 				return nil
@@ -55,50 +78,30 @@ func (a *App) resultsCmd() *cobra.Command {
 		},
 	}
 
-	var format, out string
-	var noRedact bool
+	var ex exportFlags
 	export := &cobra.Command{
-		Use:   "export ID",
-		Short: "Export a stored result as JSON (the whole document) or CSV (the interval series)",
-		Args:  exactlyOne("ID"),
+		Use:   "export ID|sweep:ID",
+		Short: "Export a stored result or sweep as JSON (the whole document) or CSV (one table a file)",
+		Long: `Export a result as JSON, the whole document, or as CSV, one table at a time (--series):
+  intervals  one row per interval: rates, errors, latency percentiles, the workload's own figures (default)
+  rows       one row per row mark (iibench): insert and query rates and latencies, table size, against rows
+  counters   one row per sample time, one column per OS or engine counter
+A sweep (sweep:ID) exports as JSON with its record, its table and all its runs, or as CSV:
+  table      the table dbmark sweep prints (e.g. tpcb's clients x transactions), the mean of each cell (default)
+  cells      one row per cell with every statistic (dbmark sweep --format csv)
+--out-dir DIR writes every table there is as its own CSV file (a sweep's, and each of its runs'),
+named run-ID-SERIES.csv and sweep-ID-SERIES.csv, and prints their names.
+Host names, addresses, user names and paths are removed unless --no-redact.`,
+		Args: exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "json" && format != "csv" {
-				return withCode(ExitUsage, fmt.Errorf("--format %q: must be json or csv", format))
-			}
-			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
-				if !noRedact {
-					var err error
-					if r, err = redact.Result(r); err != nil {
-						return err
-					}
-				}
-				w := a.Stdout
-				if out != "" && out != "-" {
-					if format == "json" {
-						return result.WriteFile(out, r)
-					}
-					fh, err := os.Create(out)
-					if err != nil {
-						return err
-					}
-					defer fh.Close()
-					w = fh
-				}
-				if format == "csv" {
-					return report.SeriesCSV(w, r)
-				}
-				b, err := result.Marshal(r)
-				if err != nil {
-					return err
-				}
-				_, err = w.Write(b)
-				return err
-			})
+			return a.export(cmd.Context(), args[0], &ex)
 		},
 	}
-	export.Flags().StringVar(&format, "format", "json", "json or csv")
-	export.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
-	export.Flags().BoolVar(&noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")
+	export.Flags().StringVar(&ex.format, "format", "json", "json or csv")
+	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows or counters; for a sweep: table (default) or cells")
+	export.Flags().StringVarP(&ex.out, "output", "o", "", "write to this file instead of standard output")
+	export.Flags().StringVar(&ex.dir, "out-dir", "", "write every table as its own CSV file in this directory")
+	export.Flags().BoolVar(&ex.noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")
 
 	del := &cobra.Command{
 		Use:   "delete ID",

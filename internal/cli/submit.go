@@ -36,7 +36,7 @@ func (a *App) submitCmd() *cobra.Command {
 		Short: "Publish stored results on a results site, redacted as results export does",
 		Long: `Publish results on a dbmark results site (dbmark serve) and print each one's permalink.
 Each result is redacted first exactly as dbmark results export does: host names, addresses, serial
-numbers, user names, home paths and credentials are removed. --dry-run prints the exact bytes that
+numbers, user names, paths and credentials are removed. --dry-run prints the exact bytes that
 would be sent and sends nothing. A sweep (sweep:ID) is published as one entry with all its runs.
 Submitting the same result again prints the same permalink.`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -210,18 +210,24 @@ func (a *App) resumeSweep(ctx context.Context, ref, tgt string) error {
 // getSweep finds a sweep by what a user typed, with a message that says
 // what to do when there is none.
 func getSweep(ctx context.Context, st store.Store, ref string) (*result.Sweep, error) {
+	_, rec, err := resolveSweep(ctx, st, ref)
+	return rec, err
+}
+
+// resolveSweep is getSweep with the sweep's ID.
+func resolveSweep(ctx context.Context, st store.Store, ref string) (store.ID, *result.Sweep, error) {
 	id, err := st.ResolveSweep(ctx, ref)
 	if errors.Is(err, store.ErrSweepNotFound) {
-		return nil, withCode(ExitUsage, fmt.Errorf("no sweep %q (a sweep prints its id when it starts)", ref))
+		return 0, nil, withCode(ExitUsage, fmt.Errorf("no sweep %q (a sweep prints its id when it starts)", ref))
 	}
 	if err != nil {
-		return nil, withCode(ExitUsage, err)
+		return 0, nil, withCode(ExitUsage, err)
 	}
 	rec, err := st.GetSweep(ctx, id)
 	if err != nil {
-		return nil, withCode(ExitUsage, err)
+		return 0, nil, withCode(ExitUsage, err)
 	}
-	return rec, nil
+	return id, rec, nil
 }
 
 // execSweep runs the cells of rec that done (its earlier runs) has not
@@ -297,11 +303,11 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 		return withCode(ExitRunFailed, err)
 	}
 
-	tbl.Title = fmt.Sprintf("sweep %d (%s): %s, %s", sid, rec.ID, rec.Workload, rec.Status)
-	for _, c := range cells {
-		tbl.Cells = append(tbl.Cells, report.SweepCell{Cell: c, Values: state[c.Key()].values})
+	values := map[string][]float64{}
+	for k, cs := range state {
+		values[k] = cs.values
 	}
-	tbl.Notes = annotate(s.w, axes, tbl.Cells)
+	fillTable(tbl, sid, rec, s.w, cells, values)
 	if s.sf.format == "csv" {
 		err = report.SweepCSV(a.Stdout, tbl)
 	} else {

@@ -1,7 +1,13 @@
 // Package redact removes what is personal from a result before it leaves
 // the machine: host names, IP and MAC addresses, serial numbers and UUIDs of
-// hardware, user names, home directories and credentials. It works on the
-// document as JSON, so fields added later are scrubbed too.
+// hardware, user names, paths and credentials. It works on the document as
+// JSON, so fields added later are scrubbed too.
+//
+// A path (absolute, or starting with ~/, ./ or ../) is dropped wherever it
+// stands, in a field of its own or in free text: a file keeps its base name
+// ("(redacted)/custom.sql"), a directory becomes the mask. What is the same
+// on every machine stays: "/", the kernel's /proc and /sys, and a device
+// (/dev/NAME, /dev/mapper/NAME), which the disks' facts name anyway.
 package redact
 
 import (
@@ -9,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -40,6 +47,14 @@ var (
 	email = regexp.MustCompile(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
 	cred  = regexp.MustCompile(`(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)[^\s&,;"']+`)
 	urlRE = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s"']+`)
+	// pathRE finds a path where a word may start (group 1 is what precedes
+	// it): it runs to a space, a quote, a bracket, a comma or a semicolon.
+	pathRE = regexp.MustCompile("(^|[\\s=:\"'(\\[{,])((?:~|\\.{1,2})?/[^\\s\"'`()\\[\\]{}<>,;]*)")
+	// fileName is a base name with an extension (mine.sql, mine.sql@2,
+	// pg_hba.conf): a file's name, kept; a directory's name is not.
+	fileName = regexp.MustCompile(`^[^.]+\.[A-Za-z0-9]`)
+	// kernelPath is a path that is the same on every machine.
+	kernelPath = regexp.MustCompile(`^(/proc/|/sys/|/dev/[^/]+$|/dev/mapper/[^/]+$)`)
 )
 
 // Result returns a redacted copy of r; r is unchanged.
@@ -138,18 +153,69 @@ func (s *scrubber) String(v string) string {
 	v = mac.ReplaceAllString(v, Mask)
 	v = ipv4.ReplaceAllString(v, Mask)
 	v = ipv6.ReplaceAllStringFunc(v, func(m string) string {
-		if strings.Count(m, ":") < 2 {
-			return m // a time or a ratio
+		// An address has all eight groups or "::" for those left out;
+		// anything else is a time (12:30:45), a ratio or a range
+		// (sweep's FROM:TO:STEP).
+		if strings.Count(m, ":") < 7 && !strings.Contains(m, "::") {
+			return m
 		}
 		return Mask
 	})
 	v = home.ReplaceAllString(v, "${1}USER")
 	v = root.ReplaceAllString(v, "/ROOT")
+	v = outsideURLs(v, func(t string) string {
+		return pathRE.ReplaceAllStringFunc(t, func(m string) string {
+			i := strings.IndexAny(m, "~./")
+			// A colon or a full stop that ends the path ends the sentence.
+			p := strings.TrimRight(m[i:], ".:")
+			if p == "" {
+				p = m[i:]
+			}
+			return m[:i] + Path(p) + m[i+len(p):]
+		})
+	})
 	for _, l := range s.literals {
 		v = replaceWord(v, l)
 	}
 	return v
 }
+
+// outsideURLs applies fn to the parts of v that are not URLs (a URL's path
+// is not a file's unless its scheme says so: redactURL decides).
+func outsideURLs(v string, fn func(string) string) string {
+	locs := urlRE.FindAllStringIndex(v, -1)
+	if locs == nil {
+		return fn(v)
+	}
+	var b strings.Builder
+	at := 0
+	for _, l := range locs {
+		b.WriteString(fn(v[at:l[0]]))
+		b.WriteString(v[l[0]:l[1]])
+		at = l[1]
+	}
+	b.WriteString(fn(v[at:]))
+	return b.String()
+}
+
+// Path redacts a whole path: a file keeps its base name under the mask
+// ("(redacted)/mine.sql"), a directory becomes the mask. The root, a
+// one-letter name (the unit "/s"), the kernel's paths and a path redacted
+// before are left as they are.
+func Path(p string) string {
+	rest := strings.TrimLeft(strings.TrimPrefix(p, "~"), "./")
+	if len(rest) <= 1 && !strings.Contains(p, "~") || kernelPath.MatchString(p) || strings.Contains(p, Mask) {
+		return p
+	}
+	if base := path.Base(p); fileName.MatchString(base) {
+		return Mask + "/" + base
+	}
+	return Mask
+}
+
+// Text removes personal data from a piece of text by the rules of Result,
+// without the words a result itself reveals (its host and user names).
+func Text(v string) string { return (&scrubber{}).String(v) }
 
 // replaceWord replaces w where it stands as a word of its own, so a user
 // called "sb" does not turn "sbtest" into nonsense.
@@ -177,6 +243,14 @@ func redactURL(raw string) string {
 		return Mask
 	}
 	u.User = nil
+	switch u.Scheme {
+	case "sqlite", "sqlite3", "file":
+		// The URL's path is a file's: the database's name stays.
+		if p := u.Path; strings.HasPrefix(p, "/") && !strings.Contains(p, Mask) {
+			u.Path = "/" + Path(p)
+			u.RawPath = u.Path
+		}
+	}
 	// A host masked before (an address) stays as it is: redaction is
 	// idempotent, so a server can check a document by redacting it again.
 	if h := u.Hostname(); h != "" && h != "localhost" && !strings.HasPrefix(h, "127.") && h != "::1" && !strings.Contains(h, Mask) {
@@ -189,6 +263,14 @@ func redactURL(raw string) string {
 	q := u.Query()
 	for k := range q {
 		lk := strings.ToLower(k)
+		v := q.Get(k)
+		if strings.Contains(v, Mask) {
+			continue // redacted before
+		}
+		if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+			q.Set(k, Path(v)) // a socket, a certificate, a key file
+			continue
+		}
 		if lk == "password" || lk == "user" || lk == "sslkey" || lk == "sslcert" || lk == "host" && !strings.HasPrefix(q.Get(k), "/") {
 			q.Set(k, "x")
 		}

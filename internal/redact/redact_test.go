@@ -55,6 +55,7 @@ func TestNothingPersonalSurvives(t *testing.T) {
 	doc := string(b)
 	for _, personal := range []string{
 		"db1", "corp.example.com", "alice", "10.20.30.", "fe80::", "52:54:00", "6f1c9a8e", "hunter2", "abc123secret", "/root/",
+		"/home", "mariadb/data", "/srv/nfs", "/export",
 	} {
 		if strings.Contains(doc, personal) {
 			t.Errorf("%q survived redaction:\n%s", personal, doc)
@@ -63,7 +64,8 @@ func TestNothingPersonalSurvives(t *testing.T) {
 	// What is not personal stays: the numbers' context is the point.
 	for _, kept := range []string{
 		"0b7e3f2a-5c1d-4e8f-9a6b-2c3d4e5f6a7b", "sbtest", "MariaDB", "10.11.6-MariaDB", "6.1.0-18-amd64", "Xeon(R) Gold 6240R",
-		"SYS-1029P-WTR", `"innodb_buffer_pool_size":"134217728"`, "/home/USER/bench", "nfs4", "ext4", "oltp_read_write",
+		"SYS-1029P-WTR", `"innodb_buffer_pool_size":"134217728"`, "nfs4", "ext4", "oltp_read_write", `"device":"/dev/sdc1"`,
+		"open /sys/class/dmi/id/product_serial", "data dir (redacted): 2.0 GiB",
 	} {
 		if !strings.Contains(doc, kept) {
 			t.Errorf("%q was lost:\n%s", kept, doc)
@@ -129,5 +131,92 @@ func TestRedactedIsFound(t *testing.T) {
 	if f, err := Find(red); err != nil || f != "" {
 		b, _ := json.Marshal(red)
 		t.Errorf("Find on the redacted result = %q, %v\n%s", f, err, b)
+	}
+}
+
+// TestPathsAreDropped holds every kind of path a result records, outside
+// any home directory: each is gone after redaction, and what it says that
+// is not a place (a file's name, the file system) stays.
+func TestPathsAreDropped(t *testing.T) {
+	r := &result.Result{
+		SchemaVersion: 1,
+		Command: []string{"dbmark", "run", "tpcb", "-f", "/srv/bench/scripts/mine.sql@2", "--file=/srv/bench/scripts/other.sql",
+			"--json", "/var/tmp/results/r1.json", "--store=/data/dbmark/results.db", "--target",
+			"postgres://bench@/bench?host=/var/run/pg-17/sock&sslrootcert=/etc/ssl/corp/ca.crt"},
+		Workload: result.Workload{Name: "tpcb", Options: map[string]string{
+			"file": "[/srv/bench/scripts/mine.sql@2,/srv/bench/scripts/other.sql]", "dir": "/mnt/fast/fileio", "scale": "10"}},
+		Target: result.Target{Kind: "postgres", URL: "postgres://bench@/bench?host=/var/run/pg-17/sock", Engine: "PostgreSQL",
+			DataDir: "/srv/pg/17/main",
+			Settings: map[string]string{
+				// PostgreSQL's
+				"data_directory": "/srv/pg/17/main", "config_file": "/etc/postgresql/17/main/postgresql.conf",
+				"hba_file": "/etc/postgresql/17/main/pg_hba.conf", "ident_file": "/etc/postgresql/17/main/pg_ident.conf",
+				"unix_socket_directories": "/var/run/pg-17/sock, /tmp/pgsock", "external_pid_file": "/var/run/postgresql/17-main.pid",
+				"log_directory": "/var/log/pgcluster", "ssl_crl_file": "/etc/ssl/corp/crl.pem",
+				// MariaDB's
+				"datadir": "/srv/mysql/", "socket": "/run/mysqld/mysqld.sock", "pid_file": "/run/mysqld/mysqld.pid",
+				"log_error": "./mysqld.err", "slow_query_log_file": "/var/log/mysql/slow.log", "tmpdir": "/scratch/tmp",
+				"basedir": "/opt/mariadb-11/", "innodb_log_group_home_dir": "../logs/innodb",
+				// fileio's target: its directory's file system
+				"mount_point": "/mnt/fast", "mount_options": "rw,noatime,upperdir=/var/lib/containers/abc/diff", "fs_type": "xfs",
+				"device": "/dev/nvme0n1p1",
+			},
+		},
+		Environment: &result.Environment{OS: "linux", MachineFacts: &result.MachineFacts{Mounts: []result.Mount{
+			{Role: "working_dir", Path: "/srv/bench/work", MountPoint: "/srv", Device: "/dev/mapper/vg0-srv", FSType: "ext4"},
+			{Role: "data_dir", Path: "/srv/pg/17/main", MountPoint: "/", Device: "/dev/vda1", FSType: "xfs"}}}},
+		Warnings: []string{"the data directory /srv/pg/17/main is on a rotating disk.", "fsync is off in ~/pg.conf"},
+		Error:    "script /srv/bench/scripts/mine.sql:3:5: syntax error",
+		Summary:  result.Summary{Extra: map[string]string{"script 1": "/srv/bench/scripts/mine.sql"}},
+	}
+	out, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(out)
+	doc := string(b)
+	for _, place := range []string{"/srv", "/etc/", "/var/", "/tmp/", "/run/", "/scratch", "/opt/", "/data/", "/mnt",
+		"./mysqld.err", "../logs", "~/", "pg-17", "corp", "17/main", "mariadb-11", "containers"} {
+		if strings.Contains(doc, place) {
+			t.Errorf("%q survived redaction:\n%s", place, doc)
+		}
+	}
+	for _, kept := range []string{`"(redacted)/mine.sql@2"`, `"--file=(redacted)/other.sql"`, `"(redacted)/r1.json"`,
+		`"[(redacted)/mine.sql@2,(redacted)/other.sql]"`, `"dir":"(redacted)"`, `"data_dir":"(redacted)"`,
+		`"config_file":"(redacted)/postgresql.conf"`, `"hba_file":"(redacted)/pg_hba.conf"`, `"socket":"(redacted)/mysqld.sock"`,
+		`"unix_socket_directories":"(redacted), (redacted)"`, `"mount_point":"/"`, `"fs_type":"xfs"`, `"device":"/dev/nvme0n1p1"`,
+		`"device":"/dev/mapper/vg0-srv"`, `"mount_options":"rw,noatime,upperdir=(redacted)"`, "rotating disk.",
+		"script (redacted)/mine.sql:3:5: syntax error", "host=%28redacted%29", "sslrootcert=%28redacted%29%2Fca.crt",
+	} {
+		if !strings.Contains(doc, kept) {
+			t.Errorf("%s is not in the redacted document:\n%s", kept, doc)
+		}
+	}
+	// The server's check agrees: the original holds a path, the redacted
+	// document none.
+	if f, _ := Find(r); f == "" {
+		t.Error("Find sees no path in the original")
+	}
+	if f, err := Find(out); err != nil || f != "" {
+		t.Errorf("Find on the redacted document = %q, %v", f, err)
+	}
+	for field, doc := range map[string]*result.Result{
+		"target.data_dir":                   {Target: result.Target{DataDir: "/srv/pg"}},
+		"target.settings.socket":            {Target: result.Target{Settings: map[string]string{"socket": "/run/mysqld/mysqld.sock"}}},
+		"command[1]":                        {Command: []string{"-f", "/opt/x.sql"}},
+		"environment.mounts[0].mount_point": {Environment: &result.Environment{MachineFacts: &result.MachineFacts{Mounts: []result.Mount{{MountPoint: "/mnt/db", FSType: "ext4"}}}}},
+		"target.url":                        {Target: result.Target{URL: "sqlite:///var/lib/bench/b.db"}},
+	} {
+		if f, err := Find(doc); err != nil || f != field {
+			t.Errorf("Find = %q, %v; want %s", f, err, field)
+		}
+	}
+	// Units and words with a slash are not paths, ranges and times are not
+	// addresses.
+	for _, v := range []string{"/s", "MiB/s", "GNU/Linux", "read/write", "/", "N/A", "1/2", "<b>x</b>", "<circle r=1 />",
+		"10:20:10", "--time=10s:60s:10s", "12:30:45", "1:2:3:4"} {
+		if got := (&scrubber{}).String(v); got != v {
+			t.Errorf("%q redacted to %q", v, got)
+		}
 	}
 }

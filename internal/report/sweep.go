@@ -132,65 +132,100 @@ func num(f float64) string {
 	return strconv.FormatFloat(f, 'g', 3, 64)
 }
 
-// SweepText writes the tables: rows one axis, columns another, one table
-// per combination of the other axes.
-func SweepText(w io.Writer, s *Sweep) error {
+// sweepGrid is how the tables lay a sweep out: one table per combination
+// of the other axes (combos), rows one axis and columns another (-1: none).
+type sweepGrid struct {
+	s          *Sweep
+	rows, cols int
+	others     []int
+	combos     []sweep.Cell
+	nr, nc     int
+}
+
+func (s *Sweep) grid() (*sweepGrid, error) {
 	rows, cols, others, err := s.layout()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(w, "%s\n%s: mean ± 95%% confidence half-width (coefficient of variation)\n", s.Title, s.Headline)
+	g := &sweepGrid{s: s, rows: rows, cols: cols, others: others, combos: []sweep.Cell{{}}, nr: 1, nc: 1}
 	// Every combination of the other axes' values.
-	combos := []sweep.Cell{{}}
 	for _, o := range others {
 		var next []sweep.Cell
-		for _, c := range combos {
+		for _, c := range g.combos {
 			for _, v := range s.Axes[o].Values {
 				next = append(next, append(slices.Clone(c), sweep.Setting{Name: s.Axes[o].Name, Value: v}))
 			}
 		}
-		combos = next
+		g.combos = next
 	}
+	if rows >= 0 {
+		g.nr = len(s.Axes[rows].Values)
+	}
+	if cols >= 0 {
+		g.nc = len(s.Axes[cols].Values)
+	}
+	return g, nil
+}
+
+// at is the cell of combo at row r and column c, nil when it has none.
+func (g *sweepGrid) at(combo sweep.Cell, r, c int) *SweepCell {
+	set := map[string]string{}
+	for _, st := range combo {
+		set[st.Name] = st.Value
+	}
+	if g.rows >= 0 {
+		set[g.s.Axes[g.rows].Name] = g.s.Axes[g.rows].Values[r]
+	}
+	if g.cols >= 0 {
+		set[g.s.Axes[g.cols].Name] = g.s.Axes[g.cols].Values[c]
+	}
+	return g.s.find(keyCell(g.s.Axes, set))
+}
+
+// head is a table's first line: the rows' axis, then a column per value
+// of the columns' axis ("transactions=10").
+func (g *sweepGrid) head() []string {
+	s := g.s
+	head := []string{s.Headline}
+	if g.rows >= 0 {
+		head[0] = s.Axes[g.rows].Name
+	}
+	if g.cols >= 0 {
+		head = append(head[:1], prefixed(s.Axes[g.cols].Name, s.Axes[g.cols].Values)...)
+	} else if g.rows >= 0 {
+		head = append(head, s.Headline)
+	}
+	return head
+}
+
+// rowName is the value of the rows' axis at r, "" when there is none.
+func (g *sweepGrid) rowName(r int) []string {
+	if g.rows < 0 {
+		return nil
+	}
+	return []string{g.s.Axes[g.rows].Values[r]}
+}
+
+// SweepText writes the tables: rows one axis, columns another, one table
+// per combination of the other axes.
+func SweepText(w io.Writer, s *Sweep) error {
+	g, err := s.grid()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s\n%s: mean ± 95%% confidence half-width (coefficient of variation)\n", s.Title, s.Headline)
 	outliers := false
-	for _, combo := range combos {
+	for _, combo := range g.combos {
 		fmt.Fprintln(w)
 		if len(combo) > 0 {
 			fmt.Fprintln(w, combo.Key())
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		cell := func(r, c int) *SweepCell {
-			set := map[string]string{}
-			for _, st := range combo {
-				set[st.Name] = st.Value
-			}
-			if rows >= 0 {
-				set[s.Axes[rows].Name] = s.Axes[rows].Values[r]
-			}
-			if cols >= 0 {
-				set[s.Axes[cols].Name] = s.Axes[cols].Values[c]
-			}
-			return s.find(keyCell(s.Axes, set))
-		}
-		nr, nc := 1, 1
-		head := []string{s.Headline}
-		if rows >= 0 {
-			nr = len(s.Axes[rows].Values)
-			head[0] = s.Axes[rows].Name
-		}
-		if cols >= 0 {
-			nc = len(s.Axes[cols].Values)
-			head = append(head[:1], prefixed(s.Axes[cols].Name, s.Axes[cols].Values)...)
-		} else if rows >= 0 {
-			head = append(head, s.Headline)
-		}
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-		for r := range nr {
-			var line []string
-			if rows >= 0 {
-				line = append(line, s.Axes[rows].Values[r])
-			}
-			for c := range nc {
-				e := entry(cell(r, c))
+		fmt.Fprintln(tw, strings.Join(g.head(), "\t"))
+		for r := range g.nr {
+			line := g.rowName(r)
+			for c := range g.nc {
+				e := entry(g.at(combo, r, c))
 				outliers = outliers || strings.HasSuffix(e, "*")
 				line = append(line, e)
 			}
@@ -210,6 +245,46 @@ func SweepText(w io.Writer, s *Sweep) error {
 		}
 	}
 	return nil
+}
+
+// SweepTableCSV writes the table SweepText prints as one CSV sheet: the
+// other axes' values first, then the rows' axis, then the mean headline of
+// each column's cell (empty where no run finished). The statistics of each
+// cell are in SweepCSV.
+func SweepTableCSV(w io.Writer, s *Sweep) error {
+	g, err := s.grid()
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	var head []string
+	for _, o := range g.others {
+		head = append(head, s.Axes[o].Name)
+	}
+	if err := cw.Write(append(head, g.head()...)); err != nil {
+		return err
+	}
+	for _, combo := range g.combos {
+		var lead []string
+		for _, st := range combo {
+			lead = append(lead, st.Value)
+		}
+		for r := range g.nr {
+			line := append(slices.Clone(lead), g.rowName(r)...)
+			for c := range g.nc {
+				v := ""
+				if cell := g.at(combo, r, c); cell != nil && len(cell.Values) > 0 {
+					v = strconv.FormatFloat(stats.Describe(cell.Values).Mean, 'g', -1, 64)
+				}
+				line = append(line, v)
+			}
+			if err := cw.Write(line); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func prefixed(name string, vals []string) []string {

@@ -156,6 +156,12 @@ func TestSubmitRefused(t *testing.T) {
 		{name: "home path", sub: func() *site.Submission {
 			return submission(variant(t, base, func(r *result.Result) { r.Command = append(r.Command, "/home/alice/x.json") }))
 		}, status: 400, field: fmt.Sprintf("runs[0].command[%d]", len(base.Command))},
+		{name: "data directory", sub: func() *site.Submission {
+			return submission(variant(t, base, func(r *result.Result) { r.Target.DataDir = "/srv/pg/17/main" }))
+		}, status: 400, field: "runs[0].target.data_dir"},
+		{name: "socket in a setting", sub: func() *site.Submission {
+			return submission(variant(t, base, func(r *result.Result) { r.Target.Settings["socket"] = "/run/mysqld/mysqld.sock" }))
+		}, status: 400, field: "runs[0].target.settings.socket"},
 		{name: "credentials in the URL", sub: func() *site.Submission {
 			return submission(variant(t, base, func(r *result.Result) { r.Target.URL = "postgres://bob:hunter2@127.0.0.1/db" }))
 		}, status: 400, field: "runs[0].target.url"},

@@ -223,7 +223,7 @@ func (s *Submission) private() error {
 }
 
 func privacyError(field string) error {
-	return bad(field, "holds personal data (a host name, address, user name, home path or credential): "+
+	return bad(field, "holds personal data (a host name, address, user name, path or credential): "+
 		"submit with dbmark submit, which removes it as dbmark results export does")
 }
 

@@ -322,7 +322,11 @@ func machineRows(f *result.MachineFacts) []kv {
 		rows = append(rows, kv{"sockets, cores", fmt.Sprintf("%d, %d", f.Sockets, f.Cores)})
 	}
 	if f.CPUMHz > 0 {
-		rows = append(rows, kv{"CPU MHz", fmt.Sprintf("%.0f (max %.0f)", f.CPUMHz, f.CPUMaxMHz)})
+		mhz := fmt.Sprintf("%.0f", f.CPUMHz)
+		if f.CPUMaxMHz > 0 { // 0: cpufreq not readable (a VM, a container): no maximum known
+			mhz += fmt.Sprintf(" (max %.0f)", f.CPUMaxMHz)
+		}
+		rows = append(rows, kv{"CPU MHz", mhz})
 	}
 	virt := strings.Join(slices.DeleteFunc([]string{f.Virtualization, f.Container, f.SystemVendor, f.ProductName, f.InstanceType},
 		func(s string) bool { return s == "" }), ", ")

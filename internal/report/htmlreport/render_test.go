@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
+	"github.com/dbmark/dbmark/internal/result"
 )
 
 type chartSpec struct {
@@ -149,5 +150,27 @@ func TestLoneRunShowsEveryOperation(t *testing.T) {
 	}
 	if _, ok := specs["g1-sweep-5f0c2d9e-line"]; ok {
 		t.Error("sweep charts for a run outside a sweep")
+	}
+}
+
+// A CPU whose maximum frequency cannot be read (cpufreq is missing in most
+// VMs and containers) shows its frequency alone, never "(max 0)".
+func TestCPUFrequencyWithoutMaximum(t *testing.T) {
+	real := sharedSample(t)[0]
+	for _, c := range []struct {
+		max        float64
+		want, lack string
+	}{{0, "<td>2246</td>", "(max 0)"}, {3000, "<td>2246 (max 3000)</td>", "(max 0)"}} {
+		b, _ := json.Marshal(real.Result)
+		var r result.Result
+		if err := json.Unmarshal(b, &r); err != nil || r.Environment == nil || r.Environment.MachineFacts == nil {
+			t.Fatalf("the real run has no machine facts: %v", err)
+		}
+		r.Environment.CPUMHz, r.Environment.CPUMaxMHz = 2246, c.max
+		page, _ := renderSpecs(t, []htmlreport.Run{{ID: real.ID, Result: &r}})
+		if !strings.Contains(page, c.want) || strings.Contains(page, c.lack) {
+			i := strings.Index(page, "CPU MHz")
+			t.Errorf("max %v: want %q, not %q: %s", c.max, c.want, c.lack, page[i:min(len(page), i+80)])
+		}
 	}
 }
