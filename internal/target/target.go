@@ -341,6 +341,16 @@ type Row struct {
 	Rows    int64
 	Columns []string
 	Values  [][]byte
+	// Sets holds, for SQL text of several statements (ProtocolConn's
+	// RunText), the last row of every result that returned rows, in
+	// order: what pgbench's \aset stores.
+	Sets []RowSet
+}
+
+// RowSet is the last row of one result: its column names and values.
+type RowSet struct {
+	Columns []string
+	Values  [][]byte
 }
 
 // RowStmt is a Stmt that also hands back its last row, for scripts that

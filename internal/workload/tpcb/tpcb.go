@@ -95,6 +95,12 @@ var pgbenchNames = map[string]string{
 func (w *Workload) Flags(fs *pflag.FlagSet) {
 	w.fs = fs
 	o := &w.opt
+	if f := fs.Lookup("pg-mode"); f != nil {
+		// pgbench sends its queries in the simple protocol unless -M says
+		// otherwise; scripts with \; and \aset rely on it.
+		_ = f.Value.Set("simple")
+		f.DefValue = "simple"
+	}
 	// pgbench's short flags for the common options: pflag registers a
 	// shorthand only when a flag is added, so each is an alias sharing the
 	// common flag's value, under pgbench's long name where it has one.

@@ -693,15 +693,30 @@ func (c *Client) storeRow(cs *clientScript, pc int, cmd *Command, row target.Row
 	if cmd.Result == GSet && row.Rows != 1 {
 		return c.fail(cs.s, pc, "expected one row, got %d", row.Rows)
 	}
+	if cmd.Result == ASet && len(row.Sets) > 0 {
+		// SQL text of several statements: each result's last row.
+		for _, set := range row.Sets {
+			if err := c.storeSet(cs, pc, cmd, set.Columns, set.Values); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if row.Rows == 0 {
 		return nil
 	}
-	for i, col := range row.Columns {
+	return c.storeSet(cs, pc, cmd, row.Columns, row.Values)
+}
+
+// storeSet sets a variable per column, named by the command's prefix and
+// the column.
+func (c *Client) storeSet(cs *clientScript, pc int, cmd *Command, cols []string, vals [][]byte) error {
+	for i, col := range cols {
 		name := cmd.Prefix + col
 		if _, ok := c.index[name]; !ok && !validName(name) {
 			return c.fail(cs.s, pc, "invalid variable name: %q", name)
 		}
-		c.setStr(c.lookup(name), append([]byte(nil), row.Values[i]...))
+		c.setStr(c.lookup(name), append([]byte(nil), vals[i]...))
 	}
 	return nil
 }

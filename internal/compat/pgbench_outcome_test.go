@@ -1,0 +1,125 @@
+package compat
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbmark/dbmark/internal/cli"
+)
+
+// outcome runs pgbench on pgbenchDB in dir and returns what it printed
+// (standard output, then standard error) and its exit code.
+func (e *pgEnv) outcome(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cmdLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.pgbench, append(append([]string{"-h", os.Getenv("DBMARK_TEST_PG_HOST"), "-p", os.Getenv("DBMARK_TEST_PG_PORT"),
+		"-U", os.Getenv("DBMARK_TEST_PG_USER")}, args...), pgbenchDB)...)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+os.Getenv("DBMARK_TEST_PG_PASSWORD"))
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("pgbench %s: %v", strings.Join(args, " "), err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// dbmarkOutcome runs dbmark and returns its standard output, standard
+// error and exit code.
+func dbmarkOutcome(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = cli.Main(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+var processedLine = regexp.MustCompile(`(?m)^number of transactions actually processed: (\S+)$`)
+
+// processed is the summary's "transactions actually processed" figure,
+// or "" when there is none.
+func processed(out string) string {
+	if m := processedLine.FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// outcomeCase is a pgbench command line run by both tools: its exit code
+// and the transactions processed must agree.
+type outcomeCase struct {
+	name   string
+	script string   // a custom script, given as -f FILE when not empty
+	args   []string // after "dbmark run tpcb --target URL", or after pgbench
+	// dbmarkErr, when set, must be in dbmark's standard error: the line
+	// that says what went wrong.
+	dbmarkErr string
+	// prepare runs "dbmark prepare tpcb" and "pgbench -i" instead of a run.
+	prepare bool
+}
+
+// runOutcomes runs each case with pgbench and dbmark on the same server
+// and compares the exit codes and the transactions processed. pgbench's
+// outcome is what it does, not what this test expects it to do: the
+// test only checks that it is not a success when the case says it fails.
+func runOutcomes(t *testing.T, cases []outcomeCase) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := c.args
+			if c.script != "" {
+				file := filepath.Join(dir, "script.sql")
+				if err := os.WriteFile(file, []byte(c.script), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(append([]string(nil), args...), "-f", file)
+			}
+			verb, pgArgs := "run", args
+			if c.prepare {
+				verb, pgArgs = "prepare", append([]string{"-i"}, args...)
+			}
+			pout, perr, pcode := e.outcome(t, dir, pgArgs...)
+			dout, derr, dcode := dbmarkOutcome(t, append([]string{verb, "tpcb", "--target", e.url(tpcbDB), "--no-store"}, args...)...)
+			if pcode != dcode {
+				t.Fatalf("exit code: pgbench %d, dbmark %d\npgbench:\n%s%s\ndbmark:\n%s%s", pcode, dcode, pout, perr, dout, derr)
+			}
+			if p, d := processed(pout), processed(dout); p != d {
+				t.Fatalf("transactions processed: pgbench %q, dbmark %q\npgbench:\n%s%s\ndbmark:\n%s%s", p, d, pout, perr, dout, derr)
+			}
+			if c.dbmarkErr != "" {
+				if pcode == 0 {
+					t.Fatalf("pgbench succeeded where the case expects a failure:\n%s%s", pout, perr)
+				}
+				if !strings.Contains(derr, c.dbmarkErr) {
+					t.Fatalf("dbmark's standard error lacks %q:\n%s", c.dbmarkErr, derr)
+				}
+			}
+		})
+	}
+}
+
+// TestPgbenchOutcomes runs pgbench command lines, right and wrong, with
+// both tools and compares how each ends.
+func TestPgbenchOutcomes(t *testing.T) {
+	runOutcomes(t, []outcomeCase{
+		// The simple protocol by default: \; and \aset need it.
+		{name: "aset over a compound without -M", args: []string{"-n", "-t", "3"},
+			script: "SELECT 1 AS a \\; SELECT 2 AS b \\aset\n\\if :a + :b != 3\nSELECT 1/0;\n\\endif\n"},
+	})
+}
