@@ -313,6 +313,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries, VerboseErrors: f.verboseErrs,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
+		AbortClient:  hints.AbortClient,
 		StallTimeout: time.Duration(f.stallTimeout),
 	}
 	if err := shapeRun(fs, w, f, &cfg); err != nil {

@@ -121,5 +121,14 @@ func TestPgbenchOutcomes(t *testing.T) {
 		// The simple protocol by default: \; and \aset need it.
 		{name: "aset over a compound without -M", args: []string{"-n", "-t", "3"},
 			script: "SELECT 1 AS a \\; SELECT 2 AS b \\aset\n\\if :a + :b != 3\nSELECT 1/0;\n\\endif\n"},
+		// A script that ends inside a transaction block: the transaction
+		// counts, then the client aborts.
+		{name: "transaction block left open", args: []string{"-n", "-c", "1", "-t", "10"}, script: "BEGIN;\nSELECT 1;\n",
+			dbmarkErr: "end of script reached without completing the last transaction"},
+		{name: "transaction block left open by three clients", args: []string{"-n", "-c", "3", "-t", "5"}, script: "BEGIN;\nSELECT 1;\n",
+			dbmarkErr: "end of script reached without completing the last transaction"},
+		// One client's fatal error ends that client; the others finish.
+		{name: "one client fails", args: []string{"-n", "-c", "4", "-t", "3"}, script: "\\set a 1\nSELECT 1/(:client_id - 2);\n",
+			dbmarkErr: "division by zero"},
 	})
 }

@@ -51,6 +51,12 @@ type Conn interface {
 	Close() error
 }
 
+// TxStater is a Conn that knows whether it is inside a transaction block
+// the session opened and has not ended (PostgreSQL's transaction status).
+type TxStater interface {
+	InTransaction() bool
+}
+
 // Stmt is a statement bound to one Conn.
 type Stmt interface {
 	// Run executes the statement with args, reads and discards the rows,

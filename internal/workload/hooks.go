@@ -22,7 +22,21 @@ type RunHints struct {
 	// CountFailed makes failed and skipped events count toward the event
 	// limit, as pgbench's -t counts them.
 	CountFailed bool
+	// AbortClient makes a fatal error end only the client that met it:
+	// the others go on to their limits and the run then ends failed, as
+	// pgbench 15 lets its other clients finish. Without it such an error
+	// ends the run.
+	AbortClient bool
 }
+
+// AfterEventError is what Worker.Event returns when its event did its
+// work and counts as committed, but the client cannot go on (pgbench's
+// script that ends inside a transaction block): Err is then the client's
+// fatal error.
+type AfterEventError struct{ Err error }
+
+func (e *AfterEventError) Error() string { return e.Err.Error() }
+func (e *AfterEventError) Unwrap() error { return e.Err }
 
 // RunAdjuster settles options that depend on each other after parsing
 // (pgbench's -t is per client while --events is a total) and returns the

@@ -66,6 +66,9 @@ func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
 		}
 	}
 	hints.CountFailed = true
+	// pgbench 15 ends only the client that meets an error it neither
+	// retries nor ignores; --exit-on-abort (pgbench 16) ends them all.
+	hints.AbortClient = !o.ExitOnAbort
 	return hints, nil
 }
 
@@ -459,8 +462,24 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	wk.rec.flush()
 	if err != nil {
 		wk.freshClock()
+		return e.op, err
 	}
-	return e.op, err
+	if wk.txOpen() {
+		// As pgbench: the transaction counts, and the client ends.
+		return e.op, &workload.AfterEventError{Err: fmt.Errorf("client %d aborted: end of script reached without completing the last transaction (script %s)", wk.id, e.title)}
+	}
+	return e.op, nil
+}
+
+// txOpen says whether the script left a transaction block open, where the
+// connection can tell (PostgreSQL).
+func (wk *worker) txOpen() bool {
+	var c target.Conn = wk.conn
+	if wk.swap != nil {
+		c = wk.swap.Conn
+	}
+	ts, ok := c.(target.TxStater)
+	return ok && ts.InTransaction()
 }
 
 // reconnect is -C: a new connection for each transaction, its time part

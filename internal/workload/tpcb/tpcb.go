@@ -53,7 +53,7 @@ type Options struct {
 	LatencyLimitMS    float64
 	ReportPerCommand  bool
 	FailuresDetailed  bool
-	ExitOnAbort       bool // what dbmark always does; accepted for pgbench's command lines
+	ExitOnAbort       bool // a client's fatal error ends every client (pgbench 16's)
 	VacuumAll         bool
 	Log               bool
 	LogPrefix         string
@@ -148,7 +148,7 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Float64VarP(&o.LatencyLimitMS, "latency-limit", "L", 0, "count transactions over this many ms as late; with --rate, skip those already that late at their scheduled start")
 	fs.BoolVarP(&o.ReportPerCommand, "report-per-command", "r", false, "report each command's latency, failures and retries")
 	fs.BoolVar(&o.FailuresDetailed, "failures-detailed", false, "report failures by kind (serialization, deadlock)")
-	fs.BoolVar(&o.ExitOnAbort, "exit-on-abort", false, "end the run when a client fails with an error that is neither retried nor ignored: what dbmark always does (accepted as in pgbench)")
+	fs.BoolVar(&o.ExitOnAbort, "exit-on-abort", false, "end the run, all clients, when one fails with an error that is neither retried nor ignored (pgbench 16's); without it that client ends and the others go on, as in pgbench 15")
 	fs.BoolVar(&o.VacuumAll, "vacuum-all", false, "vacuum pgbench_accounts too before the run (pgbench -v)")
 	fs.BoolVarP(&o.Log, "log", "l", false, "write each transaction to a log file, in pgbench's format")
 	fs.StringVar(&o.LogPrefix, "log-prefix", o.LogPrefix, "prefix of the -l log files")

@@ -451,6 +451,33 @@ func TestRuntimeErrorNamesScriptLineAndClient(t *testing.T) {
 	}
 }
 
+// TestExitOnAbort: one client's fatal error ends that client and the
+// others run to their limit (pgbench 15), unless --exit-on-abort, which
+// ends them all (pgbench 16). Either way the run fails with exit 2.
+func TestExitOnAbort(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "a.db")
+	f := filepath.Join(dir, "one.sql")
+	os.WriteFile(f, []byte("\\if :client_id = 0\n\\set x 1 / 0\n\\endif\n\\sleep 5 ms\n"), 0o644)
+	processed := regexp.MustCompile(`number of transactions actually processed: (\d+)/60`)
+	for _, c := range []struct {
+		flag string
+		want func(n int) bool
+	}{
+		{"--exit-on-abort=false", func(n int) bool { return n == 40 }},
+		{"--exit-on-abort", func(n int) bool { return n < 10 }},
+	} {
+		o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-c", "3", "-t", "20", "--no-store", "-q", c.flag)
+		m := processed.FindStringSubmatch(o.stdout)
+		if o.code != 2 || m == nil {
+			t.Fatalf("%s: exit %d, want 2: %s%s", c.flag, o.code, o.stdout, o.stderr)
+		}
+		if n, _ := strconv.Atoi(m[1]); !c.want(n) {
+			t.Fatalf("%s: %d of 60 transactions processed", c.flag, n)
+		}
+	}
+}
+
 // TestServerSideGeneration builds the data with -I G (generate_series on
 // PostgreSQL, a recursive CTE elsewhere) and counts it with a script.
 func TestServerSideGeneration(t *testing.T) {
