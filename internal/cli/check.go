@@ -49,7 +49,7 @@ func (a *App) checkCmd() *cobra.Command {
 		fs.SetNormalizeFunc(normalize)
 		f.bindTarget(fs)
 		w.Flags(fs)
-		sub.SetFlagErrorFunc(flagError)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd

@@ -153,7 +153,7 @@ func (a *App) rootCmd() *cobra.Command {
 	_ = pf.MarkHidden("cpu-profile")
 	pf.StringVar(&a.memProfile, "mem-profile", "", "write a profile of dbmark's own allocations to this file at the end")
 	_ = pf.MarkHidden("mem-profile")
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))

@@ -132,7 +132,7 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			},
 		}
 		bindSweep(w, sub.Flags(), f, sf)
-		sub.SetFlagErrorFunc(flagError)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd

@@ -160,7 +160,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		if verb == "run" {
 			sweepable(fs) // a list or a range makes the run a sweep
 		}
-		sub.SetFlagErrorFunc(flagError)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd

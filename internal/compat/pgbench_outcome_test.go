@@ -90,12 +90,12 @@ func runOutcomes(t *testing.T, cases []outcomeCase) {
 				}
 				args = append(append([]string(nil), args...), "-f", file)
 			}
-			verb, pgArgs := "run", args
+			pgArgs, dbArgs := args, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store"}, args...)
 			if c.prepare {
-				verb, pgArgs = "prepare", append([]string{"-i"}, args...)
+				pgArgs, dbArgs = append([]string{"-i"}, args...), append([]string{"prepare", "tpcb", "--target", e.url(tpcbDB)}, args...)
 			}
 			pout, perr, pcode := e.outcome(t, dir, pgArgs...)
-			dout, derr, dcode := dbmarkOutcome(t, append([]string{verb, "tpcb", "--target", e.url(tpcbDB), "--no-store"}, args...)...)
+			dout, derr, dcode := dbmarkOutcome(t, dbArgs...)
 			if pcode != dcode {
 				t.Fatalf("exit code: pgbench %d, dbmark %d\npgbench:\n%s%s\ndbmark:\n%s%s", pcode, dcode, pout, perr, dout, derr)
 			}
@@ -127,6 +127,19 @@ func TestPgbenchOutcomes(t *testing.T) {
 			dbmarkErr: "end of script reached without completing the last transaction"},
 		{name: "transaction block left open by three clients", args: []string{"-n", "-c", "3", "-t", "5"}, script: "BEGIN;\nSELECT 1;\n",
 			dbmarkErr: "end of script reached without completing the last transaction"},
+		// Options pgbench refuses before it connects.
+		{name: "-F in a run", args: []string{"-n", "-t", "1", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},
+		{name: "-S -F", args: []string{"-n", "-t", "1", "-S", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},
+		{name: "-I in a run", args: []string{"-n", "-t", "1", "-I", "dtg"}, dbmarkErr: "-I/--init-steps"},
+		{name: "progress 0", args: []string{"-n", "-t", "1", "--progress=0"}, dbmarkErr: "-P/--progress"},
+		{name: "rate 0", args: []string{"-n", "-t", "1", "--rate=0.0"}, dbmarkErr: "-R/--rate"},
+		{name: "latency limit 0", args: []string{"-n", "-t", "1", "--latency-limit=0.0"}, dbmarkErr: "-L/--latency-limit"},
+		{name: "sampling rate 0", args: []string{"-n", "-t", "1", "-l", "--sampling-rate=0"}, dbmarkErr: "--sampling-rate"},
+		{name: "progress timestamp without progress", args: []string{"-n", "-t", "1", "--progress-timestamp"}, dbmarkErr: "--progress-timestamp"},
+		{name: "random seed not a number", args: []string{"-n", "-t", "1", "--random-seed=abc"}, dbmarkErr: `invalid value "abc" for option --random-seed`},
+		{name: "clients not a number", args: []string{"-n", "-t", "1", "-c", "abc"}, dbmarkErr: `invalid value "abc" for option -c: not a whole number`},
+		{name: "prepare given -S", prepare: true, args: []string{"-S"}, dbmarkErr: "-S/--select-only"},
+		{name: "-S three times", args: []string{"-n", "-t", "2", "-S", "-S", "-S"}},
 		// One client's fatal error ends that client; the others finish.
 		{name: "one client fails", args: []string{"-n", "-c", "4", "-t", "3"}, script: "\\set a 1\nSELECT 1/(:client_id - 2);\n",
 			dbmarkErr: "division by zero"},

@@ -77,13 +77,60 @@ func fsDuration(fs *pflag.FlagSet, name string) time.Duration {
 	return d
 }
 
+// initOptions are pgbench's options of -i (dbmark prepare tpcb), refused
+// in a run as pgbench refuses them: long name, and short where it has one.
+var initOptions = [][2]string{{"init-steps", "I"}, {"fillfactor", "F"}, {"foreign-keys", ""}, {"unlogged-tables", ""},
+	{"partitions", ""}, {"partition-method", ""}, {"tablespace", ""}, {"index-tablespace", ""}}
+
+// runOptions are pgbench's benchmarking options, refused by prepare as
+// pgbench -i refuses them.
+var runOptions = [][2]string{{"builtin", "b"}, {"file", "f"}, {"select-only", "S"}, {"skip-some-updates", "N"},
+	{"client", "c"}, {"jobs", "j"}, {"transactions", "t"}, {"connect", "C"}, {"define", "D"}, {"latency-limit", "L"},
+	{"protocol", "M"}, {"report-per-command", "r"}, {"log", "l"}, {"log-prefix", ""}, {"sampling-rate", ""},
+	{"aggregate-interval", ""}, {"failures-detailed", ""}, {"exit-on-abort", ""}}
+
+// givenOf names those of opts given on the command line, as -S/--select-only.
+func givenOf(fs *pflag.FlagSet, opts [][2]string) []string {
+	var out []string
+	for _, o := range opts {
+		if !changed(fs, o[0]) {
+			continue
+		}
+		if o[1] != "" {
+			out = append(out, "-"+o[1]+"/--"+o[0])
+		} else {
+			out = append(out, "--"+o[0])
+		}
+	}
+	return out
+}
+
 // validateRun checks the run options that stand alone.
 func (w *Workload) validateRun(fs *pflag.FlagSet) error {
 	o := &w.opt
 	var errs []string
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if given := givenOf(fs, initOptions); len(given) > 0 {
+		add("%s: options of the tables' initialization (pgbench -i), not of a run; give them to dbmark prepare tpcb", strings.Join(given, ", "))
+	}
 	if o.Jobs < 1 {
 		add("-j %d: invalid number of threads (at least 1)", o.Jobs)
+	}
+	// pgbench refuses zeros that would mean "off": leave the option out.
+	if d := fsDuration(fs, "report-interval"); changed(fs, "progress") && d < time.Second {
+		add("-P/--progress %v: must be at least 1 second (leave it out for no progress lines)", d)
+	}
+	if rate, _ := fs.GetFloat64("rate"); changed(fs, "rate", "pgbench-R") && rate <= 0 {
+		add("-R/--rate %v: invalid rate limit (above 0 transactions per second; leave it out for no limit)", rate)
+	}
+	if changed(fs, "latency-limit") && o.LatencyLimitMS <= 0 {
+		add("-L/--latency-limit %v: invalid latency limit (above 0 ms; leave it out for no limit)", o.LatencyLimitMS)
+	}
+	if changed(fs, "sampling-rate") && o.SamplingRate <= 0 {
+		add("--sampling-rate %v: invalid sampling rate (above 0 and at most 1)", o.SamplingRate)
+	}
+	if changed(fs, "progress-timestamp") && fsDuration(fs, "report-interval") == 0 {
+		add("--progress-timestamp is allowed only under -P/--progress")
 	}
 	if o.LatencyLimitMS < 0 || math.IsNaN(o.LatencyLimitMS) {
 		add("--latency-limit %v: must not be negative", o.LatencyLimitMS)

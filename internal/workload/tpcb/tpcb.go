@@ -6,6 +6,7 @@
 package tpcb
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -199,6 +200,10 @@ func (s *seedValue) Set(v string) error {
 		v = strconv.FormatUint(uint64(time.Now().UnixNano())>>1, 10)
 	case "rand":
 		v = "0" // the CLI picks a random seed for 0
+	default:
+		if _, err := strconv.ParseUint(v, 10, 64); err != nil {
+			return fmt.Errorf(`expecting a whole number of 0 or more, "time" or "rand"`)
+		}
 	}
 	return s.Value.Set(v)
 }
