@@ -63,6 +63,7 @@ type App struct {
 	Interactive bool
 	Args        []string
 
+	global     *pflag.FlagSet // the root's persistent flags
 	storeDSN   string
 	quiet      bool
 	verbose    bool
@@ -137,8 +138,8 @@ func (a *App) rootCmd() *cobra.Command {
 			if a.quiet {
 				level = slog.LevelWarn
 			}
-			if a.verbose {
-				level = slog.LevelDebug
+			if d := cmd.Flags().Lookup("debug"); a.verbose || d != nil && d.Value.String() == "true" {
+				level = slog.LevelDebug // a workload's --debug (pgbench's -d) is the debug log too
 			}
 			a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
 			a.startProfile()
@@ -146,6 +147,7 @@ func (a *App) rootCmd() *cobra.Command {
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
+	a.global = pf
 	pf.StringVar(&a.storeDSN, "store", os.Getenv("DBMARK_STORE"), "results store: a SQLite file (default in the data directory) or postgres://... ($DBMARK_STORE)")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "log only warnings and errors")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
@@ -201,15 +203,19 @@ func (a *App) versionCmd() *cobra.Command {
 		Short: "Print the version and VCS revision",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bi := buildinfo.Get()
-			mod := ""
-			if bi.Modified {
-				mod = "+modified"
-			}
-			fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
-			return nil
+			return a.printVersion()
 		},
 	}
+}
+
+func (a *App) printVersion() error {
+	bi := buildinfo.Get()
+	mod := ""
+	if bi.Modified {
+		mod = "+modified"
+	}
+	fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
+	return nil
 }
 
 // startProfile starts --cpu-profile: where dbmark spends its CPU is part of

@@ -132,6 +132,7 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			},
 		}
 		bindSweep(w, sub.Flags(), f, sf)
+		a.yieldShorthands(sub.Flags(), name)
 		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}

@@ -68,6 +68,9 @@ type outcomeCase struct {
 	dbmarkErr string
 	// prepare runs "dbmark prepare tpcb" and "pgbench -i" instead of a run.
 	prepare bool
+	// conn gives dbmark pgbench's connection options and a database name
+	// in place of --target, as pgbench gets them.
+	conn bool
 }
 
 // runOutcomes runs each case with pgbench and dbmark on the same server
@@ -91,6 +94,11 @@ func runOutcomes(t *testing.T, cases []outcomeCase) {
 				args = append(append([]string(nil), args...), "-f", file)
 			}
 			pgArgs, dbArgs := args, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store"}, args...)
+			if c.conn {
+				t.Setenv("PGPASSWORD", os.Getenv("DBMARK_TEST_PG_PASSWORD"))
+				dbArgs = append(append([]string{"run", "tpcb", "--no-store", "-h", os.Getenv("DBMARK_TEST_PG_HOST"), "-p", os.Getenv("DBMARK_TEST_PG_PORT"),
+					"-U", os.Getenv("DBMARK_TEST_PG_USER")}, args...), tpcbDB)
+			}
 			if c.prepare {
 				pgArgs, dbArgs = append([]string{"-i"}, args...), append([]string{"prepare", "tpcb", "--target", e.url(tpcbDB)}, args...)
 			}
@@ -140,8 +148,41 @@ func TestPgbenchOutcomes(t *testing.T) {
 		{name: "clients not a number", args: []string{"-n", "-t", "1", "-c", "abc"}, dbmarkErr: `invalid value "abc" for option -c: not a whole number`},
 		{name: "prepare given -S", prepare: true, args: []string{"-S"}, dbmarkErr: "-S/--select-only"},
 		{name: "-S three times", args: []string{"-n", "-t", "2", "-S", "-S", "-S"}},
+		// pgbench's connection options, -v (vacuum all) and -d (debug).
+		{name: "connection options", conn: true, args: []string{"-n", "-t", "3", "-c", "2"}},
+		{name: "-v vacuums all", conn: true, args: []string{"-v", "-t", "2", "-S"}},
+		{name: "-d debug", conn: true, args: []string{"-d", "-n", "-t", "1", "-S"}},
+		{name: "no server on that port", conn: true, args: []string{"-p", "1", "-n", "-t", "1"}, dbmarkErr: "connect to PostgreSQL at 127.0.0.1:1"},
 		// One client's fatal error ends that client; the others finish.
 		{name: "one client fails", args: []string{"-n", "-c", "4", "-t", "3"}, script: "\\set a 1\nSELECT 1/(:client_id - 2);\n",
 			dbmarkErr: "division by zero"},
 	})
+}
+
+// TestPgbenchVersionAndHelp: -V and --help print and succeed in both
+// tools, and -h is a host, not help.
+func TestPgbenchVersionAndHelp(t *testing.T) {
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Skip("pgbench is not installed")
+	}
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	for _, args := range [][]string{{"-V"}, {"--version"}, {"--help"}} {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil || len(out) == 0 {
+			t.Fatalf("pgbench %v: %v\n%s", args, err, out)
+		}
+		dout, derr, code := dbmarkOutcome(t, append([]string{"run", "tpcb"}, args...)...)
+		if code != 0 || dout == "" {
+			t.Fatalf("dbmark run tpcb %v: exit %d\n%s%s", args, code, dout, derr)
+		}
+		if args[0] != "--help" && !strings.HasPrefix(dout, "dbmark ") {
+			t.Fatalf("dbmark run tpcb %v printed %q, not its version", args, dout)
+		}
+	}
+	// -h takes a host: a run on a host with no server fails to connect.
+	_, derr, code := dbmarkOutcome(t, "run", "tpcb", "-h", "127.0.0.1", "-p", "1", "-t", "1", "--no-store", "nodb")
+	if code != 1 || !strings.Contains(derr, "127.0.0.1:1") {
+		t.Fatalf("-h 127.0.0.1 -p 1: exit %d, want 1 naming the address: %s", code, derr)
+	}
 }

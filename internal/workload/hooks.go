@@ -134,3 +134,13 @@ func Stop(ctx context.Context) context.Context {
 	}
 	return ctx
 }
+
+// TargetFiller is a workload that takes its target the way its peer tool
+// does (pgbench's -h, -p, -U and a database name after the options).
+// Args takes the command's positional arguments, which commands refuse
+// for other workloads; FillTarget returns raw (--target, perhaps empty)
+// with what those say filled in.
+type TargetFiller interface {
+	Args(args []string) error
+	FillTarget(raw string) (string, error)
+}

@@ -60,6 +60,11 @@ type Options struct {
 	LogPrefix         string
 	AggregateInterval int
 	SamplingRate      float64
+
+	// pgbench's connection options: they fill in the target (FillTarget).
+	Host, Port, User, DBName string
+	Debug                    bool // -d: dbmark's debug log
+	Version                  bool // -V: print the version and exit
 }
 
 // Workload is pgbench's workload.
@@ -150,7 +155,12 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.ReportPerCommand, "report-per-command", "r", false, "report each command's latency, failures and retries")
 	fs.BoolVar(&o.FailuresDetailed, "failures-detailed", false, "report failures by kind (serialization, deadlock)")
 	fs.BoolVar(&o.ExitOnAbort, "exit-on-abort", false, "end the run, all clients, when one fails with an error that is neither retried nor ignored (pgbench 16's); without it that client ends and the others go on, as in pgbench 15")
-	fs.BoolVar(&o.VacuumAll, "vacuum-all", false, "vacuum pgbench_accounts too before the run (pgbench -v)")
+	fs.BoolVarP(&o.VacuumAll, "vacuum-all", "v", false, "vacuum pgbench_accounts too before the run (dbmark's --verbose keeps its long name)")
+	fs.StringVarP(&o.Host, "host", "h", "", "PostgreSQL server's host or socket directory, as pgbench's (fills in --target; --help is help)")
+	fs.StringVarP(&o.Port, "port", "p", "", "PostgreSQL server's port, as pgbench's (fills in --target)")
+	fs.StringVarP(&o.User, "username", "U", "", "PostgreSQL user name, as pgbench's (fills in --target; the password comes from PGPASSWORD or ~/.pgpass)")
+	fs.BoolVarP(&o.Debug, "debug", "d", false, "log debugging detail (dbmark's --verbose; not pgbench's protocol trace)")
+	fs.BoolVarP(&o.Version, "version", "V", false, "print dbmark's version and exit")
 	fs.BoolVarP(&o.Log, "log", "l", false, "write each transaction to a log file, in pgbench's format")
 	fs.StringVar(&o.LogPrefix, "log-prefix", o.LogPrefix, "prefix of the -l log files")
 	fs.IntVar(&o.AggregateInterval, "aggregate-interval", 0, "with -l, write one line per this many seconds instead of one per transaction")
