@@ -448,7 +448,12 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
+	ll, _ := w.(workload.LiveLiner)
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
+		if ll != nil { // the peer tool's form, where it writes it
+			fmt.Fprintln(a.Stderr, ll.LiveLine(p, time.Now(), f.stamp)+shown(smp, f.ctxFlags.show))
+			return
+		}
 		line := report.LiveLine(p, threads)
 		if f.stamp {
 			line = report.LiveLineAt(p, threads, time.Now())

@@ -186,3 +186,47 @@ func TestPgbenchVersionAndHelp(t *testing.T) {
 		t.Fatalf("-h 127.0.0.1 -p 1: exit %d, want 1 naming the address: %s", code, derr)
 	}
 }
+
+var number = regexp.MustCompile(`\d+(\.\d+)?`)
+
+// progressShapes are the distinct progress lines of out with each number
+// written N.
+func progressShapes(out string) []string {
+	seen := map[string]bool{}
+	var shapes []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "progress: ") {
+			continue
+		}
+		s := number.ReplaceAllString(l, "N")
+		if !seen[s] {
+			seen[s] = true
+			shapes = append(shapes, s)
+		}
+	}
+	return shapes
+}
+
+// TestPgbenchProgressLines compares the shape of -P's lines: both tools
+// write them on standard error, with the same figures in the same form.
+func TestPgbenchProgressLines(t *testing.T) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	for _, args := range [][]string{
+		{"-S", "-n", "-T", "2", "-P", "1"},
+		{"-S", "-n", "-T", "2", "-P", "1", "--progress-timestamp"},
+		{"-S", "-n", "-T", "2", "-P", "1", "-R", "300"},
+		{"-S", "-n", "-T", "2", "-P", "1", "-R", "300", "-L", "5", "--max-tries", "2"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			_, perr, pcode := e.outcome(t, t.TempDir(), args...)
+			_, derr, dcode := dbmarkOutcome(t, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store", "-q"}, args...)...)
+			want, got := progressShapes(perr), progressShapes(derr)
+			if pcode != 0 || dcode != 0 || len(want) == 0 || strings.Join(want, "\n") != strings.Join(got, "\n") {
+				t.Fatalf("progress lines differ (exit %d and %d):\npgbench:\n%s\ndbmark:\n%s", pcode, dcode, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		})
+	}
+}

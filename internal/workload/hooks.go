@@ -144,3 +144,12 @@ type TargetFiller interface {
 	Args(args []string) error
 	FillTarget(raw string) (string, error)
 }
+
+// LiveLiner is a workload whose live lines take its peer tool's form in
+// place of dbmark's (pgbench's progress lines), written where the peer
+// writes them: standard error. at is the time of the line, stamped
+// --progress-timestamp. The line is asked for on the ticker, after the
+// Load's Tick for the same interval.
+type LiveLiner interface {
+	LiveLine(p result.Interval, at time.Time, stamped bool) string
+}

@@ -199,13 +199,15 @@ type runState struct {
 	log      *txLog
 	stats    []clientStats // by client id; each written by its client only
 	dialect  target.Dialect
+	prog     liveFigures // the last interval, for the progress line
 }
 
 // clientStats are one client's counters, per script.
 type clientStats struct {
 	txNo    int64
 	scripts []scriptStats
-	_       [64]byte // keep clients' counters off each other's cache lines
+	live    liveCounts // the same counts over all scripts, for progress lines
+	_       [64]byte   // keep clients' counters off each other's cache lines
 }
 
 type scriptStats struct {
@@ -276,6 +278,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			return rs.newWorker(ctx, id, conn, h)
 		},
+		Tick: rs.tick,
 		Close: func(context.Context) error {
 			if rs.log != nil {
 				return rs.log.Close()
@@ -553,7 +556,9 @@ func (wk *worker) Observe(e workload.EventInfo) {
 	switch e.Status {
 	case workload.EventSkipped:
 		st.skipped++
+		wk.st.live.skipped.Add(1)
 	case workload.EventFailed:
+		wk.st.live.failed.Add(1)
 		switch failureKind(e.Code) {
 		case "serialization":
 			st.serialization++
@@ -570,6 +575,8 @@ func (wk *worker) Observe(e workload.EventInfo) {
 	if e.Tries > 1 {
 		st.retried++
 		st.retries += int64(e.Tries - 1)
+		wk.st.live.retried.Add(1)
+		wk.st.live.retries.Add(int64(e.Tries - 1))
 	}
 	if l := wk.rs.log; l != nil {
 		if r := wk.rs.w.opt.SamplingRate; r > 0 && wk.sample.Float64() > r {

@@ -329,13 +329,13 @@ func TestShortFlags(t *testing.T) {
 	}
 	// -T with the pgbench short flag and the time/rand seed forms.
 	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
-	// --progress-timestamp: live lines stamped with the Unix time, and
-	// --exit-on-abort accepted.
+	// --progress-timestamp: pgbench's progress lines on standard error,
+	// stamped with the Unix time, and --exit-on-abort accepted.
 	before := time.Now().Unix()
 	o = must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "2", "-P", "1", "--progress-timestamp", "--exit-on-abort", "-n", "--no-store")
-	m := regexp.MustCompile(`(?m)^\[ (\d{10})\.\d{3}s \] thds: 1 tps: `).FindStringSubmatch(o.stdout)
+	m := regexp.MustCompile(`(?m)^progress: (\d{10})\.\d{3} s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed$`).FindStringSubmatch(o.stderr)
 	if m == nil {
-		t.Fatalf("no stamped live line in:\n%s", o.stdout)
+		t.Fatalf("no stamped progress line in:\n%s", o.stderr)
 	}
 	if at, _ := strconv.ParseInt(m[1], 10, 64); at < before || at > time.Now().Unix() {
 		t.Fatalf("live line stamped %d, not within the run (from %d)", at, before)
