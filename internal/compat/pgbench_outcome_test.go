@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -226,6 +227,66 @@ func TestPgbenchProgressLines(t *testing.T) {
 			want, got := progressShapes(perr), progressShapes(derr)
 			if pcode != 0 || dcode != 0 || len(want) == 0 || strings.Join(want, "\n") != strings.Join(got, "\n") {
 				t.Fatalf("progress lines differ (exit %d and %d):\npgbench:\n%s\ndbmark:\n%s", pcode, dcode, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+var latencyAverage = regexp.MustCompile(`(?m)^latency (average|stddev) = (\S+) ms(.*)$`)
+
+// latencyLines are the summary's latency average and stddev lines with
+// the figures written N, and the average.
+func latencyLines(out string) (shape string, avg float64) {
+	var lines []string
+	for _, m := range latencyAverage.FindAllStringSubmatch(out, -1) {
+		lines = append(lines, "latency "+m[1]+" = N ms"+m[3])
+		if m[1] == "average" {
+			avg, _ = strconv.ParseFloat(m[2], 64)
+		}
+	}
+	return strings.Join(lines, "; "), avg
+}
+
+var summaryRetries = regexp.MustCompile(`(?m)^\s+retries:\s+(\d+)`)
+
+// TestPgbenchLatencyAverage runs the colliding clients' script, whose
+// failed transactions pgbench 15 counts in its latency average unless it
+// times each transaction (-P, -R, -L): the lines, their words and their
+// figures must agree, and dbmark's summary counts the retries as its
+// pgbench summary does.
+func TestPgbenchLatencyAverage(t *testing.T) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "serialization.sql")
+	if err := os.WriteFile(file, []byte(retryScripts["serialization"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-n", "-c", "2", "-t", "1", "-f", file},
+		{"-n", "-c", "2", "-t", "1", "-P", "1", "-f", file},
+		{"-n", "-c", "2", "-t", "2", "--max-tries", "2", "-f", file},
+	} {
+		t.Run(strings.Join(args[:len(args)-2], " "), func(t *testing.T) {
+			pout, perr, pcode := e.outcome(t, dir, args...)
+			dout, derr, dcode := dbmarkOutcome(t, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store", "-q"}, args...)...)
+			if pcode != 0 || dcode != 0 {
+				t.Fatalf("exit %d and %d:\n%s%s\n%s%s", pcode, dcode, pout, perr, dout, derr)
+			}
+			want, wavg := latencyLines(pout)
+			got, gavg := latencyLines(dout)
+			if !strings.Contains(pout, "number of failed transactions: 1 ") {
+				t.Fatalf("the clients did not collide in pgbench:\n%s", pout)
+			}
+			if want != got || wavg <= 0 || gavg < 0.7*wavg || gavg > 1.4*wavg {
+				t.Fatalf("latency lines differ:\npgbench: %s (%.3f)\ndbmark:  %s (%.3f)\n%s", want, wavg, got, gavg, dout)
+			}
+			if c := countsOf(dout)["total number of retries"]; c != "" {
+				if m := summaryRetries.FindStringSubmatch(dout); m == nil || m[1] != c {
+					t.Fatalf("dbmark's summary counts retries %v, its pgbench summary %s", m, c)
+				}
 			}
 		})
 	}

@@ -569,6 +569,12 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if a.err != nil {
 			return a.err
 		}
+		if (a.ok || a.failed) && a.tries > 1 {
+			// Retries count with the transaction that ended, committed or
+			// failed, as pgbench counts them: one that the time limit cut
+			// short counts neither.
+			wk.h.AddRetries(a.tries - 1)
+		}
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
@@ -671,8 +677,7 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 			}
 			if try < r.cfg.MaxTries {
 				r.tell(id, "repeats the transaction after the error", try, err)
-				h.Retry()
-				continue
+				continue // its retries are counted when it ends (runWorker)
 			}
 			r.tell(id, "ends the failed transaction", try, err)
 			return attempt{op: op, failed: true, code: info.Code, tries: try} // counted, not committed

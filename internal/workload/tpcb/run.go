@@ -195,6 +195,7 @@ type runState struct {
 	clients  int
 	maxTries int
 	rate     bool
+	measured bool          // -R, -L or -P: pgbench times each transaction
 	limit    time.Duration // -L
 	log      *txLog
 	stats    []clientStats // by client id; each written by its client only
@@ -235,6 +236,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		rs.maxTries, _ = w.fs.GetInt("max-tries")
 		rate, _ := w.fs.GetFloat64("rate")
 		rs.rate = rate > 0
+		rs.measured = rs.rate || rs.limit > 0 || fsDuration(w.fs, "report-interval") > 0
 		if f := w.fs.Lookup("pg-mode"); f != nil && env.Target.Kind() == "postgres" {
 			rs.mode = f.Value.String()
 		}
