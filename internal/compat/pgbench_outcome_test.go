@@ -136,6 +136,12 @@ func TestPgbenchOutcomes(t *testing.T) {
 			dbmarkErr: "end of script reached without completing the last transaction"},
 		{name: "transaction block left open by three clients", args: []string{"-n", "-c", "3", "-t", "5"}, script: "BEGIN;\nSELECT 1;\n",
 			dbmarkErr: "end of script reached without completing the last transaction"},
+		// \gset of a row with no columns sets nothing and succeeds; of no
+		// row (an UPDATE's) it aborts the client.
+		{name: "gset of no columns", args: []string{"-n", "-t", "2"}, script: "SELECT \\gset\n"},
+		{name: "gset of no columns in prepared mode", args: []string{"-n", "-t", "2", "-M", "prepared"}, script: "SELECT \\gset\n"},
+		{name: "gset of an update", args: []string{"-n", "-t", "2"}, script: "UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1 \\gset\n",
+			dbmarkErr: "expected one row, got 0"},
 		// Options pgbench refuses before it connects.
 		{name: "-F in a run", args: []string{"-n", "-t", "1", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},
 		{name: "-S -F", args: []string{"-n", "-t", "1", "-S", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},

@@ -347,6 +347,9 @@ type Row struct {
 	Rows    int64
 	Columns []string
 	Values  [][]byte
+	// Returned says the rows were returned, not affected: a SELECT of
+	// no columns returns rows that have no columns to name.
+	Returned bool
 	// Sets holds, for SQL text of several statements (ProtocolConn's
 	// RunText), the last row of every result that returned rows, in
 	// order: what pgbench's \aset stores.

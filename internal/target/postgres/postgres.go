@@ -454,6 +454,7 @@ func lastRow(rr *pgconn.ResultReader, row *target.Row) error {
 			row.Values[i] = append(row.Values[i][:0:0], v...)
 		}
 	}
+	row.Returned = row.Rows > 0
 	if row.Rows > 0 {
 		for _, f := range rr.FieldDescriptions() {
 			row.Columns = append(row.Columns, f.Name)

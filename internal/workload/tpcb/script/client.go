@@ -687,8 +687,8 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 
 // storeRow sets the variables of \gset or \aset from row.
 func (c *Client) storeRow(cs *clientScript, pc int, cmd *Command, row target.Row) error {
-	if len(row.Columns) == 0 {
-		row.Rows = 0
+	if len(row.Columns) == 0 && !row.Returned {
+		row.Rows = 0 // affected rows (an UPDATE) are not a result
 	}
 	if cmd.Result == GSet && row.Rows != 1 {
 		return c.fail(cs.s, pc, "expected one row, got %d", row.Rows)
