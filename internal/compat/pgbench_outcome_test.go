@@ -142,6 +142,13 @@ func TestPgbenchOutcomes(t *testing.T) {
 		{name: "gset of no columns in prepared mode", args: []string{"-n", "-t", "2", "-M", "prepared"}, script: "SELECT \\gset\n"},
 		{name: "gset of an update", args: []string{"-n", "-t", "2"}, script: "UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1 \\gset\n",
 			dbmarkErr: "expected one row, got 0"},
+		// What pgbench refuses when the command runs: the client aborts.
+		{name: "set of no variable name", args: []string{"-n", "-t", "1"}, script: "\\set . 1\n", dbmarkErr: `set: invalid variable name: "."`},
+		{name: "least of 17", args: []string{"-n", "-t", "1"}, script: "\\set x least(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17)\n",
+			dbmarkErr: "too many function arguments, maximum is 16"},
+		{name: "greatest of 17", args: []string{"-n", "-t", "1", "-c", "2"}, script: "\\set x greatest(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17)\n",
+			dbmarkErr: "too many function arguments, maximum is 16"},
+		{name: "least of 16", args: []string{"-n", "-t", "1"}, script: "\\set x least(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16)\n\\if :x != 1\nSELECT 1/0;\n\\endif\n"},
 		// Options pgbench refuses before it connects.
 		{name: "-F in a run", args: []string{"-n", "-t", "1", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},
 		{name: "-S -F", args: []string{"-n", "-t", "1", "-S", "-F", "90"}, dbmarkErr: "-F/--fillfactor"},

@@ -336,6 +336,9 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 		if err != nil {
 			return 0, c.fail(s, pc, "%s: %v", cmd.Args[0], err)
 		}
+		if cmd.badName {
+			return 0, c.fail(s, pc, "%s: invalid variable name: %q", cmd.Args[0], cmd.Args[1])
+		}
 		c.setVal(cs.slots[cmd.setSlot], v)
 	case MetaIf, MetaElif:
 		if cmd.Meta == MetaElif { // reached from a branch that ran
