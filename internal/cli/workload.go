@@ -266,7 +266,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 }
 
 func (a *App) env(tg target.Target, f *runFlags) workload.Env {
-	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Interactive: a.Interactive}
+	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
 }
 
 func (a *App) validate(w workload.Workload, tg target.Target, f *runFlags) error {

@@ -304,3 +304,41 @@ func TestPgbenchLatencyAverage(t *testing.T) {
 		})
 	}
 }
+
+// linesWith are the lines of out that start with prefix.
+func linesWith(out, prefix string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// TestPgbenchDebugAndShell: debug() writes its line on standard error in
+// pgbench's form without being asked, and \shell's output goes to
+// standard output, in both tools.
+func TestPgbenchDebugAndShell(t *testing.T) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	dir := t.TempDir()
+	file := filepath.Join(dir, "debug.sql")
+	script := "\\set x debug(3)\n\\set y debug(1.5)\n\\set z debug(2 > 1)\n\\set n debug(NULL)\n\\shell echo shell-said-hello\n"
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-n", "-t", "2", "-f", file}
+	pout, perr, pcode := e.outcome(t, dir, args...)
+	dout, derr, dcode := dbmarkOutcome(t, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store", "-q"}, args...)...)
+	if pcode != 0 || dcode != 0 {
+		t.Fatalf("exit %d and %d:\n%s%s\n%s%s", pcode, dcode, pout, perr, dout, derr)
+	}
+	want, got := linesWith(perr, "debug("), linesWith(derr, "debug(")
+	if len(want) != 8 || strings.Join(want, "\n") != strings.Join(got, "\n") {
+		t.Fatalf("debug lines on standard error differ:\npgbench:\n%s\ndbmark:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if p, d := len(linesWith(pout, "shell-said-hello")), len(linesWith(dout, "shell-said-hello")); p != 2 || d != 2 {
+		t.Fatalf("\\shell's lines on standard output: pgbench %d, dbmark %d\n%s", p, d, dout)
+	}
+}

@@ -3,8 +3,10 @@ package tpcb
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -247,7 +249,8 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	if err := rs.setup(ctx); err != nil {
 		return nil, err
 	}
-	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger, Stdout: env.Progress}
+	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger,
+		Debug: locked(env.Progress), Stdout: locked(env.Stdout)} // where pgbench writes them: debug() on stderr, \shell's output on stdout
 	var ops []metrics.OpSpec
 	for _, e := range scripts {
 		e.op = metrics.Op(len(ops))
@@ -366,6 +369,26 @@ func vacuumBeforeRun(kind string, all bool) []string {
 		return []string{"truncate table pgbench_history"}
 	}
 	return []string{"delete from pgbench_history"}
+}
+
+// lockedWriter lets the clients write to one writer, a line at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// locked is w shared by the clients; nil stays nil (discarded).
+func locked(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &lockedWriter{w: w}
 }
 
 // worker is one pgbench client on its connection.
