@@ -342,3 +342,22 @@ func TestPgbenchDebugAndShell(t *testing.T) {
 		t.Fatalf("\\shell's lines on standard output: pgbench %d, dbmark %d\n%s", p, d, dout)
 	}
 }
+
+// TestPgbenchScaleIgnored: -s in a run of a builtin script is ignored
+// with pgbench's warning, whatever its value.
+func TestPgbenchScaleIgnored(t *testing.T) {
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	for _, s := range []string{"1", "5"} {
+		args := []string{"-S", "-n", "-t", "1", "-s", s}
+		_, perr, pcode := e.outcome(t, t.TempDir(), args...)
+		_, derr, dcode := dbmarkOutcome(t, append([]string{"run", "tpcb", "--target", e.url(tpcbDB), "--no-store", "-q"}, args...)...)
+		want := strings.Join(linesWith(strings.ReplaceAll(perr, "pgbench: warning:", "warning:"), "warning: scale"), "\n")
+		got := strings.Join(linesWith(derr, "warning: scale"), "\n")
+		if pcode != 0 || dcode != 0 || want == "" || want != got {
+			t.Fatalf("-s %s: exit %d and %d, warnings:\npgbench: %q\ndbmark:  %q", s, pcode, dcode, want, got)
+		}
+	}
+}

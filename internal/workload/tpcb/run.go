@@ -334,8 +334,9 @@ func (rs *runState) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if rs.w.fs != nil && rs.w.fs.Changed("scale") && n != o.Scale {
-			rs.env.Logger.Warn("scale option ignored, using count from pgbench_branches table", "scale", n)
+		if changed(rs.w.fs, "scale") && rs.env.Progress != nil {
+			// pgbench's warning, whatever the -s given.
+			fmt.Fprintf(rs.env.Progress, "warning: scale option ignored, using count from pgbench_branches table (%d)\n", n)
 		}
 		rs.scale = n
 	}
