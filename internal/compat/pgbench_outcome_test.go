@@ -21,10 +21,7 @@ func (e *pgEnv) outcome(t *testing.T, dir string, args ...string) (stdout, stder
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.pgbench, append(append([]string{"-h", os.Getenv("DBMARK_TEST_PG_HOST"), "-p", os.Getenv("DBMARK_TEST_PG_PORT"),
-		"-U", os.Getenv("DBMARK_TEST_PG_USER")}, args...), pgbenchDB)...)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+os.Getenv("DBMARK_TEST_PG_PASSWORD"))
-	cmd.Dir = dir
+	cmd := e.command(ctx, dir, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -79,10 +76,7 @@ type outcomeCase struct {
 // outcome is what it does, not what this test expects it to do: the
 // test only checks that it is not a success when the case says it fails.
 func runOutcomes(t *testing.T, cases []outcomeCase) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -224,10 +218,7 @@ func progressShapes(out string) []string {
 // TestPgbenchProgressLines compares the shape of -P's lines: both tools
 // write them on standard error, with the same figures in the same form.
 func TestPgbenchProgressLines(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	for _, args := range [][]string{
 		{"-S", "-n", "-T", "2", "-P", "1"},
 		{"-S", "-n", "-T", "2", "-P", "1", "--progress-timestamp"},
@@ -268,10 +259,7 @@ var summaryRetries = regexp.MustCompile(`(?m)^\s+retries:\s+(\d+)`)
 // figures must agree, and dbmark's summary counts the retries as its
 // pgbench summary does.
 func TestPgbenchLatencyAverage(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "serialization.sql")
 	if err := os.WriteFile(file, []byte(retryScripts["serialization"]), 0o644); err != nil {
@@ -346,10 +334,7 @@ func TestPgbenchDebugAndShell(t *testing.T) {
 // TestPgbenchScaleIgnored: -s in a run of a builtin script is ignored
 // with pgbench's warning, whatever its value.
 func TestPgbenchScaleIgnored(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	for _, s := range []string{"1", "5"} {
 		args := []string{"-S", "-n", "-t", "1", "-s", s}
 		_, perr, pcode := e.outcome(t, t.TempDir(), args...)
