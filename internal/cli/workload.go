@@ -451,8 +451,10 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	ll, _ := w.(workload.LiveLiner)
 	out := runner.Run(ctx, cfg, tg, load, func(p result.Interval, threads int) {
 		if ll != nil { // the peer tool's form, where it writes it
-			fmt.Fprintln(a.Stderr, ll.LiveLine(p, time.Now(), f.stamp)+shown(smp, f.ctxFlags.show))
-			return
+			if line := ll.LiveLine(p, time.Now(), f.stamp); line != "" {
+				fmt.Fprintln(a.Stderr, line+shown(smp, f.ctxFlags.show))
+				return
+			}
 		}
 		line := report.LiveLine(p, threads)
 		if f.stamp {

@@ -145,10 +145,11 @@ type TargetFiller interface {
 	FillTarget(raw string) (string, error)
 }
 
-// LiveLiner is a workload whose live lines take its peer tool's form in
-// place of dbmark's (pgbench's progress lines), written where the peer
-// writes them: standard error. at is the time of the line, stamped
-// --progress-timestamp. The line is asked for on the ticker, after the
+// LiveLiner is a workload whose live lines may take its peer tool's form
+// in place of dbmark's (pgbench's progress lines, when asked for by the
+// peer's option), written where the peer writes them: standard error.
+// at is the time of the line, stamped --progress-timestamp; "" means
+// dbmark's own line. The line is asked for on the ticker, after the
 // Load's Tick for the same interval.
 type LiveLiner interface {
 	LiveLine(p result.Interval, at time.Time, stamped bool) string

@@ -51,9 +51,11 @@ func (rs *runState) tick(iv metrics.Interval, _ *result.Interval) {
 // then ", lag X ms" under -R, ", N skipped" under -R with -L, and
 // ", N retried, N retries" when --max-tries is not 1. With
 // --progress-timestamp the time is the Unix time to the millisecond.
+// It is "" (dbmark's own line) when the interval was given as dbmark's
+// --report-interval rather than pgbench's -P/--progress.
 func (w *Workload) LiveLine(iv result.Interval, at time.Time, stamped bool) string {
 	rs := w.run
-	if rs == nil {
+	if rs == nil || !changed(w.fs, "progress") {
 		return ""
 	}
 	p := &rs.prog
