@@ -43,7 +43,7 @@ BIN=bin/dbmark
 OUT=$(mktemp -d /tmp/dbmark-memory.XXXXXX)
 if [[ $TEST == tpcb ]]; then
 	# pgbench's tables at scale 10, prepared once and kept for the next soak.
-	OPTS=(--target "$URL" -b "${MEM_SCRIPT:-tpcb-like}")
+	OPTS=(--target "$URL" -b "${MEM_SCRIPT:-tpcb-like}" -M prepared)
 	if ! $BIN run tpcb "${OPTS[@]}" -t 1 -n --no-store -q >/dev/null 2>&1; then
 		$BIN prepare tpcb --target "$URL" -s 10 -q >"$OUT/prepare.log" 2>&1 ||
 			{ cat "$OUT/prepare.log" >&2; exit 1; }

@@ -40,8 +40,11 @@ func (a *App) checkCmd() *cobra.Command {
 		sub := &cobra.Command{
 			Use:   name,
 			Short: "Check " + name + "'s data",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
+			Args:  positional(w),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := takeArgs(w, args); err != nil {
+					return err
+				}
 				return a.check(cmd.Context(), w, ch, f)
 			},
 		}
@@ -49,7 +52,8 @@ func (a *App) checkCmd() *cobra.Command {
 		fs.SetNormalizeFunc(normalize)
 		f.bindTarget(fs)
 		w.Flags(fs)
-		sub.SetFlagErrorFunc(flagError)
+		a.yieldShorthands(fs, name)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd

@@ -63,6 +63,7 @@ type App struct {
 	Interactive bool
 	Args        []string
 
+	global     *pflag.FlagSet // the root's persistent flags
 	storeDSN   string
 	quiet      bool
 	verbose    bool
@@ -135,6 +136,9 @@ func (a *App) rootCmd() *cobra.Command {
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			level, err := a.logLevel(cmd.Flags().Changed("verbosity"))
+			if d := cmd.Flags().Lookup("debug"); d != nil && d.Value.String() == "true" {
+				level = slog.LevelDebug // a workload's --debug (pgbench's -d) is the debug log too
+			}
 			a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
 			if err != nil {
 				return err
@@ -145,6 +149,7 @@ func (a *App) rootCmd() *cobra.Command {
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
 	pf := root.PersistentFlags()
+	a.global = pf
 	pf.StringVar(&a.storeDSN, "store", os.Getenv("DBMARK_STORE"), "results store: a SQLite file (default in the data directory) or postgres://... ($DBMARK_STORE)")
 	pf.BoolVarP(&a.quiet, "quiet", "q", false, "log only warnings and errors")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log debugging detail")
@@ -153,7 +158,7 @@ func (a *App) rootCmd() *cobra.Command {
 	_ = pf.MarkHidden("cpu-profile")
 	pf.StringVar(&a.memProfile, "mem-profile", "", "write a profile of dbmark's own allocations to this file at the end")
 	_ = pf.MarkHidden("mem-profile")
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(a.workloadCmd("run", "Run a workload and record its result"))
 	root.AddCommand(a.workloadCmd("prepare", "Create and load what a workload needs"))
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
@@ -230,15 +235,19 @@ func (a *App) versionCmd() *cobra.Command {
 		Short: "Print the version and VCS revision",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bi := buildinfo.Get()
-			mod := ""
-			if bi.Modified {
-				mod = "+modified"
-			}
-			fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
-			return nil
+			return a.printVersion()
 		},
 	}
+}
+
+func (a *App) printVersion() error {
+	bi := buildinfo.Get()
+	mod := ""
+	if bi.Modified {
+		mod = "+modified"
+	}
+	fmt.Fprintf(a.Stdout, "dbmark %s (revision %s%s, %s)\n", bi.Version, bi.Revision, mod, bi.Go)
+	return nil
 }
 
 // startProfile starts --cpu-profile: where dbmark spends its CPU is part of

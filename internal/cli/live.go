@@ -8,14 +8,17 @@ import (
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/sampler"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // livePrinter prints the live lines from its own goroutine: a line waits
 // there for the counters sampled at its tick, never in the runner's loop.
 type livePrinter struct {
 	out    io.Writer
-	smp    *sampler.Sampler // nil: no counters
-	driven bool             // smp samples at each line's tick
+	errOut io.Writer          // where a peer's own form of the line goes
+	peer   workload.LiveLiner // nil: dbmark's line only
+	smp    *sampler.Sampler   // nil: no counters
+	driven bool               // smp samples at each line's tick
 	show   []string
 	stamp  bool
 	wait   time.Duration // how long a line waits for its counters
@@ -24,12 +27,13 @@ type livePrinter struct {
 }
 
 type liveLine struct {
-	text string
-	kick uint64 // the sample taken at this line's tick; 0: none
+	text  string
+	toErr bool   // the peer's form, on errOut
+	kick  uint64 // the sample taken at this line's tick; 0: none
 }
 
-func startLive(out io.Writer, smp *sampler.Sampler, driven bool, show []string, stamp bool, interval time.Duration) *livePrinter {
-	lp := &livePrinter{out: out, smp: smp, driven: driven && smp != nil, show: show, stamp: stamp,
+func startLive(out, errOut io.Writer, peer workload.LiveLiner, smp *sampler.Sampler, driven bool, show []string, stamp bool, interval time.Duration) *livePrinter {
+	lp := &livePrinter{out: out, errOut: errOut, peer: peer, smp: smp, driven: driven && smp != nil, show: show, stamp: stamp,
 		wait:  min(max(interval/2, 10*time.Millisecond), time.Second),
 		lines: make(chan liveLine, 256), done: make(chan struct{})}
 	go lp.print()
@@ -39,9 +43,18 @@ func startLive(out io.Writer, smp *sampler.Sampler, driven bool, show []string, 
 // sink is the runner's Sink: it renders the line and asks for the
 // counters at once, then hands both to the printer.
 func (lp *livePrinter) sink(p result.Interval, threads int) {
-	l := liveLine{text: report.LiveLine(p, threads)}
-	if lp.stamp {
-		l.text = report.LiveLineAt(p, threads, time.Now())
+	now := time.Now()
+	var l liveLine
+	if lp.peer != nil {
+		l.text = lp.peer.LiveLine(p, now, lp.stamp)
+		l.toErr = l.text != ""
+	}
+	switch {
+	case l.toErr:
+	case lp.stamp:
+		l.text = report.LiveLineAt(p, threads, now)
+	default:
+		l.text = report.LiveLine(p, threads)
 	}
 	if lp.driven {
 		l.kick = lp.smp.Kick()
@@ -52,7 +65,11 @@ func (lp *livePrinter) sink(p result.Interval, threads int) {
 func (lp *livePrinter) print() {
 	defer close(lp.done)
 	for l := range lp.lines {
-		fmt.Fprintln(lp.out, l.text+lp.counters(l.kick))
+		w := lp.out
+		if l.toErr {
+			w = lp.errOut
+		}
+		fmt.Fprintln(w, l.text+lp.counters(l.kick))
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,4 +117,60 @@ func unknownFlagName(err error) (string, bool) {
 	}
 	name, _, _ := strings.Cut(rest, "=")
 	return name, true
+}
+
+// flagError is the package's flagError with a bad value reported under
+// the name the user typed (pgbench's --random-seed, not dbmark's --seed
+// it stands for) and in words rather than Go's parser's.
+func (a *App) flagError(cmd *cobra.Command, err error) error {
+	if m := badValue.FindStringSubmatch(err.Error()); m != nil {
+		err = fmt.Errorf("invalid value %q for option %s: %s", m[1], typedName(a.Args, m[2], m[3]), plainReason(m[4]))
+	}
+	return flagError(cmd, err)
+}
+
+// badValue is pflag's error for a value its flag's parser refused: the
+// value, the flag's shorthand and name, and the parser's reason.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-(\S), )?--(\S+)" flag: (.*)$`)
+
+// typedName is how args spelled the flag name (or its shorthand): the
+// first argument that the normalization makes that flag.
+func typedName(args []string, short, name string) string {
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if long, ok := strings.CutPrefix(arg, "--"); ok {
+			long, _, _ = strings.Cut(long, "=")
+			if string(normalize(nil, long)) == name {
+				return "--" + long
+			}
+			continue
+		}
+		if short != "" && strings.HasPrefix(arg, "-"+short) {
+			return "-" + short
+		}
+	}
+	return "--" + name
+}
+
+// goParse is the wording of Go's strconv errors.
+var goParse = regexp.MustCompile(`strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)`)
+
+// plainReason says why a value was refused without Go's parser's words.
+func plainReason(reason string) string {
+	return goParse.ReplaceAllStringFunc(reason, func(s string) string {
+		m := goParse.FindStringSubmatch(s)
+		switch {
+		case m[2] == "value out of range":
+			return "out of range"
+		case m[1] == "Int":
+			return "not a whole number"
+		case m[1] == "Uint":
+			return "not a whole number of 0 or more"
+		case m[1] == "Float":
+			return "not a number"
+		}
+		return "not true or false"
+	})
 }

@@ -138,7 +138,8 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 			},
 		}
 		bindSweep(w, sub.Flags(), f, sf)
-		sub.SetFlagErrorFunc(flagError)
+		a.yieldShorthands(sub.Flags(), name)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd

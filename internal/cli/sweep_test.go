@@ -253,7 +253,7 @@ func TestSweepAndCompareBadInput(t *testing.T) {
 		{[]string{"sweep", "tiny", "--threads", "8:1:1"}, "FROM is greater than TO"},
 		{[]string{"sweep", "tiny", "--threads", "1:8:0"}, "STEP must be positive"},
 		{[]string{"sweep", "tiny", "--threads", "1:8:-2"}, "STEP must be positive"},
-		{[]string{"sweep", "tiny", "--threads", "1,x"}, "invalid argument"},
+		{[]string{"sweep", "tiny", "--threads", "1,x"}, `invalid value "1,x" for option --threads: x: not a whole number`},
 		{[]string{"sweep", "tiny", "--threads", "1,2", "-c", "1,2,3", "--zip", "threads,clients"}, "--threads has 2 values and --clients has 3"},
 		{[]string{"sweep", "tiny", "--threads", "1,2", "--zip", "threads,rows"}, "--rows is not swept"},
 		{[]string{"sweep", "tiny", "--iterations", "0"}, "--iterations 0"},

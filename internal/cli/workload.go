@@ -179,8 +179,14 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		sub := &cobra.Command{
 			Use:   name,
 			Short: m.Description,
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
+			Args:  positional(w),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if versionAsked(cmd.Flags()) {
+					return a.printVersion()
+				}
+				if err := takeArgs(w, args); err != nil {
+					return err
+				}
 				if done, err := a.inform(w); done || err != nil {
 					return err
 				}
@@ -206,13 +212,57 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			f.bindRun(fs)
 		}
 		w.Flags(fs)
+		a.yieldShorthands(fs, name)
 		if verb == "run" {
 			sweepable(fs) // a list or a range makes the run a sweep
 		}
-		sub.SetFlagErrorFunc(flagError)
+		sub.SetFlagErrorFunc(a.flagError)
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// positional is what a workload's command takes after its flags: a
+// TargetFiller's arguments (pgbench's database name), else nothing.
+func positional(w workload.Workload) cobra.PositionalArgs {
+	if _, ok := w.(workload.TargetFiller); ok {
+		return cobra.ArbitraryArgs
+	}
+	return cobra.NoArgs
+}
+
+// takeArgs hands a TargetFiller its positional arguments.
+func takeArgs(w workload.Workload, args []string) error {
+	if tf, ok := w.(workload.TargetFiller); ok {
+		return withCode(ExitUsage, tf.Args(args))
+	}
+	return nil
+}
+
+// versionAsked says whether a workload's own --version flag (pgbench's
+// -V) was given.
+func versionAsked(fs *pflag.FlagSet) bool {
+	f := fs.Lookup("version")
+	return f != nil && f.Value.Type() == "bool" && f.Value.String() == "true"
+}
+
+// yieldShorthands lets a workload's flags take the shorthand of help or
+// of a global flag (pgbench's -h host, -v vacuum-all): that flag is then
+// bound to the command under its long name only (--help, --verbose).
+func (a *App) yieldShorthands(fs *pflag.FlagSet, name string) {
+	if fs.ShorthandLookup("h") != nil && fs.Lookup("help") == nil {
+		fs.Bool("help", false, "help for "+name)
+	}
+	if a.global == nil {
+		return
+	}
+	a.global.VisitAll(func(g *pflag.Flag) {
+		if g.Shorthand == "" || fs.Lookup(g.Name) != nil || fs.ShorthandLookup(g.Shorthand) == nil {
+			return
+		}
+		fs.Var(g.Value, g.Name, g.Usage)
+		fs.Lookup(g.Name).NoOptDefVal = g.NoOptDefVal
+	})
 }
 
 // inform prints what w's options ask for in place of the command (an
@@ -240,6 +290,12 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 		return tg, false, nil
 	}
 	raw := f.target
+	if tf, ok := w.(workload.TargetFiller); ok {
+		var err error
+		if raw, err = tf.FillTarget(raw); err != nil {
+			return nil, false, withCode(ExitUsage, err)
+		}
+	}
 	embedded := raw == ""
 	if embedded {
 		dir, err := store.DataDir()
@@ -268,7 +324,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) 
 }
 
 func (a *App) env(tg target.Target, f *runFlags) workload.Env {
-	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Interactive: a.Interactive}
+	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
 }
 
 func (a *App) validate(w workload.Workload, tg target.Target, f *runFlags) error {
@@ -371,6 +427,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
 		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries, VerboseErrors: f.verboseErrs,
 		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
+		AbortClient:  hints.AbortClient,
 		StallTimeout: time.Duration(f.stallTimeout),
 	}
 	if err := shapeRun(fs, w, f, &cfg); err != nil {
@@ -452,7 +509,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if cfg.ReportInterval > 0 {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
-	live := startLive(o.out, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
+	peer, _ := w.(workload.LiveLiner)
+	live := startLive(o.out, a.Stderr, peer, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
 	out := runner.Run(ctx, cfg, tg, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)

@@ -67,10 +67,30 @@ func newPGEnv(t *testing.T) *pgEnv {
 	return e
 }
 
+// preparedPGEnv is newPGEnv with pgbench's tables at scale 1 built by
+// each tool in its database, and a data directory of the test's own.
+func preparedPGEnv(t *testing.T) *pgEnv {
+	t.Helper()
+	e := newPGEnv(t)
+	t.Setenv("DBMARK_HOME", t.TempDir())
+	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
+	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	return e
+}
+
 func (e *pgEnv) url(db string) string {
 	u, _ := url.Parse(e.raw)
 	u.Path = "/" + db
 	return u.String()
+}
+
+// command is pgbench with args on pgbenchDB of the test server, in dir.
+func (e *pgEnv) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, e.pgbench, append(append([]string{"-h", os.Getenv("DBMARK_TEST_PG_HOST"), "-p", os.Getenv("DBMARK_TEST_PG_PORT"),
+		"-U", os.Getenv("DBMARK_TEST_PG_USER")}, args...), pgbenchDB)...)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+os.Getenv("DBMARK_TEST_PG_PASSWORD"))
+	cmd.Dir = dir
+	return cmd
 }
 
 // run runs pgbench on pgbenchDB in dir.
@@ -78,11 +98,7 @@ func (e *pgEnv) run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.pgbench, append(append([]string{"-h", os.Getenv("DBMARK_TEST_PG_HOST"), "-p", os.Getenv("DBMARK_TEST_PG_PORT"),
-		"-U", os.Getenv("DBMARK_TEST_PG_USER")}, args...), pgbenchDB)...)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+os.Getenv("DBMARK_TEST_PG_PASSWORD"))
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	out, err := e.command(ctx, dir, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("pgbench %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -268,10 +284,7 @@ func logShape(t *testing.T, dir, prefix string) map[string]string {
 // options and compares the files' names, and each line's client,
 // transaction number and columns.
 func TestPgbenchLogFormat(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	for _, args := range [][]string{
 		{"-S", "-c", "3", "-j", "2", "-t", "4"},
 		{"-S", "-c", "2", "-t", "3", "--max-tries", "3"},
@@ -291,10 +304,7 @@ func TestPgbenchLogFormat(t *testing.T) {
 
 // TestPgbenchAggregateLog compares --aggregate-interval lines' columns.
 func TestPgbenchAggregateLog(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	args := []string{"-S", "-c", "2", "-T", "2", "-R", "300", "-L", "5", "-l", "--aggregate-interval", "1", "--log-prefix", "a", "-n"}
 	pd, dd := t.TempDir(), t.TempDir()
 	e.run(t, pd, args...)
@@ -366,10 +376,7 @@ func countsOf(out string) map[string]string {
 // is bounded: a client that waits forever fails the test instead of
 // hanging it.
 func TestPgbenchRetriesCollidingClients(t *testing.T) {
-	e := newPGEnv(t)
-	t.Setenv("DBMARK_HOME", t.TempDir())
-	e.run(t, t.TempDir(), "-i", "-q", "-s", "1")
-	runDbmark(t, "prepare", "tpcb", "--target", e.url(tpcbDB), "-q", "-s", "1")
+	e := preparedPGEnv(t)
 	for _, name := range []string{"serialization", "deadlock"} {
 		for _, tries := range []string{"2", "1"} {
 			// Both tools over TLS too, as servers are usually reached.

@@ -187,10 +187,10 @@ func (h *Handle) Error(class, code string) {
 	h.mu.Unlock()
 }
 
-// Retry counts one retried transaction attempt.
-func (h *Handle) Retry() {
+// AddRetries counts n retried attempts of one transaction.
+func (h *Handle) AddRetries(n int) {
 	h.mu.Lock()
-	h.retries++
+	h.retries += int64(n)
 	h.mu.Unlock()
 }
 

@@ -74,7 +74,7 @@ func TestWarmupIsNotCumulative(t *testing.T) {
 		t.Fatalf("warm-up interval: %+v", iv.Ops[0])
 	}
 	h.Record(0, 2*time.Millisecond)
-	h.Retry()
+	h.AddRetries(1)
 	h.Reconnect()
 	r.Tick(time.Now(), false)
 	tot, _ := r.Cumulative()

@@ -47,6 +47,9 @@ type Config struct {
 	// SkipLate and CountFailed are the workload's RunHints.
 	SkipLate    time.Duration
 	CountFailed bool
+	// AbortClient is the workload's RunHints.AbortClient: a fatal error
+	// in an event ends its client only.
+	AbortClient bool
 	// StallTimeout is how long a client may go without finishing its
 	// event before the run ends as failed, naming it (0: never).
 	StallTimeout time.Duration
@@ -288,6 +291,9 @@ loop:
 		// Never ok: a client's last event did not end.
 		out.Status = result.StatusFailed
 		out.Err = &StallError{Stalls: r.stuck}
+	case len(r.aborted) > 0 && (cause == nil || errors.Is(cause, errTimeUp)):
+		out.Status = result.StatusFailed
+		out.Err = &AbortError{Clients: len(r.aborted), Of: cfg.Threads, First: r.aborted[0]}
 	case cause != nil && !errors.Is(cause, errTimeUp) && !errors.Is(cause, context.Canceled):
 		out.Status = result.StatusFailed
 		out.Err = cause
@@ -374,6 +380,8 @@ func splitEvents(total int64, threads int) []int64 {
 }
 
 type run struct {
+	abortMu sync.Mutex
+	aborted []error // with Config.AbortClient: the fatal error of each client it ended, in order
 	start   time.Time
 	window  *window // the totals at the time limit; nil without one
 	clients []client
@@ -411,6 +419,27 @@ func (e *FatalError) Error() string {
 }
 
 func (e *FatalError) Unwrap() error { return e.Err }
+
+// AbortError ends a run in which fatal errors ended some clients
+// (Config.AbortClient) while the others ran to the end.
+type AbortError struct {
+	Clients, Of int
+	First       error
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("%d of %d clients aborted, the others running on to the end: the figures are incomplete; the first: %v", e.Clients, e.Of, e.First)
+}
+
+func (e *AbortError) Unwrap() error { return e.First }
+
+// abort ends one client on its fatal error, the others going on.
+func (r *run) abort(err error) {
+	r.abortMu.Lock()
+	r.aborted = append(r.aborted, err)
+	r.abortMu.Unlock()
+	r.log.Error("client aborted; the other clients go on", "err", err)
+}
 
 // worker is one client: its connection, its workload's state and its
 // counts.
@@ -478,7 +507,12 @@ func (r *run) serve(ctx context.Context, id int, events int64, connected func(),
 	if rate > 0 {
 		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), r.start)
 	}
-	return r.runWorker(ctx, wk)
+	err = r.runWorker(ctx, wk)
+	if err != nil && r.cfg.AbortClient && ctx.Err() == nil {
+		r.abort(err)
+		return nil
+	}
+	return err
 }
 
 // runWorker runs wk's events until it has done them all or the run stops.
@@ -539,6 +573,12 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if a.err != nil {
 			return a.err
 		}
+		if (a.ok || a.failed) && a.tries > 1 {
+			// Retries count with the transaction that ended, committed or
+			// failed, as pgbench counts them: one that the time limit cut
+			// short counts neither.
+			wk.h.AddRetries(a.tries - 1)
+		}
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
@@ -564,6 +604,9 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		}
 		observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
+		if a.after != nil {
+			return a.after // counted, and then the client cannot go on
+		}
 	}
 	return nil
 }
@@ -583,6 +626,7 @@ type attempt struct {
 	code   string // the last error's code
 	tries  int
 	err    error // fatal: ends the run
+	after  error // fatal, once the committed event is counted
 }
 
 // event runs one event with its retries.
@@ -595,6 +639,9 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 		}
 		if errors.Is(err, workload.ErrWorkerDone) {
 			return attempt{err: err}
+		}
+		if ae := (*workload.AfterEventError)(nil); errors.As(err, &ae) {
+			return attempt{op: op, ok: true, tries: try, after: &FatalError{Worker: id, Err: ae.Err}}
 		}
 		info := r.tg.Classify(err)
 		if info.Class == target.Canceled || ctx.Err() != nil {
@@ -634,8 +681,7 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 			}
 			if try < r.cfg.MaxTries {
 				r.tell(id, "repeats the transaction after the error", try, err)
-				h.Retry()
-				continue
+				continue // its retries are counted when it ends (runWorker)
 			}
 			r.tell(id, "ends the failed transaction", try, err)
 			return attempt{op: op, failed: true, code: info.Code, tries: try} // counted, not committed

@@ -51,6 +51,12 @@ type Conn interface {
 	Close() error
 }
 
+// TxStater is a Conn that knows whether it is inside a transaction block
+// the session opened and has not ended (PostgreSQL's transaction status).
+type TxStater interface {
+	InTransaction() bool
+}
+
 // Stmt is a statement bound to one Conn.
 type Stmt interface {
 	// Run executes the statement with args, reads and discards the rows,
@@ -339,6 +345,19 @@ func validScheme(s string) bool {
 // values as text (nil for NULL). The slices are reused by the next call.
 type Row struct {
 	Rows    int64
+	Columns []string
+	Values  [][]byte
+	// Returned says the rows were returned, not affected: a SELECT of
+	// no columns returns rows that have no columns to name.
+	Returned bool
+	// Sets holds, for SQL text of several statements (ProtocolConn's
+	// RunText), the last row of every result that returned rows, in
+	// order: what pgbench's \aset stores.
+	Sets []RowSet
+}
+
+// RowSet is the last row of one result: its column names and values.
+type RowSet struct {
 	Columns []string
 	Values  [][]byte
 }

@@ -22,7 +22,21 @@ type RunHints struct {
 	// CountFailed makes failed and skipped events count toward the event
 	// limit, as pgbench's -t counts them.
 	CountFailed bool
+	// AbortClient makes a fatal error end only the client that met it:
+	// the others go on to their limits and the run then ends failed, as
+	// pgbench 15 lets its other clients finish. Without it such an error
+	// ends the run.
+	AbortClient bool
 }
+
+// AfterEventError is what Worker.Event returns when its event did its
+// work and counts as committed, but the client cannot go on (pgbench's
+// script that ends inside a transaction block): Err is then the client's
+// fatal error.
+type AfterEventError struct{ Err error }
+
+func (e *AfterEventError) Error() string { return e.Err.Error() }
+func (e *AfterEventError) Unwrap() error { return e.Err }
 
 // RunAdjuster settles options that depend on each other after parsing
 // (pgbench's -t is per client while --events is a total) and returns the
@@ -119,4 +133,24 @@ func Stop(ctx context.Context) context.Context {
 		return s
 	}
 	return ctx
+}
+
+// TargetFiller is a workload that takes its target the way its peer tool
+// does (pgbench's -h, -p, -U and a database name after the options).
+// Args takes the command's positional arguments, which commands refuse
+// for other workloads; FillTarget returns raw (--target, perhaps empty)
+// with what those say filled in.
+type TargetFiller interface {
+	Args(args []string) error
+	FillTarget(raw string) (string, error)
+}
+
+// LiveLiner is a workload whose live lines may take its peer tool's form
+// in place of dbmark's (pgbench's progress lines, when asked for by the
+// peer's option), written where the peer writes them: standard error.
+// at is the time of the line, stamped --progress-timestamp; "" means
+// dbmark's own line. The line is asked for on the ticker, after the
+// Load's Tick for the same interval.
+type LiveLiner interface {
+	LiveLine(p result.Interval, at time.Time, stamped bool) string
 }

@@ -51,8 +51,11 @@ type Env struct {
 	Threads int
 	Seed    uint64
 	// Progress receives progress output (bars, notes) for a person; it may
-	// be io.Discard.
+	// be io.Discard. It is the command's standard error.
 	Progress io.Writer
+	// Stdout is the command's standard output, for what a peer tool
+	// writes there (pgbench's \shell); nil discards it.
+	Stdout io.Writer
 	// Interactive says whether Progress is a terminal.
 	Interactive bool
 }

@@ -13,6 +13,10 @@ import (
 // Protocol is the connection's mode (pgbench's -M).
 func (c *Conn) Protocol() string { return c.mode }
 
+// InTransaction says whether a transaction block is open (or failed and
+// not yet ended), as the server last reported (target.TxStater).
+func (c *Conn) InTransaction() bool { return c.pc.TxStatus() != 'I' }
+
 // RunText runs sql with the simple protocol and keeps the last row of its
 // last result. The row is reused by the next call.
 func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {

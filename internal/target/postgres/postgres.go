@@ -454,6 +454,7 @@ func lastRow(rr *pgconn.ResultReader, row *target.Row) error {
 			row.Values[i] = append(row.Values[i][:0:0], v...)
 		}
 	}
+	row.Returned = row.Rows > 0
 	if row.Rows > 0 {
 		for _, f := range rr.FieldDescriptions() {
 			row.Columns = append(row.Columns, f.Name)
@@ -471,10 +472,24 @@ func lastRow(rr *pgconn.ResultReader, row *target.Row) error {
 // holding the last result.
 func textRow(ctx context.Context, pc *pgconn.PgConn, sql string, row *target.Row) error {
 	mrr := pc.Exec(ctx, sql)
+	row.Sets = row.Sets[:0]
 	for mrr.NextResult() {
 		row.Rows = 0
 		row.Columns = row.Columns[:0]
 		_ = lastRow(mrr.ResultReader(), row) // its error is also Close's
+		if len(row.Columns) > 0 {
+			// The sets' slices are reused from call to call; lastRow
+			// copies each value into a slice of its own, which they keep.
+			n := len(row.Sets)
+			if n < cap(row.Sets) {
+				row.Sets = row.Sets[:n+1]
+			} else {
+				row.Sets = append(row.Sets, target.RowSet{})
+			}
+			set := &row.Sets[n]
+			set.Columns = append(set.Columns[:0], row.Columns...)
+			set.Values = append(set.Values[:0], row.Values...)
+		}
 	}
 	return mrr.Close()
 }

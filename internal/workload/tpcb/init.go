@@ -115,6 +115,11 @@ func engineName(kind string) string {
 // while generating data.
 func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	o := &w.opt
+	if w.fs != nil && w.fs.Lookup("events") == nil { // the prepare command's flags, not a run's
+		if given := givenOf(w.fs, runOptions); len(given) > 0 {
+			return fmt.Errorf("%s: options of a run, not of the tables' initialization (pgbench -i); give them to dbmark run tpcb", strings.Join(given, ", "))
+		}
+	}
 	if errs := o.validateInit(env.Target.Kind()); len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

@@ -124,7 +124,8 @@ func (w *Workload) Report(out io.Writer, res *result.Result) {
 	}
 	if rs.maxTries != 1 {
 		fmt.Fprintf(out, "number of transactions retried: %d (%.3f%%)\n", t.retried, pct(t.retried, all))
-		fmt.Fprintf(out, "total number of retries: %d\n", t.retries)
+		// The summary's count, so that the two agree.
+		fmt.Fprintf(out, "total number of retries: %d\n", s.Retries)
 	}
 	if rs.rate && rs.limit > 0 {
 		fmt.Fprintf(out, "number of transactions skipped: %d (%.3f%%)\n", t.skipped, pct(t.skipped, all))
@@ -133,9 +134,24 @@ func (w *Workload) Report(out io.Writer, res *result.Result) {
 		fmt.Fprintf(out, "number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)\n",
 			w.opt.LatencyLimitMS, t.late, processed, pct(t.late, processed))
 	}
-	if l := s.Latency; l != nil {
+	l := s.Latency
+	switch {
+	case rs.measured && l != nil:
+		// pgbench times each transaction only under -R, -L or -P: the
+		// committed ones' mean and deviation.
 		fmt.Fprintf(out, "latency average = %.3f ms\n", l.MeanMS)
 		fmt.Fprintf(out, "latency stddev = %.3f ms\n", l.StdDevMS)
+	case !rs.measured && processed+t.failures() > 0:
+		// Otherwise pgbench's average is the clients' time over every
+		// transaction that ended, failed ones included.
+		avg := 1000 * (s.DurationS + s.DrainS) * float64(rs.clients) / float64(processed+t.failures())
+		suffix := ""
+		if t.failures() > 0 {
+			suffix = " (including failures)"
+		}
+		fmt.Fprintf(out, "latency average = %.3f ms%s\n", avg, suffix)
+	}
+	if l != nil {
 		for _, p := range l.Percentiles {
 			fmt.Fprintf(out, "latency p%s = %.3f ms\n", strconv.FormatFloat(p.P, 'f', -1, 64), p.MS)
 		}
@@ -143,7 +159,7 @@ func (w *Workload) Report(out io.Writer, res *result.Result) {
 	if lag := s.ScheduleLag; lag != nil {
 		fmt.Fprintf(out, "rate limit schedule lag: avg %.3f (max %.3f) ms\n", lag.MeanMS, lag.MaxMS)
 	}
-	fmt.Fprintf(out, "tps = %f\n", s.EventsPerS)
+	fmt.Fprintf(out, "tps = %f (without initial connection time)\n", s.EventsPerS)
 
 	ops := map[string]*result.OpSummary{}
 	for i := range s.Ops {

@@ -3,8 +3,10 @@ package tpcb
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -66,6 +68,9 @@ func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
 		}
 	}
 	hints.CountFailed = true
+	// pgbench 15 ends only the client that meets an error it neither
+	// retries nor ignores; --exit-on-abort (pgbench 16) ends them all.
+	hints.AbortClient = !o.ExitOnAbort
 	return hints, nil
 }
 
@@ -74,13 +79,60 @@ func fsDuration(fs *pflag.FlagSet, name string) time.Duration {
 	return d
 }
 
+// initOptions are pgbench's options of -i (dbmark prepare tpcb), refused
+// in a run as pgbench refuses them: long name, and short where it has one.
+var initOptions = [][2]string{{"init-steps", "I"}, {"fillfactor", "F"}, {"foreign-keys", ""}, {"unlogged-tables", ""},
+	{"partitions", ""}, {"partition-method", ""}, {"tablespace", ""}, {"index-tablespace", ""}}
+
+// runOptions are pgbench's benchmarking options, refused by prepare as
+// pgbench -i refuses them.
+var runOptions = [][2]string{{"builtin", "b"}, {"file", "f"}, {"select-only", "S"}, {"skip-some-updates", "N"},
+	{"client", "c"}, {"jobs", "j"}, {"transactions", "t"}, {"connect", "C"}, {"define", "D"}, {"latency-limit", "L"},
+	{"protocol", "M"}, {"report-per-command", "r"}, {"log", "l"}, {"log-prefix", ""}, {"sampling-rate", ""},
+	{"aggregate-interval", ""}, {"failures-detailed", ""}, {"exit-on-abort", ""}}
+
+// givenOf names those of opts given on the command line, as -S/--select-only.
+func givenOf(fs *pflag.FlagSet, opts [][2]string) []string {
+	var out []string
+	for _, o := range opts {
+		if !changed(fs, o[0]) {
+			continue
+		}
+		if o[1] != "" {
+			out = append(out, "-"+o[1]+"/--"+o[0])
+		} else {
+			out = append(out, "--"+o[0])
+		}
+	}
+	return out
+}
+
 // validateRun checks the run options that stand alone.
 func (w *Workload) validateRun(fs *pflag.FlagSet) error {
 	o := &w.opt
 	var errs []string
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if given := givenOf(fs, initOptions); len(given) > 0 {
+		add("%s: options of the tables' initialization (pgbench -i), not of a run; give them to dbmark prepare tpcb", strings.Join(given, ", "))
+	}
 	if o.Jobs < 1 {
 		add("-j %d: invalid number of threads (at least 1)", o.Jobs)
+	}
+	// pgbench refuses zeros that would mean "off": leave the option out.
+	if d := fsDuration(fs, "report-interval"); changed(fs, "progress") && d < time.Second {
+		add("-P/--progress %v: must be at least 1 second (leave it out for no progress lines)", d)
+	}
+	if rate, _ := fs.GetFloat64("rate"); changed(fs, "rate", "pgbench-R") && rate <= 0 {
+		add("-R/--rate %v: invalid rate limit (above 0 transactions per second; leave it out for no limit)", rate)
+	}
+	if changed(fs, "latency-limit") && o.LatencyLimitMS <= 0 {
+		add("-L/--latency-limit %v: invalid latency limit (above 0 ms; leave it out for no limit)", o.LatencyLimitMS)
+	}
+	if changed(fs, "sampling-rate") && o.SamplingRate <= 0 {
+		add("--sampling-rate %v: invalid sampling rate (above 0 and at most 1)", o.SamplingRate)
+	}
+	if changed(fs, "progress-timestamp") && fsDuration(fs, "report-interval") == 0 {
+		add("--progress-timestamp is allowed only under -P/--progress")
 	}
 	if o.LatencyLimitMS < 0 || math.IsNaN(o.LatencyLimitMS) {
 		add("--latency-limit %v: must not be negative", o.LatencyLimitMS)
@@ -145,17 +197,20 @@ type runState struct {
 	clients  int
 	maxTries int
 	rate     bool
+	measured bool          // -R, -L or -P: pgbench times each transaction
 	limit    time.Duration // -L
 	log      *txLog
 	stats    []clientStats // by client id; each written by its client only
 	dialect  target.Dialect
+	prog     liveFigures // the last interval, for the progress line
 }
 
 // clientStats are one client's counters, per script.
 type clientStats struct {
 	txNo    int64
 	scripts []scriptStats
-	_       [64]byte // keep clients' counters off each other's cache lines
+	live    liveCounts // the same counts over all scripts, for progress lines
+	_       [64]byte   // keep clients' counters off each other's cache lines
 }
 
 type scriptStats struct {
@@ -183,6 +238,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		rs.maxTries, _ = w.fs.GetInt("max-tries")
 		rate, _ := w.fs.GetFloat64("rate")
 		rs.rate = rate > 0
+		rs.measured = rs.rate || rs.limit > 0 || fsDuration(w.fs, "report-interval") > 0
 		if f := w.fs.Lookup("pg-mode"); f != nil && env.Target.Kind() == "postgres" {
 			rs.mode = f.Value.String()
 		}
@@ -193,7 +249,8 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	if err := rs.setup(ctx); err != nil {
 		return nil, err
 	}
-	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger, Stdout: env.Progress}
+	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger,
+		Debug: locked(env.Progress), Stdout: locked(env.Stdout)} // where pgbench writes them: debug() on stderr, \shell's output on stdout
 	var ops []metrics.OpSpec
 	for _, e := range scripts {
 		e.op = metrics.Op(len(ops))
@@ -226,6 +283,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
 			return rs.newWorker(ctx, id, conn, h)
 		},
+		Tick: rs.tick,
 		Close: func(context.Context) error {
 			if rs.log != nil {
 				return rs.log.Close()
@@ -276,8 +334,9 @@ func (rs *runState) setup(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if rs.w.fs != nil && rs.w.fs.Changed("scale") && n != o.Scale {
-			rs.env.Logger.Warn("scale option ignored, using count from pgbench_branches table", "scale", n)
+		if changed(rs.w.fs, "scale") && rs.env.Progress != nil {
+			// pgbench's warning, whatever the -s given.
+			fmt.Fprintf(rs.env.Progress, "warning: scale option ignored, using count from pgbench_branches table (%d)\n", n)
 		}
 		rs.scale = n
 	}
@@ -311,6 +370,26 @@ func vacuumBeforeRun(kind string, all bool) []string {
 		return []string{"truncate table pgbench_history"}
 	}
 	return []string{"delete from pgbench_history"}
+}
+
+// lockedWriter lets the clients write to one writer, a line at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// locked is w shared by the clients; nil stays nil (discarded).
+func locked(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &lockedWriter{w: w}
 }
 
 // worker is one pgbench client on its connection.
@@ -459,8 +538,24 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	wk.rec.flush()
 	if err != nil {
 		wk.freshClock()
+		return e.op, err
 	}
-	return e.op, err
+	if wk.txOpen() {
+		// As pgbench: the transaction counts, and the client ends.
+		return e.op, &workload.AfterEventError{Err: fmt.Errorf("client %d aborted: end of script reached without completing the last transaction (script %s)", wk.id, e.title)}
+	}
+	return e.op, nil
+}
+
+// txOpen says whether the script left a transaction block open, where the
+// connection can tell (PostgreSQL).
+func (wk *worker) txOpen() bool {
+	var c target.Conn = wk.conn
+	if wk.swap != nil {
+		c = wk.swap.Conn
+	}
+	ts, ok := c.(target.TxStater)
+	return ok && ts.InTransaction()
 }
 
 // reconnect is -C: a new connection for each transaction, its time part
@@ -487,7 +582,9 @@ func (wk *worker) Observe(e workload.EventInfo) {
 	switch e.Status {
 	case workload.EventSkipped:
 		st.skipped++
+		wk.st.live.skipped.Add(1)
 	case workload.EventFailed:
+		wk.st.live.failed.Add(1)
 		switch failureKind(e.Code) {
 		case "serialization":
 			st.serialization++
@@ -504,6 +601,8 @@ func (wk *worker) Observe(e workload.EventInfo) {
 	if e.Tries > 1 {
 		st.retried++
 		st.retries += int64(e.Tries - 1)
+		wk.st.live.retried.Add(1)
+		wk.st.live.retries.Add(int64(e.Tries - 1))
 	}
 	if l := wk.rs.log; l != nil {
 		if r := wk.rs.w.opt.SamplingRate; r > 0 && wk.sample.Float64() > r {

@@ -55,7 +55,7 @@ func (f *shortcutFlag) Set(v string) error {
 	if err != nil {
 		return err
 	}
-	if on && !f.on {
+	if on { // each time, as pgbench adds the script again for each -S
 		*f.list = append(*f.list, scriptArg{builtin: true, spec: f.name})
 	}
 	f.on = on

@@ -6,6 +6,7 @@
 package tpcb
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -53,12 +54,17 @@ type Options struct {
 	LatencyLimitMS    float64
 	ReportPerCommand  bool
 	FailuresDetailed  bool
-	ExitOnAbort       bool // what dbmark always does; accepted for pgbench's command lines
+	ExitOnAbort       bool // a client's fatal error ends every client (pgbench 16's)
 	VacuumAll         bool
 	Log               bool
 	LogPrefix         string
 	AggregateInterval int
 	SamplingRate      float64
+
+	// pgbench's connection options: they fill in the target (FillTarget).
+	Host, Port, User, DBName string
+	Debug                    bool // -d: dbmark's debug log
+	Version                  bool // -V: print the version and exit
 }
 
 // Workload is pgbench's workload.
@@ -95,6 +101,12 @@ var pgbenchNames = map[string]string{
 func (w *Workload) Flags(fs *pflag.FlagSet) {
 	w.fs = fs
 	o := &w.opt
+	if f := fs.Lookup("pg-mode"); f != nil {
+		// pgbench sends its queries in the simple protocol unless -M says
+		// otherwise; scripts with \; and \aset rely on it.
+		_ = f.Value.Set("simple")
+		f.DefValue = "simple"
+	}
 	// pgbench's short flags for the common options: pflag registers a
 	// shorthand only when a flag is added, so each is an alias sharing the
 	// common flag's value, under pgbench's long name where it has one.
@@ -142,8 +154,13 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.Float64VarP(&o.LatencyLimitMS, "latency-limit", "L", 0, "count transactions over this many ms as late; with --rate, skip those already that late at their scheduled start")
 	fs.BoolVarP(&o.ReportPerCommand, "report-per-command", "r", false, "report each command's latency, failures and retries")
 	fs.BoolVar(&o.FailuresDetailed, "failures-detailed", false, "report failures by kind (serialization, deadlock)")
-	fs.BoolVar(&o.ExitOnAbort, "exit-on-abort", false, "end the run when a client fails with an error that is neither retried nor ignored: what dbmark always does (accepted as in pgbench)")
-	fs.BoolVar(&o.VacuumAll, "vacuum-all", false, "vacuum pgbench_accounts too before the run (pgbench -v)")
+	fs.BoolVar(&o.ExitOnAbort, "exit-on-abort", false, "end the run, all clients, when one fails with an error that is neither retried nor ignored (pgbench 16's); without it that client ends and the others go on, as in pgbench 15")
+	fs.BoolVarP(&o.VacuumAll, "vacuum-all", "v", false, "vacuum pgbench_accounts too before the run (dbmark's --verbose keeps its long name)")
+	fs.StringVarP(&o.Host, "host", "h", "", "PostgreSQL server's host or socket directory, as pgbench's (fills in --target; --help is help)")
+	fs.StringVarP(&o.Port, "port", "p", "", "PostgreSQL server's port, as pgbench's (fills in --target)")
+	fs.StringVarP(&o.User, "username", "U", "", "PostgreSQL user name, as pgbench's (fills in --target; the password comes from PGPASSWORD or ~/.pgpass)")
+	fs.BoolVarP(&o.Debug, "debug", "d", false, "log debugging detail (dbmark's --verbose; not pgbench's protocol trace)")
+	fs.BoolVarP(&o.Version, "version", "V", false, "print dbmark's version and exit")
 	fs.BoolVarP(&o.Log, "log", "l", false, "write each transaction to a log file, in pgbench's format")
 	fs.StringVar(&o.LogPrefix, "log-prefix", o.LogPrefix, "prefix of the -l log files")
 	fs.IntVar(&o.AggregateInterval, "aggregate-interval", 0, "with -l, write one line per this many seconds instead of one per transaction")
@@ -193,6 +210,10 @@ func (s *seedValue) Set(v string) error {
 		v = strconv.FormatUint(uint64(time.Now().UnixNano())>>1, 10)
 	case "rand":
 		v = "0" // the CLI picks a random seed for 0
+	default:
+		if _, err := strconv.ParseUint(v, 10, 64); err != nil {
+			return fmt.Errorf(`expecting a whole number of 0 or more, "time" or "rand"`)
+		}
 	}
 	return s.Value.Set(v)
 }

@@ -329,13 +329,13 @@ func TestShortFlags(t *testing.T) {
 	}
 	// -T with the pgbench short flag and the time/rand seed forms.
 	must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "1", "-R", "200", "-L", "50", "--random-seed", "time", "-n", "--no-store", "-q")
-	// --progress-timestamp: live lines stamped with the Unix time, and
-	// --exit-on-abort accepted.
+	// --progress-timestamp: pgbench's progress lines on standard error,
+	// stamped with the Unix time, and --exit-on-abort accepted.
 	before := time.Now().Unix()
 	o = must(t, "run", "tpcb", "--target", tg, "-S", "-c", "1", "-T", "2", "-P", "1", "--progress-timestamp", "--exit-on-abort", "-n", "--no-store")
-	m := regexp.MustCompile(`(?m)^\[ (\d{10})\.\d{3}s \] thds: 1 tps: `).FindStringSubmatch(o.stdout)
+	m := regexp.MustCompile(`(?m)^progress: (\d{10})\.\d{3} s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed$`).FindStringSubmatch(o.stderr)
 	if m == nil {
-		t.Fatalf("no stamped live line in:\n%s", o.stdout)
+		t.Fatalf("no stamped progress line in:\n%s", o.stderr)
 	}
 	if at, _ := strconv.ParseInt(m[1], 10, 64); at < before || at > time.Now().Unix() {
 		t.Fatalf("live line stamped %d, not within the run (from %d)", at, before)
@@ -402,6 +402,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "tpcb", "-l", "--aggregate-interval", "2", "-T", "3"}, "multiple"},
 		{[]string{"run", "tpcb", "--max-tries", "0", "-t", "3"}, "--max-tries 0"},
 		{[]string{"run", "tpcb", "-c", "0"}, "--threads 0"},
+		{[]string{"run", "tpcb", "-F", "90"}, "-F/--fillfactor: options of the tables' initialization"},
+		{[]string{"run", "tpcb", "--progress=0"}, "-P/--progress 0s: must be at least 1 second"},
+		{[]string{"run", "tpcb", "-R", "0"}, "-R/--rate 0: invalid rate limit"},
+		{[]string{"run", "tpcb", "--progress-timestamp"}, "--progress-timestamp is allowed only under -P/--progress"},
+		{[]string{"run", "tpcb", "--random-seed", "abc"}, `invalid value "abc" for option --random-seed`},
+		{[]string{"run", "tpcb", "-t", "x"}, `invalid value "x" for option -t: not a whole number`},
+		{[]string{"prepare", "tpcb", "--target", tg, "-S", "-t", "5"}, "-S/--select-only, -t/--transactions: options of a run"},
 		{[]string{"run", "tpcb", "--target", tg}, `run "dbmark prepare tpcb"`},
 		{[]string{"prepare", "tpcb", "--target", tg, "-I", "dtx"}, `unrecognized initialization step 'x'`},
 		{[]string{"prepare", "tpcb", "--target", tg, "--partition-method", "hash"}, "requires --partitions"},
@@ -448,6 +455,33 @@ func TestRuntimeErrorNamesScriptLineAndClient(t *testing.T) {
 	o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-t", "1", "--no-store", "-q")
 	if o.code != 2 || !strings.Contains(o.stderr, "client 0") || !strings.Contains(o.stderr, "line 2") || !strings.Contains(o.stderr, "div.sql") {
 		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+}
+
+// TestExitOnAbort: one client's fatal error ends that client and the
+// others run to their limit (pgbench 15), unless --exit-on-abort, which
+// ends them all (pgbench 16). Either way the run fails with exit 2.
+func TestExitOnAbort(t *testing.T) {
+	dir := home(t)
+	tg := "sqlite://" + filepath.Join(dir, "a.db")
+	f := filepath.Join(dir, "one.sql")
+	os.WriteFile(f, []byte("\\if :client_id = 0\n\\set x 1 / 0\n\\endif\n\\sleep 5 ms\n"), 0o644)
+	processed := regexp.MustCompile(`number of transactions actually processed: (\d+)/60`)
+	for _, c := range []struct {
+		flag string
+		want func(n int) bool
+	}{
+		{"--exit-on-abort=false", func(n int) bool { return n == 40 }},
+		{"--exit-on-abort", func(n int) bool { return n < 10 }},
+	} {
+		o := dbmark(t, "run", "tpcb", "--target", tg, "-f", f, "-c", "3", "-t", "20", "--no-store", "-q", c.flag)
+		m := processed.FindStringSubmatch(o.stdout)
+		if o.code != 2 || m == nil {
+			t.Fatalf("%s: exit %d, want 2: %s%s", c.flag, o.code, o.stdout, o.stderr)
+		}
+		if n, _ := strconv.Atoi(m[1]); !c.want(n) {
+			t.Fatalf("%s: %d of 60 transactions processed", c.flag, n)
+		}
 	}
 }
 

@@ -336,6 +336,9 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 		if err != nil {
 			return 0, c.fail(s, pc, "%s: %v", cmd.Args[0], err)
 		}
+		if cmd.badName {
+			return 0, c.fail(s, pc, "%s: invalid variable name: %q", cmd.Args[0], cmd.Args[1])
+		}
 		c.setVal(cs.slots[cmd.setSlot], v)
 	case MetaIf, MetaElif:
 		if cmd.Meta == MetaElif { // reached from a branch that ran
@@ -687,21 +690,36 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 
 // storeRow sets the variables of \gset or \aset from row.
 func (c *Client) storeRow(cs *clientScript, pc int, cmd *Command, row target.Row) error {
-	if len(row.Columns) == 0 {
-		row.Rows = 0
+	if len(row.Columns) == 0 && !row.Returned {
+		row.Rows = 0 // affected rows (an UPDATE) are not a result
 	}
 	if cmd.Result == GSet && row.Rows != 1 {
 		return c.fail(cs.s, pc, "expected one row, got %d", row.Rows)
 	}
+	if cmd.Result == ASet && len(row.Sets) > 0 {
+		// SQL text of several statements: each result's last row.
+		for _, set := range row.Sets {
+			if err := c.storeSet(cs, pc, cmd, set.Columns, set.Values); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if row.Rows == 0 {
 		return nil
 	}
-	for i, col := range row.Columns {
+	return c.storeSet(cs, pc, cmd, row.Columns, row.Values)
+}
+
+// storeSet sets a variable per column, named by the command's prefix and
+// the column.
+func (c *Client) storeSet(cs *clientScript, pc int, cmd *Command, cols []string, vals [][]byte) error {
+	for i, col := range cols {
 		name := cmd.Prefix + col
 		if _, ok := c.index[name]; !ok && !validName(name) {
 			return c.fail(cs.s, pc, "invalid variable name: %q", name)
 		}
-		c.setStr(c.lookup(name), append([]byte(nil), row.Values[i]...))
+		c.setStr(c.lookup(name), append([]byte(nil), vals[i]...))
 	}
 	return nil
 }

@@ -146,6 +146,10 @@ func isAnInt(s string) bool {
 }
 
 // eval evaluates n for the client running cmd.
+// maxFuncArgs is pgbench's limit on a function's arguments, checked as
+// pgbench checks it: when the function is evaluated.
+const maxFuncArgs = 16
+
 func (c *Client) eval(cs *clientScript, n *node) (value, error) {
 	switch n.op {
 	case nConst:
@@ -196,6 +200,9 @@ func (c *Client) eval(cs *clientScript, n *node) (value, error) {
 			args = args[2:]
 		}
 		return c.eval(cs, args[0])
+	}
+	if len(n.args) > maxFuncArgs {
+		return value{}, errorf("too many function arguments, maximum is %d", maxFuncArgs)
 	}
 	var buf [4]value
 	vals := buf[:0]

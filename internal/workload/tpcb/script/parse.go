@@ -85,8 +85,9 @@ type Command struct {
 
 	// meta-commands
 	expr    *node
-	setSlot int // \set, \setshell target
-	next    int // \if, \elif: the next branch or \endif; \elif, \else: the \endif
+	setSlot int  // \set, \setshell target
+	badName bool // the target is no variable name: an error when the command runs, as in pgbench
+	next    int  // \if, \elif: the next branch or \endif; \elif, \else: the \endif
 	endif   int
 	sleep   sleepArg
 	txn     txnKind // a builtin's BEGIN or END
@@ -453,6 +454,7 @@ func (p *scriptParser) meta() error {
 			}
 			cmd.Args = append(cmd.Args, v.s)
 			cmd.setSlot = p.s.slot(v.s)
+			cmd.badName = !validName(v.s)
 		}
 		ep := &exprParser{src: p.src, pos: p.pos, start: bs, vars: p.s.slot}
 		n, perr := ep.parse()
