@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,9 @@ import (
 // readmeDB is the database the README's server examples use here, on both
 // servers, so they do not touch the data of other tests.
 const readmeDB = "dbmark_readme"
+
+// envAssign is a shell variable assignment before a command.
+var envAssign = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
 
 // shorter keeps the examples to a couple of minutes: the same commands
 // with shorter runs and smaller data. Each pair is replaced everywhere in
@@ -72,6 +76,7 @@ func TestReadmeExamples(t *testing.T) {
 		"postgres:///bench?", "postgres:///"+readmeDB+"?",
 		"@127.0.0.1:53306/sbtest", "@127.0.0.1:53306/"+readmeDB,
 		"@localhost/sbtest?", "@localhost/"+readmeDB+"?",
+		"-t 100 bench ", "-t 100 "+readmeDB+" ", // pgbench's database name after its options
 		"127.0.0.1:8080", freeAddr(t),
 	)
 	block = strings.NewReplacer(pairs...).Replace(block)
@@ -101,6 +106,12 @@ func TestReadmeExamples(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		for _, c := range cmds {
+			// NAME=value before a command sets it (for the examples after it too).
+			for len(c.args) > 1 && envAssign.MatchString(c.args[0]) {
+				name, value, _ := strings.Cut(c.args[0], "=")
+				t.Setenv(name, value)
+				c.args = c.args[1:]
+			}
 			switch {
 			case c.args[0] == "make":
 				t.Logf("skipped (the test runs dbmark in-process, built with the test): %s", line)
