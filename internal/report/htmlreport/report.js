@@ -57,7 +57,9 @@
             return { type: 'line', name: s.name, data: s.values, connectNulls: true, symbolSize: 7 };
           });
         } else {
-          o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null }, axisName(c.xName, 28));
+          // The axis ends at the run's end, between two ticks as often as
+          // not: its label is dropped where it would crowd the last tick's.
+          o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null, axisLabel: { hideOverlap: true } }, axisName(c.xName, 28));
           o.series = c.series.map(function (s) {
             return { type: 'line', name: s.name, data: s.points, showSymbol: s.points.length < 40, symbolSize: 4 };
           });
