@@ -34,3 +34,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAccept is what the server spends on a submission of a real run
+// before the database: decoding, the checks (form, privacy), the hash and
+// the stored form.
+func BenchmarkAccept(b *testing.B) {
+	body, err := json.Marshal(submission(realRun(b, "oltp_read_only")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := site.Decode(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Entry(s.Runs[0].StartedAt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

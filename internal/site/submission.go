@@ -190,33 +190,36 @@ func (s *Submission) validate() error {
 			return bad(at+".sweep.id", "the run is not one of sweep %s", s.Sweep.ID)
 		}
 	}
-	if f := longString("", s); f != "" {
+	// The checks of strings read the document as JSON: decoded into
+	// generic values once, for all of them.
+	b, err := json.Marshal(s)
+	if err != nil {
+		return bad("", "encode: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return bad("", "decode: %v", err)
+	}
+	if f := longString("", doc); f != "" {
 		return bad(f, "longer than %d bytes", maxString)
 	}
-	return s.private()
+	return s.private(doc)
 }
 
 // private refuses a submission that holds what `dbmark submit` removes.
-func (s *Submission) private() error {
+// doc is the submission as JSON, decoded into generic values.
+func (s *Submission) private(doc map[string]any) error {
+	runs, _ := doc["runs"].([]any)
+	if len(runs) != len(s.Runs) {
+		return bad("runs", "not a list of results")
+	}
 	for i, r := range s.Runs {
-		f, err := redact.Find(r)
-		if err != nil {
-			return bad(fmt.Sprintf("runs[%d]", i), "%v", err)
-		}
-		if f != "" {
+		if f := redact.FindDecoded(r, runs[i]); f != "" {
 			return privacyError(fmt.Sprintf("runs[%d].%s", i, f))
 		}
 	}
-	rest := struct {
-		Note  string            `json:"note"`
-		Tags  map[string]string `json:"tags"`
-		Sweep *result.Sweep     `json:"sweep"`
-	}{s.Note, s.Tags, s.Sweep}
-	f, err := redact.FindIn(rest)
-	if err != nil {
-		return bad("", "%v", err)
-	}
-	if f != "" {
+	rest := map[string]any{"note": doc["note"], "tags": doc["tags"], "sweep": doc["sweep"]}
+	if f := redact.FindInDecoded(rest); f != "" {
 		return privacyError(f)
 	}
 	return nil
@@ -291,41 +294,36 @@ func uuidErr(s string) bool {
 	return err != nil
 }
 
-// longString returns the path of the first string in v longer than
-// maxString, or "".
-func longString(p string, v any) string {
-	b, _ := json.Marshal(v)
-	var doc any
-	if json.Unmarshal(b, &doc) != nil {
-		return ""
-	}
-	var walk func(p string, v any) string
-	walk = func(p string, v any) string {
-		switch x := v.(type) {
-		case string:
-			if len(x) > maxString {
-				return p
+// longString returns the path of the first string in doc (JSON decoded
+// into generic values, reached at p) longer than maxString, or "".
+func longString(p string, doc any) string {
+	switch x := doc.(type) {
+	case string:
+		if len(x) > maxString {
+			return p
+		}
+	case []any:
+		for i, e := range x {
+			switch e.(type) {
+			case float64, bool, nil:
+				continue // no string inside: no path to build
 			}
-		case []any:
-			for i, e := range x {
-				if f := walk(fmt.Sprintf("%s[%d]", p, i), e); f != "" {
-					return f
-				}
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				q := k
-				if p != "" {
-					q = p + "." + k
-				}
-				if f := walk(q, x[k]); f != "" {
-					return f
-				}
+			if f := longString(fmt.Sprintf("%s[%d]", p, i), e); f != "" {
+				return f
 			}
 		}
-		return ""
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			q := k
+			if p != "" {
+				q = p + "." + k
+			}
+			if f := longString(q, x[k]); f != "" {
+				return f
+			}
+		}
 	}
-	return walk(p, doc)
+	return ""
 }
 
 // Hash is the canonical hash of a submission's measurements: the sweep
