@@ -141,7 +141,7 @@ func gen(args []string) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := st.Put(ctx, e); err != nil {
+		if _, _, _, err := st.Put(ctx, e, nil); err != nil {
 			return err
 		}
 		if (i+1)%10000 == 0 {

@@ -276,16 +276,10 @@ type Limits struct {
 	PerDay    int
 }
 
-// Allow records a submission by client at now if the limits allow it, or
-// returns how long the client must wait. client is a keyed hash, never an
-// address.
-func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limits) (wait time.Duration, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("site store: rate limit: %w", err)
-	}
-	defer tx.Rollback()
-	nowUS := micros(now)
+// spend records a submission by q.Client at q.Now in tx if the limits
+// allow it, or returns how long the client must wait.
+func (s *Store) spend(ctx context.Context, tx *sql.Tx, q Quota) (wait time.Duration, err error) {
+	nowUS := micros(q.Now)
 	day := int64(24 * time.Hour / time.Microsecond)
 	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM submit_events WHERE at_us <= ?"), nowUS-day); err != nil {
 		return 0, fmt.Errorf("site store: rate limit: %w", err)
@@ -293,7 +287,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 	for _, w := range []struct {
 		n      int
 		window int64
-	}{{l.PerMinute, int64(time.Minute / time.Microsecond)}, {l.PerDay, day}} {
+	}{{q.Limits.PerMinute, int64(time.Minute / time.Microsecond)}, {q.Limits.PerDay, day}} {
 		if w.n <= 0 {
 			continue
 		}
@@ -301,7 +295,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 		var oldest *int64
 		// The oldest event among the newest n decides when one more fits.
 		err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*), MIN(at_us) FROM (SELECT at_us FROM submit_events WHERE client = ? AND at_us > ? ORDER BY at_us DESC LIMIT ?) AS recent"),
-			client, nowUS-w.window, w.n).Scan(&count, &oldest)
+			q.Client, nowUS-w.window, w.n).Scan(&count, &oldest)
 		if err != nil {
 			return 0, fmt.Errorf("site store: rate limit: %w", err)
 		}
@@ -310,10 +304,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 			return max(wait, time.Second), nil
 		}
 	}
-	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO submit_events (client, at_us) VALUES (?, ?)"), client, nowUS); err != nil {
-		return 0, fmt.Errorf("site store: rate limit: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO submit_events (client, at_us) VALUES (?, ?)"), q.Client, nowUS); err != nil {
 		return 0, fmt.Errorf("site store: rate limit: %w", err)
 	}
 	return 0, nil

@@ -89,7 +89,12 @@ type Entry struct {
 // Store is the site's database. It is safe for concurrent use, and several
 // processes may share one.
 type Store struct {
-	db *sql.DB
+	db *sql.DB // reads, and everything on PostgreSQL
+	// w writes. On SQLite it is one connection of its own: writers queue
+	// for it in Go instead of in SQLite's busy handler, whose sleeps of up
+	// to 100 ms between tries were the submissions' tail. On PostgreSQL it
+	// is db.
+	w  *sql.DB
 	pg bool
 }
 
@@ -110,7 +115,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 		// more: the database, not the number of clients, sets the pace.
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(16)
-		s := &Store{db: db, pg: true}
+		s := &Store{db: db, w: db, pg: true}
 		if err := s.migratePostgres(ctx, logger); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("site store: open %s: %w", redactURL(dsn), err)
@@ -139,20 +144,34 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
-	// A few connections: WAL lets readers run beside the writer, and each
+	// A few readers: WAL lets them run beside the writer, and each
 	// connection has a page cache of its own.
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db}
-	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+	w, err := sql.Open("sqlite3", u.String())
+	if err != nil {
 		db.Close()
+		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{db: db, w: w}
+	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+		s.Close()
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
 	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.w != s.db {
+		err = errors.Join(err, s.w.Close())
+	}
+	return err
+}
 
 func (s *Store) migratePostgres(ctx context.Context, logger *slog.Logger) error {
 	if err := s.db.PingContext(ctx); err != nil {
@@ -177,7 +196,7 @@ func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, dir string, 
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(dialect, s.db, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
+	p, err := goose.NewProvider(dialect, s.w, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
 		goose.WithTableName("site_goose_version"))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
@@ -245,9 +264,21 @@ func facetColumns() []string {
 	return out
 }
 
+// Quota is a client's allowance, checked and spent in the transaction
+// that stores its submission.
+type Quota struct {
+	Client string // a keyed hash, never an address
+	Now    time.Time
+	Limits Limits
+}
+
 // Put stores e unless an entry with the same hash exists. It returns the
-// id of the stored entry (e's, or the existing one's) and whether e was new.
-func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err error) {
+// id of the stored entry (e's, or the existing one's) and whether e was
+// new. With q, the submission is counted against the client's limits in
+// the same transaction (one commit: one sync of the log): when they do not
+// allow it, nothing is stored and wait says how long the client must
+// wait. A result already stored costs the client nothing.
+func (s *Store) Put(ctx context.Context, e *Entry, q *Quota) (id string, created bool, wait time.Duration, err error) {
 	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
 		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
 	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
@@ -258,31 +289,49 @@ func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err
 	}
 	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
 	defer tx.Rollback()
+	if q != nil {
+		if wait, err = s.spend(ctx, tx, *q); err != nil || wait > 0 {
+			return "", false, wait, err
+		}
+	}
 	res, err := tx.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
 	if n == 0 {
-		tx.Rollback()
+		tx.Rollback() // the client's event with it
 		id, err = s.IDOfHash(ctx, e.Hash)
-		return id, false, err
+		return id, false, 0, err
 	}
 	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
-	return e.ID, true, nil
+	return e.ID, true, 0, nil
+}
+
+// Has says whether entry id is stored, hidden or not.
+func (s *Store) Has(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, s.q("SELECT 1 FROM entries WHERE id = ?"), id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("site store: find %q: %w", id, err)
+	}
+	return true, nil
 }
 
 // IDOfHash returns the id of the entry with this canonical hash.
@@ -359,13 +408,13 @@ func (s *Store) Get(ctx context.Context, id string) (*Entry, error) {
 
 // SetHidden hides or shows entry id.
 func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
+	res, err := s.w.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
 	return s.one(res, err, "hide", id)
 }
 
 // Delete removes entry id and its document.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("site store: delete %q: %w", id, err)
 	}
@@ -402,12 +451,12 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO site_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
+	if _, err := s.w.ExecContext(ctx, s.q("INSERT INTO site_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
 		name, hex.EncodeToString(b[:])); err != nil {
 		return nil, fmt.Errorf("site store: secret: %w", err)
 	}
 	var v string
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT value FROM site_secrets WHERE name = ?"), name).Scan(&v); err != nil {
+	if err := s.w.QueryRowContext(ctx, s.q("SELECT value FROM site_secrets WHERE name = ?"), name).Scan(&v); err != nil {
 		return nil, fmt.Errorf("site store: secret: %w", err)
 	}
 	return hex.DecodeString(v)
