@@ -183,7 +183,7 @@ func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 		out.Results = append(out.Results, s.summary(r, &rows[i]))
 	}
 	if r.URL.Query().Get("facets") == "true" {
-		if out.Facets, err = s.facetCounts(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
+		if out.Facets, err = s.cfg.Store.Facets(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
 			s.apiError(w, r, err)
 			return
 		}
@@ -328,7 +328,6 @@ func (s *Server) apiHide(hidden bool) http.HandlerFunc {
 			return
 		}
 		s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", action)
-		s.facets.reset()
 		writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: action})
 	}
 }
@@ -340,6 +339,5 @@ func (s *Server) apiDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", "deleted")
-	s.facets.reset()
 	writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: "deleted"})
 }

@@ -195,7 +195,7 @@ func (s *Server) pageHome(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	counts, err := s.facetCounts(ctx, sitestore.Query{}, "workload", "engine")
+	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{}, "workload", "engine")
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return
@@ -250,7 +250,7 @@ func (s *Server) pageResults(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	counts, err := s.facetCounts(ctx, sitestore.Query{Filters: q.Filters, Search: q.Search})
+	counts, err := s.cfg.Store.Facets(ctx, sitestore.Query{Filters: q.Filters, Search: q.Search})
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return

@@ -60,9 +60,8 @@ func decodeCursor(s, sort string) (cursor, error) {
 	return c, nil
 }
 
-// where builds the WHERE clause of q, leaving out the facet skip (for
-// counting that facet's values).
-func (s *Store) where(q Query, skip string) (string, []any, error) {
+// where builds the WHERE clause of q.
+func (s *Store) where(q Query) (string, []any, error) {
 	var conds []string
 	var args []any
 	if !q.IncludeHidden {
@@ -71,9 +70,6 @@ func (s *Store) where(q Query, skip string) (string, []any, error) {
 	for k, v := range q.Filters {
 		if !isFacet(k) {
 			return "", nil, fmt.Errorf("%w: no filter %q", ErrBadQuery, k)
-		}
-		if k == skip {
-			continue
 		}
 		conds = append(conds, k+" = ?") // k is one of Facets, never user text
 		args = append(args, v)
@@ -119,7 +115,7 @@ func (s *Store) List(ctx context.Context, q Query) ([]Entry, string, error) {
 	if q.Limit < 1 || q.Limit > 500 {
 		return nil, "", fmt.Errorf("%w: limit %d is not between 1 and 500", ErrBadQuery, q.Limit)
 	}
-	where, args, err := s.where(q, "")
+	where, args, err := s.where(q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -185,71 +181,6 @@ func (s *Store) List(ctx context.Context, q Query) ([]Entry, string, error) {
 type Count struct {
 	Value string `json:"value"`
 	Count int    `json:"count"`
-}
-
-// Facets counts, for each facet, the entries per value among those q
-// matches with that facet's own filter left out (so a reader sees what
-// else the facet could be set to). At most 30 values a facet, most first.
-// keys chooses the facets; none means all.
-//
-// The facets without a filter of their own share one scan of the matching
-// rows, counted here; each filtered facet needs a scan without its filter.
-func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
-	scans := map[string][]string{} // the filter left out -> the facets counted
-	for _, f := range Facets {
-		if len(keys) > 0 && !slices.Contains(keys, f.Key) {
-			continue
-		}
-		if _, ok := q.Filters[f.Key]; ok {
-			scans[f.Key] = append(scans[f.Key], f.Key)
-		} else {
-			scans[""] = append(scans[""], f.Key)
-		}
-	}
-	out := map[string][]Count{}
-	for skip, cols := range scans {
-		where, args, err := s.where(q, skip)
-		if err != nil {
-			return nil, err
-		}
-		counts, err := s.count(ctx, cols, where, args)
-		if err != nil {
-			return nil, err
-		}
-		for i, c := range cols {
-			out[c] = top(counts[i], 30)
-		}
-	}
-	return out, nil
-}
-
-// count reads cols of the rows where selects and counts each column's
-// values.
-func (s *Store) count(ctx context.Context, cols []string, where string, args []any) ([]map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+strings.Join(cols, ", ")+" FROM entries"+where), args...)
-	if err != nil {
-		return nil, fmt.Errorf("site store: count: %w", err)
-	}
-	defer rows.Close()
-	counts := make([]map[string]int, len(cols))
-	vals := make([]sql.RawBytes, len(cols))
-	dest := make([]any, len(cols))
-	for i := range cols {
-		counts[i] = map[string]int{}
-		dest[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("site store: count: %w", err)
-		}
-		for i, v := range vals {
-			counts[i][string(v)]++ // the map's key conversion does not allocate for a present key
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("site store: count: %w", err)
-	}
-	return counts, nil
 }
 
 // top is the n most frequent values, most first, then by value.

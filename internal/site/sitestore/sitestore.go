@@ -96,6 +96,7 @@ type Store struct {
 	// is db.
 	w  *sql.DB
 	pg bool
+	fx *facetIndex
 }
 
 // Open opens the site database named by dsn (a SQLite file path or
@@ -115,7 +116,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 		// more: the database, not the number of clients, sets the pace.
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(16)
-		s := &Store{db: db, w: db, pg: true}
+		s := &Store{db: db, w: db, pg: true, fx: newFacetIndex(true)}
 		if err := s.migratePostgres(ctx, logger); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("site store: open %s: %w", redactURL(dsn), err)
@@ -156,7 +157,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{db: db, w: w}
+	s := &Store{db: db, w: w, fx: newFacetIndex(false)}
 	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
@@ -318,6 +319,7 @@ func (s *Store) Put(ctx context.Context, e *Entry, q *Quota) (id string, created
 	if err := tx.Commit(); err != nil {
 		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
 	}
+	s.fx.changed()
 	return e.ID, true, 0, nil
 }
 
@@ -408,27 +410,44 @@ func (s *Store) Get(ctx context.Context, id string) (*Entry, error) {
 
 // SetHidden hides or shows entry id.
 func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
-	res, err := s.w.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
-	return s.one(res, err, "hide", id)
+	return s.moderate(ctx, "hide", id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
+		return s.one(res, err, "hide", id)
+	})
 }
 
 // Delete removes entry id and its document.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	return s.moderate(ctx, "delete", id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
+		if err := s.one(res, err, "delete", id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
+			return fmt.Errorf("site store: delete %q: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// moderate runs fn in a transaction that also counts the change, so that
+// every server's facet index sees it and builds again.
+func (s *Store) moderate(ctx context.Context, what, id string, fn func(*sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
-	if err := s.one(res, err, "delete", id); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+	if _, err := tx.ExecContext(ctx, "UPDATE site_state SET value = value + 1 WHERE name = 'moderation'"); err != nil {
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
+	s.fx.changed()
 	return nil
 }
 

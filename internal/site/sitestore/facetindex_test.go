@@ -1,0 +1,173 @@
+package sitestore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/store/storetest"
+)
+
+func backends(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "site.db")) })
+	t.Run("postgres", func(t *testing.T) {
+		if os.Getenv(storetest.EnvPostgres) == "" {
+			t.Skip(storetest.EnvPostgres + " not set (eval \"$(bash scripts/testenv.sh env)\")")
+		}
+		fn(t, storetest.PostgresDSN(t))
+	})
+}
+
+// reference counts what Facets must answer, from the entries themselves.
+func reference(entries map[string]*Entry, hidden map[string]bool, q Query) map[string][]Count {
+	out := map[string][]Count{}
+	for _, f := range Facets {
+		m := map[string]int{}
+	entry:
+		for id, e := range entries {
+			if hidden[id] {
+				continue
+			}
+			for k, v := range q.Filters {
+				if k != f.Key && e.Facets[k] != v {
+					continue entry
+				}
+			}
+			for _, w := range strings.Fields(strings.ToLower(q.Search)) {
+				if !strings.Contains(searchText(e), w) {
+					continue entry
+				}
+			}
+			m[e.Facets[f.Key]]++
+		}
+		out[f.Key] = top(m, 30)
+	}
+	return out
+}
+
+// Two servers on one store count exactly what the store holds, through
+// submissions on either and moderation on either.
+func TestFacetCountsFollowTheStore(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		a, err := Open(ctx, dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		b, err := Open(ctx, dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		rng := rand.New(rand.NewPCG(1, 2))
+		entries := map[string]*Entry{}
+		hidden := map[string]bool{}
+		pick := func(vals ...string) string { return vals[rng.IntN(len(vals))] }
+		put := func(st *Store, n int) {
+			for range n {
+				i := len(entries)
+				e := &Entry{ID: fmt.Sprintf("id%010d", i), Hash: fmt.Sprintf("hash%d", i), SubmittedAt: time.Now(), StartedAt: time.Now(),
+					Status: pick("ok", "failed"), Kind: "run", Runs: 1, Headline: rng.Float64(), HeadlineUnit: "tps", Better: "higher",
+					Facets: map[string]string{}, Document: []byte("{}")}
+				for _, f := range Facets {
+					e.Facets[f.Key] = pick("", "x", "y "+f.Key, strings.ToUpper(f.Key))
+				}
+				e.Facets["status"] = e.Status
+				e.Facets["workload"] = pick("oltp_read_only", "tpcb", "oltp_point_select")
+				e.Facets["cpu_model"] = pick("AMD EPYC 7763", "Intel Xeon", "Apple M2")
+				if _, _, _, err := st.Put(ctx, e, nil); err != nil {
+					t.Fatal(err)
+				}
+				entries[e.ID] = e
+			}
+		}
+		queries := []Query{
+			{},
+			{Filters: map[string]string{"workload": "tpcb"}},
+			{Filters: map[string]string{"workload": "tpcb", "cpu_model": "Apple M2"}},
+			{Filters: map[string]string{"engine": "not there yet"}},
+			{Search: "EPYC"},
+			{Search: "epyc y", Filters: map[string]string{"status": "ok"}},
+			{Search: "id00000000"},
+		}
+		check := func(when string) {
+			t.Helper()
+			for _, st := range []*Store{a, b} {
+				for _, q := range queries {
+					got, err := st.Facets(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := reference(entries, hidden, q); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s: facets of %+v:\n got %v\nwant %v", when, q, got, want)
+					}
+				}
+			}
+		}
+		put(a, 200)
+		check("after the first entries")
+		// Kept views are counted on as entries come, on the server that
+		// took them at once and on the other within a sync.
+		put(b, 60)
+		entries["idnotthere"] = &Entry{ID: "idnotthere", Hash: "h-not", Status: "ok", Kind: "run", HeadlineUnit: "tps", Better: "higher",
+			Facets: map[string]string{"engine": "not there yet", "status": "ok"}, Document: []byte("{}")}
+		if _, _, _, err := b.Put(ctx, entries["idnotthere"], nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * syncEvery)
+		check("after entries on the other server")
+		for i, id := range []string{"id0000000003", "id0000000010", "id0000000250"} {
+			st := []*Store{a, b}[i%2]
+			if err := st.SetHidden(ctx, id, true); err != nil {
+				t.Fatal(err)
+			}
+			hidden[id] = true
+		}
+		if err := b.Delete(ctx, "id0000000004"); err != nil {
+			t.Fatal(err)
+		}
+		delete(entries, "id0000000004")
+		if err := a.SetHidden(ctx, "id0000000010", false); err != nil {
+			t.Fatal(err)
+		}
+		delete(hidden, "id0000000010")
+		time.Sleep(2 * syncEvery)
+		check("after moderation")
+		if _, err := a.Facets(ctx, Query{Filters: map[string]string{"nope": "x"}}); err == nil {
+			t.Error("a filter that is no facet was taken")
+		}
+	})
+}
+
+// A list's counts cost a pass over memory, not over the table: counting a
+// new view of 20,000 entries takes milliseconds.
+func BenchmarkFacetView(b *testing.B) {
+	x := newFacetIndex(false)
+	x.dict = make([]dictionary, len(Facets))
+	for i := range x.dict {
+		x.dict[i].code = map[string]uint32{}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		for f := range Facets {
+			x.rows = append(x.rows, x.dict[f].intern(fmt.Sprint(rng.IntN(8))))
+		}
+		x.ids = append(x.ids, fmt.Sprintf("id%d", i))
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		clear(x.views)
+		v, err := x.view(Query{Filters: map[string]string{"workload": "3", "engine": fmt.Sprint(i % 8)}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.answer(x)
+	}
+}
