@@ -79,6 +79,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.pages, err = newPages(cfg.ChartLibrary); err != nil {
 		return nil, err
 	}
+	// The facet index is built before the first request, not by it.
+	if _, err := cfg.Store.Facets(ctx, sitestore.Query{}); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }

@@ -38,6 +38,7 @@ type facetIndex struct {
 	dict       []dictionary        // by position in Facets
 	rows       []uint32            // len(Facets) codes an entry, in Facets' order
 	ids        []string            // the entries' ids, for the search
+	seqs       []int64             // the entries' seqs, ascending
 	views      map[string]*facetView
 }
 
@@ -108,16 +109,15 @@ func (x *facetIndex) changed() {
 	x.syncMu.Unlock()
 }
 
-// sync brings the index up to the store, if it is due: always when this
-// process wrote; otherwise every syncEvery, and a count that finds another
-// sync under way counts with what the index holds.
-func (s *Store) syncFacets(ctx context.Context) error {
+// syncFacets brings the index up to the store: with always (a list, whose
+// rows must never lag), when this process wrote, or every syncEvery.
+func (s *Store) syncFacets(ctx context.Context, always bool) error {
 	x := s.fx
 	x.mu.Lock()
 	built := x.built
 	x.mu.Unlock()
 	x.syncMu.Lock()
-	if built && !x.dirty && time.Since(x.synced) < syncEvery {
+	if built && !always && !x.dirty && time.Since(x.synced) < syncEvery {
 		x.syncMu.Unlock()
 		return nil
 	}
@@ -173,7 +173,7 @@ func (s *Store) buildFacets(ctx context.Context, mod int64) error {
 	x := s.fx
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.dict, x.rows, x.ids, x.last, x.gaps = fresh.dict, fresh.rows, fresh.ids, fresh.last, fresh.gaps
+	x.dict, x.rows, x.ids, x.seqs, x.last, x.gaps = fresh.dict, fresh.rows, fresh.ids, fresh.seqs, fresh.last, fresh.gaps
 	x.views = map[string]*facetView{}
 	x.moderation = mod
 	x.built = true
@@ -218,6 +218,7 @@ func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
 			return fmt.Errorf("site store: facet counts: %w", err)
 		}
 		delete(x.gaps, seq)
+		late := seq < x.last // a gap filled
 		if seq > x.last {
 			for g := max(x.last+1, seq-gapWindow); g < seq && x.pg; g++ {
 				x.gaps[g] = now
@@ -230,10 +231,15 @@ func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
 		for i, v := range vals {
 			codes[i] = x.dict[i].intern(string(v))
 		}
-		x.rows = append(x.rows, codes...)
-		x.ids = append(x.ids, id)
+		r := len(x.ids)
+		if late { // rare: keep the rows in seq order
+			r, _ = slices.BinarySearch(x.seqs, seq)
+		}
+		x.rows = slices.Insert(x.rows, r*n, codes...)
+		x.ids = slices.Insert(x.ids, r, id)
+		x.seqs = slices.Insert(x.seqs, r, seq)
 		for _, v := range x.views {
-			v.add(x, len(x.ids)-1)
+			v.add(x, r)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -396,7 +402,7 @@ func (v *facetView) answer(x *facetIndex) map[string][]Count {
 // what was written since it last looked: this process's writes are always
 // counted, other servers' within syncEvery.
 func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
-	if err := s.syncFacets(ctx); err != nil {
+	if err := s.syncFacets(ctx, false); err != nil {
 		return nil, err
 	}
 	x := s.fx
@@ -407,4 +413,44 @@ func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string
 		return nil, err
 	}
 	return v.answer(x), nil
+}
+
+// newest returns the seqs of the newest visible entries (below before, if
+// not 0) that match every filter, newest first, at most n; ok is false
+// when a filter is no facet. The scan stops at the n-th match: its cost
+// depends on how many entries a filter keeps, not on the table's size.
+func (x *facetIndex) newest(filters map[string]string, before int64, n int) (seqs []int64, ok bool) {
+	type want struct {
+		facet int
+		code  uint32
+	}
+	var ws []want
+	for k, v := range filters {
+		p := facetPos(k)
+		if p < 0 {
+			return nil, false
+		}
+		c, found := x.dict[p].code[v]
+		if !found {
+			return nil, true // no entry has the value
+		}
+		ws = append(ws, want{p, c})
+	}
+	nf := len(Facets)
+	r := len(x.seqs) - 1
+	if before != 0 {
+		i, _ := slices.BinarySearch(x.seqs, before)
+		r = i - 1
+	}
+row:
+	for ; r >= 0 && len(seqs) < n; r-- {
+		codes := x.rows[r*nf : (r+1)*nf]
+		for _, w := range ws {
+			if codes[w.facet] != w.code {
+				continue row
+			}
+		}
+		seqs = append(seqs, x.seqs[r])
+	}
+	return seqs, true
 }
