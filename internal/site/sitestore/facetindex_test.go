@@ -262,3 +262,76 @@ func TestFacetIndexReadsLateCommits(t *testing.T) {
 		t.Fatalf("list after the late commit: %v %v", page, err)
 	}
 }
+
+// Submissions arriving together (committed in groups on SQLite) each get
+// the right answer: one entry per hash, its id to every copy, and a
+// client's limit spent exactly.
+func TestConcurrentPuts(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st, err := Open(ctx, dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		entry := func(i int) *Entry {
+			return &Entry{ID: fmt.Sprintf("e%d", i), Hash: fmt.Sprintf("h%d", i), Status: "ok", Kind: "run", HeadlineUnit: "tps",
+				Better: "higher", Facets: map[string]string{"workload": "w"}, Document: []byte("{}")}
+		}
+		type answer struct {
+			i       int
+			id      string
+			created bool
+			wait    time.Duration
+			err     error
+		}
+		answers := make(chan answer)
+		now := time.Now()
+		// 10 results, each sent 4 times by its own client; then 12 new
+		// ones from one client allowed 5 a minute.
+		for i := range 40 {
+			go func() {
+				q := &Quota{Client: fmt.Sprint("c", i), Now: now, Limits: Limits{PerMinute: 100}}
+				id, created, wait, err := st.Put(ctx, entry(i%10), q)
+				answers <- answer{i % 10, id, created, wait, err}
+			}()
+		}
+		for i := 100; i < 112; i++ {
+			go func() {
+				id, created, wait, err := st.Put(ctx, entry(i), &Quota{Client: "busy", Now: now, Limits: Limits{PerMinute: 5}})
+				answers <- answer{i, id, created, wait, err}
+			}()
+		}
+		createdOf := map[int]int{}
+		waited := 0
+		for range 52 {
+			a := <-answers
+			switch {
+			case a.err != nil:
+				t.Fatal(a.err)
+			case a.wait > 0:
+				waited++
+			case a.id != fmt.Sprintf("e%d", a.i):
+				t.Errorf("result %d answered with id %q", a.i, a.id)
+			case a.created:
+				createdOf[a.i]++
+			}
+		}
+		for i := range 10 {
+			if createdOf[i] != 1 {
+				t.Errorf("result %d created %d times", i, createdOf[i])
+			}
+		}
+		busy := 0
+		for i := 100; i < 112; i++ {
+			busy += createdOf[i]
+		}
+		if busy != 5 || waited != 7 {
+			t.Errorf("a client allowed 5: %d stored, %d told to wait", busy, waited)
+		}
+		page, _, err := st.List(ctx, Query{Limit: 500})
+		if err != nil || len(page) != 15 {
+			t.Errorf("stored %d entries (%v), want 15", len(page), err)
+		}
+	})
+}

@@ -274,6 +274,14 @@ type Limits struct {
 // spend records a submission by q.Client at q.Now in tx if the limits
 // allow it, or returns how long the client must wait.
 func (s *Store) spend(ctx context.Context, tx *sql.Tx, q Quota) (wait time.Duration, err error) {
+	if s.pg {
+		// Two submissions of one client, side by side, would each count
+		// the events without the other's: they take turns (SQLite's
+		// transactions already do).
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", q.Client); err != nil {
+			return 0, fmt.Errorf("site store: rate limit: %w", err)
+		}
+	}
 	nowUS := micros(q.Now)
 	day := int64(24 * time.Hour / time.Microsecond)
 	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM submit_events WHERE at_us <= ?"), nowUS-day); err != nil {

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,6 +98,12 @@ type Store struct {
 	w  *sql.DB
 	pg bool
 	fx *facetIndex
+	// puts queue submissions for the SQLite writer (nil on PostgreSQL,
+	// whose connections commit side by side); stop ends it, stopped says
+	// it has.
+	puts          chan *putRequest
+	stop, stopped chan struct{}
+	closeOnce     sync.Once
 }
 
 // Open opens the site database named by dsn (a SQLite file path or
@@ -162,11 +169,17 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 		s.Close()
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
+	s.puts, s.stop, s.stopped = make(chan *putRequest), make(chan struct{}), make(chan struct{})
+	go s.writer()
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.stop != nil {
+		s.closeOnce.Do(func() { close(s.stop) })
+		<-s.stopped
+	}
 	err := s.db.Close()
 	if s.w != s.db {
 		err = errors.Join(err, s.w.Close())
@@ -280,6 +293,35 @@ type Quota struct {
 // allow it, nothing is stored and wait says how long the client must
 // wait. A result already stored costs the client nothing.
 func (s *Store) Put(ctx context.Context, e *Entry, q *Quota) (id string, created bool, wait time.Duration, err error) {
+	if s.puts != nil {
+		return s.putQueued(ctx, e, q)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	defer tx.Rollback()
+	r := s.put(ctx, tx, e, q)
+	if r.err != nil || !r.created {
+		return r.id, false, r.wait, r.err // rolled back: the client's event with it
+	}
+	if err := tx.Commit(); err != nil {
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	s.fx.changed()
+	return e.ID, true, 0, nil
+}
+
+type putResult struct {
+	id      string
+	created bool
+	wait    time.Duration
+	err     error
+}
+
+// put does Put's work in tx. Unless the result says created, the caller
+// must undo what it did in tx (the client's event).
+func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResult {
 	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
 		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
 	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
@@ -290,37 +332,136 @@ func (s *Store) Put(ctx context.Context, e *Entry, q *Quota) (id string, created
 	}
 	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
-	}
-	defer tx.Rollback()
 	if q != nil {
-		if wait, err = s.spend(ctx, tx, *q); err != nil || wait > 0 {
-			return "", false, wait, err
+		if wait, err := s.spend(ctx, tx, *q); err != nil || wait > 0 {
+			return putResult{wait: wait, err: err}
 		}
 	}
 	res, err := tx.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
-		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
 	if n == 0 {
-		tx.Rollback() // the client's event with it
-		id, err = s.IDOfHash(ctx, e.Hash)
-		return id, false, 0, err
+		var id string
+		if err := tx.QueryRowContext(ctx, s.q("SELECT id FROM entries WHERE hash = ?"), e.Hash).Scan(&id); err != nil {
+			return putResult{err: fmt.Errorf("site store: find by hash: %w", err)}
+		}
+		return putResult{id: id}
 	}
 	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
-		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
+	}
+	return putResult{id: e.ID, created: true}
+}
+
+// putRequest is a Put waiting for the SQLite writer.
+type putRequest struct {
+	ctx  context.Context
+	e    *Entry
+	q    *Quota
+	done chan putResult // buffered: the writer never waits on a caller
+}
+
+// maxGroup is how many submissions one SQLite commit takes at most.
+const maxGroup = 64
+
+func (s *Store) putQueued(ctx context.Context, e *Entry, q *Quota) (string, bool, time.Duration, error) {
+	req := &putRequest{ctx: ctx, e: e, q: q, done: make(chan putResult, 1)}
+	select {
+	case s.puts <- req:
+	case <-ctx.Done():
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, ctx.Err())
+	case <-s.stop:
+		return "", false, 0, fmt.Errorf("site store: save %s: the store is closed", e.ID)
+	}
+	r := <-req.done
+	return r.id, r.created, r.wait, r.err
+}
+
+// writer commits the submissions queued for SQLite: those that arrived
+// while the previous commit was syncing go together in the next
+// transaction, each in a savepoint of its own, so that one sync of the log
+// makes them all durable. Nothing is answered before its commit returns,
+// and nothing waits on purpose for company.
+func (s *Store) writer() {
+	defer close(s.stopped)
+	for {
+		var group []*putRequest
+		select {
+		case r := <-s.puts:
+			group = append(group, r)
+		case <-s.stop:
+			return
+		}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case r := <-s.puts:
+				group = append(group, r)
+			default:
+				break more
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+func (s *Store) commitGroup(group []*putRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	results := make([]putResult, len(group))
+	fail := func(err error) {
+		for i, r := range group {
+			if results[i].err == nil {
+				results[i] = putResult{err: fmt.Errorf("site store: save %s: %w", r.e.ID, err)}
+			}
+			r.done <- results[i]
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer tx.Rollback()
+	created := false
+	for i, r := range group {
+		if err := r.ctx.Err(); err != nil { // its client went away
+			results[i] = putResult{err: fmt.Errorf("site store: save %s: %w", r.e.ID, err)}
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT put"); err != nil {
+			fail(err)
+			return
+		}
+		results[i] = s.put(ctx, tx, r.e, r.q)
+		undo := "RELEASE put"
+		if results[i].err != nil || !results[i].created {
+			undo = "ROLLBACK TO put; RELEASE put"
+		}
+		if _, err := tx.ExecContext(ctx, undo); err != nil {
+			fail(err)
+			return
+		}
+		created = created || results[i].created
 	}
 	if err := tx.Commit(); err != nil {
-		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		for i := range results {
+			results[i].err = nil // every one failed with the commit
+		}
+		fail(err)
+		return
 	}
-	s.fx.changed()
-	return e.ID, true, 0, nil
+	if created {
+		s.fx.changed()
+	}
+	for i, r := range group {
+		r.done <- results[i]
+	}
 }
 
 // Has says whether entry id is stored, hidden or not.
