@@ -48,6 +48,11 @@ type Submission struct {
 	Reproduces string           `json:"reproduces,omitempty"`
 	Sweep      *result.Sweep    `json:"sweep,omitempty"`
 	Runs       []*result.Result `json:"runs"`
+
+	// encoded and hash are the submission's JSON and Hash, kept by Decode
+	// (which encodes it to check it); a Submission is not changed after.
+	encoded []byte
+	hash    string
 }
 
 // Error is a refused submission or request: the HTTP status, the field at
@@ -120,6 +125,7 @@ func Decode(b []byte) (*Submission, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	s.hash = hashOf(s.encoded, s.Sweep != nil, s.Note, s.Tags, s.Reproduces)
 	return &s, nil
 }
 
@@ -203,7 +209,11 @@ func (s *Submission) validate() error {
 	if f := longString("", doc); f != "" {
 		return bad(f, "longer than %d bytes", maxString)
 	}
-	return s.private(doc)
+	if err := s.private(doc); err != nil {
+		return err
+	}
+	s.encoded = b
+	return nil
 }
 
 // private refuses a submission that holds what `dbmark submit` removes.
@@ -330,12 +340,35 @@ func longString(p string, doc any) string {
 // and runs as this server decodes them, re-encoded (Go sorts map keys),
 // so the same result submitted twice, with any note or tags, hashes alike.
 func (s *Submission) Hash() string {
+	if s.hash != "" {
+		return s.hash
+	}
 	b, _ := json.Marshal(struct {
 		Sweep *result.Sweep    `json:"sweep,omitempty"`
 		Runs  []*result.Result `json:"runs"`
 	}{s.Sweep, s.Runs})
 	sum := sha256.Sum256(b)
 	return fmt.Sprintf("%x", sum)
+}
+
+// hashOf is Hash from the submission's own encoding, without encoding its
+// runs again: Sweep and Runs are the envelope's last fields, so the
+// encoding Hash reads is "{" followed by the envelope's from the sweep (or
+// the runs) on, and what comes before them is the encoding of the small
+// fields.
+func hashOf(encoded []byte, sweep bool, note string, tags map[string]string, reproduces string) string {
+	head, _ := json.Marshal(struct {
+		Format     int               `json:"format"`
+		Note       string            `json:"note,omitempty"`
+		Tags       map[string]string `json:"tags,omitempty"`
+		Reproduces string            `json:"reproduces,omitempty"`
+	}{SubmissionFormat, note, tags, reproduces})
+	// head ends in "}" where encoded goes on with ,"sweep": or ,"runs":.
+	rest := encoded[len(head):]
+	h := sha256.New()
+	h.Write([]byte("{"))
+	h.Write(rest)
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // PermalinkID is the id a hash is published under: 60 bits of it, in
@@ -423,9 +456,12 @@ func betterThan(better string, a, b float64) bool {
 
 // Entry derives what the store keeps beside the document.
 func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
-	doc, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode submission: %w", err)
+	doc := s.encoded
+	if doc == nil {
+		var err error
+		if doc, err = json.Marshal(s); err != nil {
+			return nil, fmt.Errorf("encode submission: %w", err)
+		}
 	}
 	p := s.Primary()
 	hash := s.Hash()
