@@ -192,10 +192,16 @@ func mayHoldCredential(v string) bool {
 			return true
 		}
 	}
-	lower := strings.ToLower(v)
-	for _, w := range credWords {
-		if strings.Contains(lower, w) {
-			return true
+	// One pass, without a lower-case copy of what may be a long string.
+	for i := 0; i < len(v); i++ {
+		c := v[i] | 0x20 // lower case, for a letter
+		if c != 'p' && c != 's' && c != 't' && c != 'a' {
+			continue
+		}
+		for _, w := range credWords {
+			if w[0] == c && len(v)-i >= len(w) && strings.EqualFold(v[i:i+len(w)], w) {
+				return true
+			}
 		}
 	}
 	return false
