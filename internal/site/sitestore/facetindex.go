@@ -71,7 +71,7 @@ const (
 	gapLife   = time.Minute
 	// maxViews are the views whose counts are kept; past it they are
 	// dropped and counted again when asked for.
-	maxViews = 2048
+	maxViews = 512
 )
 
 // facetView is one list's counts: the entries matching its filters and
