@@ -331,7 +331,7 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResu
 		args = append(args, e.Facets[c])
 	}
 	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
+		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT DO NOTHING"
 	if q != nil {
 		if wait, err := s.spend(ctx, tx, *q); err != nil || wait > 0 {
 			return putResult{wait: wait, err: err}
@@ -346,8 +346,16 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResu
 		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
 	if n == 0 {
+		// Stored already: the same result (its hash, and so its id),
+		// perhaps by a submission that committed while this one waited.
+		// Any unique column is a conflict here: on PostgreSQL, one with a
+		// target (hash) still failed on the id of a row committed meanwhile.
 		var id string
-		if err := tx.QueryRowContext(ctx, s.q("SELECT id FROM entries WHERE hash = ?"), e.Hash).Scan(&id); err != nil {
+		err := tx.QueryRowContext(ctx, s.q("SELECT id FROM entries WHERE hash = ?"), e.Hash).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return putResult{err: fmt.Errorf("site store: save %s: another result has this id", e.ID)}
+		}
+		if err != nil {
 			return putResult{err: fmt.Errorf("site store: find by hash: %w", err)}
 		}
 		return putResult{id: id}
