@@ -167,7 +167,7 @@ func (s *Store) buildFacets(ctx context.Context, mod int64) error {
 	if err != nil {
 		return fmt.Errorf("site store: facet counts: %w", err)
 	}
-	if err := fresh.add(rows, time.Now()); err != nil {
+	if _, err := fresh.add(rows, time.Now()); err != nil {
 		return err
 	}
 	x := s.fx
@@ -183,28 +183,43 @@ func (s *Store) buildFacets(ctx context.Context, mod int64) error {
 // readNew adds the entries after seq last, and those of the gaps that
 // have since been committed, to the index and its views.
 func (s *Store) readNew(ctx context.Context, last int64, gaps []int64) error {
-	query := "SELECT " + facetRowColumns() + " FROM entries WHERE seq > ?"
-	args := []any{last}
-	if len(gaps) > 0 {
-		query += " OR seq = ANY(?)"
-		args = append(args, gaps)
-	}
-	rows, err := s.db.QueryContext(ctx, s.q(query+" ORDER BY seq"), args...)
-	if err != nil {
-		return fmt.Errorf("site store: facet counts: %w", err)
-	}
 	x := s.fx
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.add(rows, time.Now())
+	read := func(query string, args ...any) (int, error) {
+		rows, err := s.db.QueryContext(ctx, s.q("SELECT "+facetRowColumns()+" FROM entries WHERE "+query), args...)
+		if err != nil {
+			return 0, fmt.Errorf("site store: facet counts: %w", err)
+		}
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.add(rows, time.Now())
+	}
+	if len(gaps) > 0 {
+		if _, err := read("seq = ANY(?) ORDER BY seq", gaps); err != nil {
+			return err
+		}
+	}
+	// A page at a time: with the limit, PostgreSQL walks the primary key
+	// even on a table it has no statistics for yet, where it otherwise
+	// chose to scan the whole table on every list.
+	const page = 1000
+	for {
+		n, err := read(fmt.Sprintf("seq > ? ORDER BY seq LIMIT %d", page), last)
+		if err != nil || n < page {
+			return err
+		}
+		x.mu.Lock()
+		last = x.last
+		x.mu.Unlock()
+	}
 }
 
 // add reads entries (facetRowColumns, by seq) into the index and its
-// views, and closes rows. x.mu is held (or x is not shared yet).
-func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
+// views, closes rows and says how many it read. x.mu is held (or x is not
+// shared yet).
+func (x *facetIndex) add(rows *sql.Rows, now time.Time) (int, error) {
 	defer rows.Close()
-	n := len(Facets)
-	vals := make([]sql.RawBytes, n)
+	nf := len(Facets)
+	vals := make([]sql.RawBytes, nf)
 	var seq int64
 	var id string
 	var hidden int
@@ -212,11 +227,13 @@ func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
 	for i := range vals {
 		dest = append(dest, &vals[i])
 	}
-	codes := make([]uint32, n)
+	codes := make([]uint32, nf)
+	n := 0
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("site store: facet counts: %w", err)
+			return n, fmt.Errorf("site store: facet counts: %w", err)
 		}
+		n++
 		delete(x.gaps, seq)
 		late := seq < x.last // a gap filled
 		if seq > x.last {
@@ -235,7 +252,7 @@ func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
 		if late { // rare: keep the rows in seq order
 			r, _ = slices.BinarySearch(x.seqs, seq)
 		}
-		x.rows = slices.Insert(x.rows, r*n, codes...)
+		x.rows = slices.Insert(x.rows, r*nf, codes...)
 		x.ids = slices.Insert(x.ids, r, id)
 		x.seqs = slices.Insert(x.seqs, r, seq)
 		for _, v := range x.views {
@@ -243,14 +260,14 @@ func (x *facetIndex) add(rows *sql.Rows, now time.Time) error {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("site store: facet counts: %w", err)
+		return n, fmt.Errorf("site store: facet counts: %w", err)
 	}
 	for g, at := range x.gaps {
 		if now.Sub(at) > gapLife || g < x.last-gapWindow {
 			delete(x.gaps, g)
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // view returns the kept view for q and keys, counting it if it is new.

@@ -335,9 +335,13 @@ func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) 
 // Reproductions returns the visible entries that reproduce entry id,
 // newest first (at most 100).
 func (s *Store) Reproductions(ctx context.Context, id string) ([]Entry, error) {
-	// reproduces alone in the condition: the (reproduces, seq) index
-	// answers it, where hidden = 0 would tempt the planner to scan by seq.
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100"), id)
+	// The seqs first, from the (reproduces, seq) index alone, then the
+	// rows by seq. Asked in one step, the plan PostgreSQL keeps for the
+	// prepared statement (made for any value, and nearly every entry has
+	// reproduces = '') walked the whole table by seq for each page of a
+	// result.
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE seq IN "+
+		"(SELECT seq FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100) ORDER BY seq DESC"), id)
 	if err != nil {
 		return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
 	}
