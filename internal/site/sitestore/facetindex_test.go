@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,15 +14,7 @@ import (
 	"github.com/dbmark/dbmark/internal/store/storetest"
 )
 
-func backends(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "site.db")) })
-	t.Run("postgres", func(t *testing.T) {
-		if os.Getenv(storetest.EnvPostgres) == "" {
-			t.Skip(storetest.EnvPostgres + " not set (eval \"$(bash scripts/testenv.sh env)\")")
-		}
-		fn(t, storetest.PostgresDSN(t))
-	})
-}
+var backends = storetest.Backends
 
 // reference counts what Facets must answer, from the entries themselves.
 func reference(entries map[string]*Entry, hidden map[string]bool, q Query) map[string][]Count {
