@@ -23,6 +23,7 @@ targets="
 ./internal/result FuzzUnmarshal
 ./internal/result FuzzHistogramDecode
 ./internal/sweep FuzzValues
+./internal/redact FuzzRules
 "
 
 ran=0

@@ -2,7 +2,7 @@
 // drives a running site at a fixed rate, for bench/site.sh.
 //
 //	sitebench gen -store DSN -n 100000
-//	sitebench load -url http://127.0.0.1:8080 -kind results|result|submit -rate 200 -duration 30s
+//	sitebench load -url http://127.0.0.1:8080 -kind results|result|submit -rate 200 -duration 30s [-many-clients]
 package main
 
 import (
@@ -141,7 +141,7 @@ func gen(args []string) error {
 		if err != nil {
 			return err
 		}
-		if _, _, err := st.Put(ctx, e); err != nil {
+		if _, _, _, err := st.Put(ctx, e, nil); err != nil {
 			return err
 		}
 		if (i+1)%10000 == 0 {
@@ -158,6 +158,7 @@ func load(args []string) error {
 	rate := fs.Float64("rate", 200, "requests per second")
 	dur := fs.Duration("duration", 30*time.Second, "how long to measure")
 	warmup := fs.Duration("warmup", 0, "how long to send the same load before measuring (caches fill)")
+	spread := fs.Bool("many-clients", false, "send each submission from a random address in 10.0.0.0/8, in X-Forwarded-For (for a server with --trust-proxy and its default rate limits)")
 	fs.Parse(args)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
@@ -203,6 +204,9 @@ func load(args []string) error {
 			req, err := http.NewRequest("POST", *base+"/api/v1/results", bytes.NewReader(b))
 			if err == nil {
 				req.Header.Set("Content-Type", "application/json")
+				if *spread {
+					req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", rng.IntN(256), rng.IntN(256), rng.IntN(256)))
+				}
 			}
 			return req, err
 		}

@@ -146,34 +146,11 @@ func (s *scrubber) String(v string) string {
 		}
 		return v
 	}
-	v = urlRE.ReplaceAllStringFunc(v, redactURL)
-	v = cred.ReplaceAllString(v, "${1}${2}"+Mask)
-	v = email.ReplaceAllString(v, Mask)
-	v = uuid.ReplaceAllString(v, Mask)
-	v = mac.ReplaceAllString(v, Mask)
-	v = ipv4.ReplaceAllString(v, Mask)
-	v = ipv6.ReplaceAllStringFunc(v, func(m string) string {
-		// An address has all eight groups or "::" for those left out;
-		// anything else is a time (12:30:45), a ratio or a range
-		// (sweep's FROM:TO:STEP).
-		if strings.Count(m, ":") < 7 && !strings.Contains(m, "::") {
-			return m
+	for _, r := range rules {
+		if r.may(v) {
+			v = r.apply(v)
 		}
-		return Mask
-	})
-	v = home.ReplaceAllString(v, "${1}USER")
-	v = root.ReplaceAllString(v, "/ROOT")
-	v = outsideURLs(v, func(t string) string {
-		return pathRE.ReplaceAllStringFunc(t, func(m string) string {
-			i := strings.IndexAny(m, "~./")
-			// A colon or a full stop that ends the path ends the sentence.
-			p := strings.TrimRight(m[i:], ".:")
-			if p == "" {
-				p = m[i:]
-			}
-			return m[:i] + Path(p) + m[i+len(p):]
-		})
-	})
+	}
 	for _, l := range s.literals {
 		v = replaceWord(v, l)
 	}
@@ -217,9 +194,94 @@ func Path(p string) string {
 // without the words a result itself reveals (its host and user names).
 func Text(v string) string { return (&scrubber{}).String(v) }
 
+// rule is one pattern's replacement and a test that is false only for
+// text the pattern cannot match: the characters or words each match must
+// hold. Most strings of a result (times, versions, settings, base64
+// histograms) pass none, and a test is far cheaper than the pattern (which
+// made the site's check of a submission cost milliseconds).
+type rule struct {
+	re    *regexp.Regexp
+	may   func(string) bool
+	apply func(string) string
+}
+
+// rules are applied in this order, each to the previous one's output.
+var rules = []rule{
+	{urlRE, func(v string) bool { return strings.Contains(v, "://") }, func(v string) string { return urlRE.ReplaceAllStringFunc(v, redactURL) }},
+	{cred, mayHoldCredential, func(v string) string { return cred.ReplaceAllString(v, "${1}${2}"+Mask) }},
+	{email, func(v string) bool { return strings.Contains(v, "@") }, func(v string) string { return email.ReplaceAllString(v, Mask) }},
+	{uuid, func(v string) bool { return strings.Count(v, "-") >= 4 }, func(v string) string { return uuid.ReplaceAllString(v, Mask) }},
+	{mac, func(v string) bool { return strings.Count(v, ":") >= 5 }, func(v string) string { return mac.ReplaceAllString(v, Mask) }},
+	{ipv4, func(v string) bool { return strings.Count(v, ".") >= 3 }, func(v string) string { return ipv4.ReplaceAllString(v, Mask) }},
+	// Every form of the IPv6 pattern holds two colons.
+	{ipv6, func(v string) bool { return strings.Count(v, ":") >= 2 }, func(v string) string {
+		return ipv6.ReplaceAllStringFunc(v, func(m string) string {
+			// An address has all eight groups or "::" for those left
+			// out; anything else is a time (12:30:45), a ratio or a
+			// range (sweep's FROM:TO:STEP).
+			if strings.Count(m, ":") < 7 && !strings.Contains(m, "::") {
+				return m
+			}
+			return Mask
+		})
+	}},
+	{home, func(v string) bool { return strings.Contains(v, "/home/") || strings.Contains(v, "/Users/") },
+		func(v string) string { return home.ReplaceAllString(v, "${1}USER") }},
+	{root, func(v string) bool { return strings.Contains(v, "/root") }, func(v string) string { return root.ReplaceAllString(v, "/ROOT") }},
+	// Every other path, outside URLs (redactURL has decided on theirs).
+	{pathRE, func(v string) bool { return strings.Contains(v, "/") }, func(v string) string {
+		return outsideURLs(v, func(t string) string {
+			return pathRE.ReplaceAllStringFunc(t, func(m string) string {
+				i := strings.IndexAny(m, "~./")
+				// A colon or a full stop that ends the path ends the sentence.
+				p := strings.TrimRight(m[i:], ".:")
+				if p == "" {
+					p = m[i:]
+				}
+				return m[:i] + Path(p) + m[i+len(p):]
+			})
+		})
+	}},
+}
+
+// credWords are what the credential pattern starts with, in lower case
+// (api[_-]?key starts with "api").
+var credWords = []string{"password", "passwd", "pwd", "secret", "token", "api"}
+
+// mayHoldCredential is false only for text the credential pattern cannot
+// match: no = or :, or ASCII text without one of its words in any case.
+// Text with other bytes is always tried: the pattern's case folding also
+// matches letters such as the Kelvin sign (K) and the long s.
+func mayHoldCredential(v string) bool {
+	if !strings.ContainsAny(v, "=:") {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 0x80 {
+			return true
+		}
+	}
+	// One pass, without a lower-case copy of what may be a long string.
+	for i := 0; i < len(v); i++ {
+		c := v[i] | 0x20 // lower case, for a letter
+		if c != 'p' && c != 's' && c != 't' && c != 'a' {
+			continue
+		}
+		for _, w := range credWords {
+			if w[0] == c && len(v)-i >= len(w) && strings.EqualFold(v[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // replaceWord replaces w where it stands as a word of its own, so a user
 // called "sb" does not turn "sbtest" into nonsense.
 func replaceWord(v, w string) string {
+	if !strings.Contains(v, w) {
+		return v
+	}
 	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(w) + `($|[^A-Za-z0-9_])`)
 	for {
 		n := re.ReplaceAllString(v, "${1}"+Mask+"${2}")
@@ -286,29 +348,55 @@ func redactURL(raw string) string {
 // behind (the mask, the placeholder host of a redacted URL) are not taken
 // for personal ones.
 func Find(r *result.Result) (string, error) {
+	doc, err := decoded(r)
+	if err != nil {
+		return "", err
+	}
+	return FindDecoded(r, doc), nil
+}
+
+// FindDecoded is Find for a caller that holds r's JSON already decoded
+// into doc (by json.Unmarshal into an any): r gives the personal words,
+// doc is searched.
+func FindDecoded(r *result.Result, doc any) string {
 	var lits []string
 	for _, l := range literals(r) {
 		if l != "host" && !strings.Contains(l, Mask) {
 			lits = append(lits, l)
 		}
 	}
-	return FindIn(r, lits...)
+	return FindInDecoded(doc, lits...)
 }
 
 // FindIn reports the first field of v, any value that encodes as JSON, that
 // the rules of Result would change, with literals as the personal words;
 // "" when there is none.
 func FindIn(v any, literals ...string) (string, error) {
+	doc, err := decoded(v)
+	if err != nil {
+		return "", err
+	}
+	return FindInDecoded(doc, literals...), nil
+}
+
+// FindInDecoded is FindIn on a JSON document already decoded into doc (by
+// json.Unmarshal into an any).
+func FindInDecoded(doc any, literals ...string) string {
+	s := &scrubber{literals: literals}
+	return s.find("", "", doc)
+}
+
+// decoded is v through JSON, as the rules see it.
+func decoded(v any) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("redact: %w", err)
+		return nil, fmt.Errorf("redact: %w", err)
 	}
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return "", fmt.Errorf("redact: %w", err)
+		return nil, fmt.Errorf("redact: %w", err)
 	}
-	s := &scrubber{literals: literals}
-	return s.find("", "", doc), nil
+	return doc, nil
 }
 
 // Sweep returns a redacted copy of a sweep's record (its command line and
@@ -354,6 +442,10 @@ func (s *scrubber) find(path, key string, v any) string {
 		}
 	case []any:
 		for i, e := range x {
+			switch e.(type) {
+			case float64, json.Number, bool, nil:
+				continue // no string inside: no path to build
+			}
 			if f := s.find(fmt.Sprintf("%s[%d]", path, i), key, e); f != "" {
 				return f
 			}

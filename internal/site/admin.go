@@ -103,6 +103,5 @@ func (s *Server) adminAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", r.PathValue("action"))
-	s.facets.reset()
 	http.Redirect(w, r, "/admin", http.StatusSeeOther)
 }

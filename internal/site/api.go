@@ -97,11 +97,10 @@ func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
 	}
 	ctx := r.Context()
 	if sub.Reproduces != "" {
-		if _, err := s.cfg.Store.Get(ctx, sub.Reproduces); err != nil {
-			if errors.Is(err, sitestore.ErrNotFound) {
-				return SubmitAnswer{}, 0, bad("reproduces", "no result %s on this site", sub.Reproduces)
-			}
+		if ok, err := s.cfg.Store.Has(ctx, sub.Reproduces); err != nil {
 			return SubmitAnswer{}, 0, err
+		} else if !ok {
+			return SubmitAnswer{}, 0, bad("reproduces", "no result %s on this site", sub.Reproduces)
 		}
 	}
 	// A result already here costs the client nothing: it gets its link.
@@ -110,7 +109,11 @@ func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
 	} else if !errors.Is(err, sitestore.ErrNotFound) {
 		return SubmitAnswer{}, 0, err
 	}
-	wait, err := s.cfg.Store.Allow(ctx, s.clientKey(r), s.cfg.Now(), s.cfg.Limits)
+	e, err := sub.Entry(s.cfg.Now())
+	if err != nil {
+		return SubmitAnswer{}, 0, err
+	}
+	id, created, wait, err := s.cfg.Store.Put(ctx, e, &sitestore.Quota{Client: s.clientKey(r), Now: s.cfg.Now(), Limits: s.cfg.Limits})
 	if err != nil {
 		return SubmitAnswer{}, 0, err
 	}
@@ -118,14 +121,6 @@ func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
 		secs := int(math.Ceil(wait.Seconds()))
 		return SubmitAnswer{}, secs, &Error{Status: http.StatusTooManyRequests,
 			Msg: fmt.Sprintf("too many submissions from your address: try again in %d s", secs)}
-	}
-	e, err := sub.Entry(s.cfg.Now())
-	if err != nil {
-		return SubmitAnswer{}, 0, err
-	}
-	id, created, err := s.cfg.Store.Put(ctx, e)
-	if err != nil {
-		return SubmitAnswer{}, 0, err
 	}
 	status := http.StatusOK
 	if created {
@@ -188,7 +183,7 @@ func (s *Server) apiList(w http.ResponseWriter, r *http.Request) {
 		out.Results = append(out.Results, s.summary(r, &rows[i]))
 	}
 	if r.URL.Query().Get("facets") == "true" {
-		if out.Facets, err = s.facetCounts(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
+		if out.Facets, err = s.cfg.Store.Facets(r.Context(), sitestore.Query{Filters: q.Filters, Search: q.Search}); err != nil {
 			s.apiError(w, r, err)
 			return
 		}
@@ -333,7 +328,6 @@ func (s *Server) apiHide(hidden bool) http.HandlerFunc {
 			return
 		}
 		s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", action)
-		s.facets.reset()
 		writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: action})
 	}
 }
@@ -345,6 +339,5 @@ func (s *Server) apiDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.cfg.Logger.InfoContext(r.Context(), "moderation", "id", id, "action", "deleted")
-	s.facets.reset()
 	writeJSON(w, http.StatusOK, ModerationAnswer{ID: id, Action: "deleted"})
 }

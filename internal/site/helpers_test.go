@@ -64,15 +64,7 @@ func submission(runs ...*result.Result) *site.Submission {
 
 // backends runs fn once with each store: a SQLite file, and the private
 // PostgreSQL server when DBMARK_TEST_STORE_POSTGRES names it.
-func backends(t *testing.T, fn func(t *testing.T, dsn string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "site.db")) })
-	t.Run("postgres", func(t *testing.T) {
-		if os.Getenv(storetest.EnvPostgres) == "" {
-			t.Skip(storetest.EnvPostgres + " not set (eval \"$(bash scripts/testenv.sh env)\")")
-		}
-		fn(t, storetest.PostgresDSN(t))
-	})
-}
+var backends = storetest.Backends
 
 type testServer struct {
 	*httptest.Server

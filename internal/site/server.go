@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
@@ -37,9 +36,6 @@ type Config struct {
 	ChartLibrary []byte
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
-	// FacetTTL is how long a list's facet counts are reused before they are
-	// recounted in the background (a minute if 0; negative: never reused).
-	FacetTTL time.Duration
 }
 
 // DefaultLimits are a few submissions a minute and a daily cap per client.
@@ -53,7 +49,6 @@ type Server struct {
 	csrfKey []byte
 	mux     *http.ServeMux
 	pages   *pages
-	facets  *cache[map[string][]sitestore.Count]
 }
 
 // New builds a server on cfg.Store.
@@ -73,10 +68,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.FacetTTL == 0 {
-		cfg.FacetTTL = time.Minute
-	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), facets: newCache[map[string][]sitestore.Count](cfg.FacetTTL, 4096)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux()}
 	var err error
 	if s.rateKey, err = cfg.Store.Secret(ctx, "rate-limit"); err != nil {
 		return nil, err
@@ -85,6 +77,10 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if s.pages, err = newPages(cfg.ChartLibrary); err != nil {
+		return nil, err
+	}
+	// The facet index is built before the first request, not by it.
+	if _, err := cfg.Store.Facets(ctx, sitestore.Query{}); err != nil {
 		return nil, err
 	}
 	s.routes()
@@ -269,22 +265,4 @@ func (s *Server) baseURL(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
-}
-
-// facetCounts is Store.Facets through the short-lived cache.
-func (s *Server) facetCounts(ctx context.Context, q sitestore.Query, keys ...string) (map[string][]sitestore.Count, error) {
-	if s.cfg.FacetTTL < 0 {
-		return s.cfg.Store.Facets(ctx, q, keys...)
-	}
-	k := url.Values{"\x00q": {q.Search}, "\x00keys": keys}
-	for f, v := range q.Filters {
-		k.Set(f, v)
-	}
-	// The computation may refresh a stale value after the request ends.
-	ctx = context.WithoutCancel(ctx)
-	return s.facets.get(k.Encode(), time.Now(), func() (map[string][]sitestore.Count, error) {
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		return s.cfg.Store.Facets(ctx, q, keys...)
-	})
 }

@@ -48,6 +48,11 @@ type Submission struct {
 	Reproduces string           `json:"reproduces,omitempty"`
 	Sweep      *result.Sweep    `json:"sweep,omitempty"`
 	Runs       []*result.Result `json:"runs"`
+
+	// encoded and hash are the submission's JSON and Hash, kept by Decode
+	// (which encodes it to check it); a Submission is not changed after.
+	encoded []byte
+	hash    string
 }
 
 // Error is a refused submission or request: the HTTP status, the field at
@@ -120,6 +125,7 @@ func Decode(b []byte) (*Submission, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	s.hash = hashOf(s.encoded, s.Sweep != nil, s.Note, s.Tags, s.Reproduces)
 	return &s, nil
 }
 
@@ -190,33 +196,40 @@ func (s *Submission) validate() error {
 			return bad(at+".sweep.id", "the run is not one of sweep %s", s.Sweep.ID)
 		}
 	}
-	if f := longString("", s); f != "" {
+	// The checks of strings read the document as JSON: decoded into
+	// generic values once, for all of them.
+	b, err := json.Marshal(s)
+	if err != nil {
+		return bad("", "encode: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return bad("", "decode: %v", err)
+	}
+	if f := longString("", doc); f != "" {
 		return bad(f, "longer than %d bytes", maxString)
 	}
-	return s.private()
+	if err := s.private(doc); err != nil {
+		return err
+	}
+	s.encoded = b
+	return nil
 }
 
 // private refuses a submission that holds what `dbmark submit` removes.
-func (s *Submission) private() error {
+// doc is the submission as JSON, decoded into generic values.
+func (s *Submission) private(doc map[string]any) error {
+	runs, _ := doc["runs"].([]any)
+	if len(runs) != len(s.Runs) {
+		return bad("runs", "not a list of results")
+	}
 	for i, r := range s.Runs {
-		f, err := redact.Find(r)
-		if err != nil {
-			return bad(fmt.Sprintf("runs[%d]", i), "%v", err)
-		}
-		if f != "" {
+		if f := redact.FindDecoded(r, runs[i]); f != "" {
 			return privacyError(fmt.Sprintf("runs[%d].%s", i, f))
 		}
 	}
-	rest := struct {
-		Note  string            `json:"note"`
-		Tags  map[string]string `json:"tags"`
-		Sweep *result.Sweep     `json:"sweep"`
-	}{s.Note, s.Tags, s.Sweep}
-	f, err := redact.FindIn(rest)
-	if err != nil {
-		return bad("", "%v", err)
-	}
-	if f != "" {
+	rest := map[string]any{"note": doc["note"], "tags": doc["tags"], "sweep": doc["sweep"]}
+	if f := redact.FindInDecoded(rest); f != "" {
 		return privacyError(f)
 	}
 	return nil
@@ -291,53 +304,71 @@ func uuidErr(s string) bool {
 	return err != nil
 }
 
-// longString returns the path of the first string in v longer than
-// maxString, or "".
-func longString(p string, v any) string {
-	b, _ := json.Marshal(v)
-	var doc any
-	if json.Unmarshal(b, &doc) != nil {
-		return ""
-	}
-	var walk func(p string, v any) string
-	walk = func(p string, v any) string {
-		switch x := v.(type) {
-		case string:
-			if len(x) > maxString {
-				return p
+// longString returns the path of the first string in doc (JSON decoded
+// into generic values, reached at p) longer than maxString, or "".
+func longString(p string, doc any) string {
+	switch x := doc.(type) {
+	case string:
+		if len(x) > maxString {
+			return p
+		}
+	case []any:
+		for i, e := range x {
+			switch e.(type) {
+			case float64, bool, nil:
+				continue // no string inside: no path to build
 			}
-		case []any:
-			for i, e := range x {
-				if f := walk(fmt.Sprintf("%s[%d]", p, i), e); f != "" {
-					return f
-				}
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				q := k
-				if p != "" {
-					q = p + "." + k
-				}
-				if f := walk(q, x[k]); f != "" {
-					return f
-				}
+			if f := longString(fmt.Sprintf("%s[%d]", p, i), e); f != "" {
+				return f
 			}
 		}
-		return ""
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			q := k
+			if p != "" {
+				q = p + "." + k
+			}
+			if f := longString(q, x[k]); f != "" {
+				return f
+			}
+		}
 	}
-	return walk(p, doc)
+	return ""
 }
 
 // Hash is the canonical hash of a submission's measurements: the sweep
 // and runs as this server decodes them, re-encoded (Go sorts map keys),
 // so the same result submitted twice, with any note or tags, hashes alike.
 func (s *Submission) Hash() string {
+	if s.hash != "" {
+		return s.hash
+	}
 	b, _ := json.Marshal(struct {
 		Sweep *result.Sweep    `json:"sweep,omitempty"`
 		Runs  []*result.Result `json:"runs"`
 	}{s.Sweep, s.Runs})
 	sum := sha256.Sum256(b)
 	return fmt.Sprintf("%x", sum)
+}
+
+// hashOf is Hash from the submission's own encoding, without encoding its
+// runs again: Sweep and Runs are the envelope's last fields, so the
+// encoding Hash reads is "{" followed by the envelope's from the sweep (or
+// the runs) on, and what comes before them is the encoding of the small
+// fields.
+func hashOf(encoded []byte, sweep bool, note string, tags map[string]string, reproduces string) string {
+	head, _ := json.Marshal(struct {
+		Format     int               `json:"format"`
+		Note       string            `json:"note,omitempty"`
+		Tags       map[string]string `json:"tags,omitempty"`
+		Reproduces string            `json:"reproduces,omitempty"`
+	}{SubmissionFormat, note, tags, reproduces})
+	// head ends in "}" where encoded goes on with ,"sweep": or ,"runs":.
+	rest := encoded[len(head):]
+	h := sha256.New()
+	h.Write([]byte("{"))
+	h.Write(rest)
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 // PermalinkID is the id a hash is published under: 60 bits of it, in
@@ -425,9 +456,12 @@ func betterThan(better string, a, b float64) bool {
 
 // Entry derives what the store keeps beside the document.
 func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
-	doc, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("encode submission: %w", err)
+	doc := s.encoded
+	if doc == nil {
+		var err error
+		if doc, err = json.Marshal(s); err != nil {
+			return nil, fmt.Errorf("encode submission: %w", err)
+		}
 	}
 	p := s.Primary()
 	hash := s.Hash()

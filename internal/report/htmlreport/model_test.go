@@ -59,3 +59,33 @@ func TestSweepAxisOrder(t *testing.T) {
 		}
 	}
 }
+
+// The percentile curve read in one pass is the one read a point at a time.
+func TestPercentilePointsInOnePass(t *testing.T) {
+	h := hdr.New(1, 3_600_000_000_000, 3)
+	for i := range 200_000 {
+		h.RecordValue(int64(1000 + (i*7919)%5_000_000 + (i%1000)*(i%1000)*50))
+	}
+	enc, err := result.EncodeHistogram("event", "latency", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := percentilePoints(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][2]float64
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/20)
+		if x >= float64(h.TotalCount()) {
+			break
+		}
+		if v := float64(h.ValueAtQuantile((1-1/x)*100)) / 1e6; v > 0 {
+			want = append(want, [2]float64{x, v})
+		}
+	}
+	want = append(want, [2]float64{float64(h.TotalCount()), float64(h.Max()) / 1e6})
+	if !slices.Equal(got, want) || len(got) < 100 {
+		t.Errorf("%d points, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+}

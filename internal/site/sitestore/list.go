@@ -60,9 +60,8 @@ func decodeCursor(s, sort string) (cursor, error) {
 	return c, nil
 }
 
-// where builds the WHERE clause of q, leaving out the facet skip (for
-// counting that facet's values).
-func (s *Store) where(q Query, skip string) (string, []any, error) {
+// where builds the WHERE clause of q.
+func (s *Store) where(q Query) (string, []any, error) {
 	var conds []string
 	var args []any
 	if !q.IncludeHidden {
@@ -71,9 +70,6 @@ func (s *Store) where(q Query, skip string) (string, []any, error) {
 	for k, v := range q.Filters {
 		if !isFacet(k) {
 			return "", nil, fmt.Errorf("%w: no filter %q", ErrBadQuery, k)
-		}
-		if k == skip {
-			continue
 		}
 		conds = append(conds, k+" = ?") // k is one of Facets, never user text
 		args = append(args, v)
@@ -119,7 +115,10 @@ func (s *Store) List(ctx context.Context, q Query) ([]Entry, string, error) {
 	if q.Limit < 1 || q.Limit > 500 {
 		return nil, "", fmt.Errorf("%w: limit %d is not between 1 and 500", ErrBadQuery, q.Limit)
 	}
-	where, args, err := s.where(q, "")
+	if q.Sort == SortNew && q.Search == "" && q.Comparable == "" && q.Reproduces == "" && !q.IncludeHidden && !q.Eligible {
+		return s.listNewest(ctx, q)
+	}
+	where, args, err := s.where(q)
 	if err != nil {
 		return nil, "", err
 	}
@@ -181,75 +180,71 @@ func (s *Store) List(ctx context.Context, q Query) ([]Entry, string, error) {
 	return out, "", nil
 }
 
+// listNewest is List of the newest visible entries matching q's filters:
+// the facet index finds their seqs, the table gives their columns. A
+// filter the table has no index for would otherwise walk the table newest
+// first and read every entry it passes.
+func (s *Store) listNewest(ctx context.Context, q Query) ([]Entry, string, error) {
+	var before int64
+	if q.Cursor != "" {
+		c, err := decodeCursor(q.Cursor, q.Sort)
+		if err != nil {
+			return nil, "", err
+		}
+		if before = c.Seq; before <= 0 {
+			return nil, "", nil
+		}
+	}
+	if err := s.syncFacets(ctx, true); err != nil {
+		return nil, "", err
+	}
+	s.fx.mu.Lock()
+	seqs, ok := s.fx.newest(q.Filters, before, q.Limit+1)
+	s.fx.mu.Unlock()
+	if !ok {
+		_, _, err := s.where(q) // names the filter
+		return nil, "", err
+	}
+	if len(seqs) == 0 {
+		return nil, "", nil
+	}
+	more := len(seqs) > q.Limit
+	if more {
+		seqs = seqs[:q.Limit]
+	}
+	args := make([]any, len(seqs))
+	for i, seq := range seqs {
+		args[i] = seq
+	}
+	// hidden = 0 again: a moderation may have come since the index looked.
+	query := "SELECT " + listColumns() + " FROM entries WHERE hidden = 0 AND seq IN (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(seqs)), ", ") + ") ORDER BY seq DESC"
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("site store: list: %w", err)
+	}
+	defer rows.Close()
+	out := make([]Entry, 0, len(seqs))
+	for rows.Next() {
+		e, _, err := scanEntry(rows, false)
+		if err != nil {
+			return nil, "", fmt.Errorf("site store: list: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("site store: list: %w", err)
+	}
+	if !more {
+		return out, "", nil
+	}
+	return out, cursor{Sort: q.Sort, Seq: seqs[len(seqs)-1]}.encode(), nil
+}
+
 // Count is one facet value and how many entries have it.
 type Count struct {
 	Value string `json:"value"`
 	Count int    `json:"count"`
-}
-
-// Facets counts, for each facet, the entries per value among those q
-// matches with that facet's own filter left out (so a reader sees what
-// else the facet could be set to). At most 30 values a facet, most first.
-// keys chooses the facets; none means all.
-//
-// The facets without a filter of their own share one scan of the matching
-// rows, counted here; each filtered facet needs a scan without its filter.
-func (s *Store) Facets(ctx context.Context, q Query, keys ...string) (map[string][]Count, error) {
-	scans := map[string][]string{} // the filter left out -> the facets counted
-	for _, f := range Facets {
-		if len(keys) > 0 && !slices.Contains(keys, f.Key) {
-			continue
-		}
-		if _, ok := q.Filters[f.Key]; ok {
-			scans[f.Key] = append(scans[f.Key], f.Key)
-		} else {
-			scans[""] = append(scans[""], f.Key)
-		}
-	}
-	out := map[string][]Count{}
-	for skip, cols := range scans {
-		where, args, err := s.where(q, skip)
-		if err != nil {
-			return nil, err
-		}
-		counts, err := s.count(ctx, cols, where, args)
-		if err != nil {
-			return nil, err
-		}
-		for i, c := range cols {
-			out[c] = top(counts[i], 30)
-		}
-	}
-	return out, nil
-}
-
-// count reads cols of the rows where selects and counts each column's
-// values.
-func (s *Store) count(ctx context.Context, cols []string, where string, args []any) ([]map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+strings.Join(cols, ", ")+" FROM entries"+where), args...)
-	if err != nil {
-		return nil, fmt.Errorf("site store: count: %w", err)
-	}
-	defer rows.Close()
-	counts := make([]map[string]int, len(cols))
-	vals := make([]sql.RawBytes, len(cols))
-	dest := make([]any, len(cols))
-	for i := range cols {
-		counts[i] = map[string]int{}
-		dest[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("site store: count: %w", err)
-		}
-		for i, v := range vals {
-			counts[i][string(v)]++ // the map's key conversion does not allocate for a present key
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("site store: count: %w", err)
-	}
-	return counts, nil
 }
 
 // top is the n most frequent values, most first, then by value.
@@ -276,16 +271,18 @@ type Limits struct {
 	PerDay    int
 }
 
-// Allow records a submission by client at now if the limits allow it, or
-// returns how long the client must wait. client is a keyed hash, never an
-// address.
-func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limits) (wait time.Duration, err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("site store: rate limit: %w", err)
+// spend records a submission by q.Client at q.Now in tx if the limits
+// allow it, or returns how long the client must wait.
+func (s *Store) spend(ctx context.Context, tx *sql.Tx, q Quota) (wait time.Duration, err error) {
+	if s.pg {
+		// Two submissions of one client, side by side, would each count
+		// the events without the other's: they take turns (SQLite's
+		// transactions already do).
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", q.Client); err != nil {
+			return 0, fmt.Errorf("site store: rate limit: %w", err)
+		}
 	}
-	defer tx.Rollback()
-	nowUS := micros(now)
+	nowUS := micros(q.Now)
 	day := int64(24 * time.Hour / time.Microsecond)
 	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM submit_events WHERE at_us <= ?"), nowUS-day); err != nil {
 		return 0, fmt.Errorf("site store: rate limit: %w", err)
@@ -293,7 +290,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 	for _, w := range []struct {
 		n      int
 		window int64
-	}{{l.PerMinute, int64(time.Minute / time.Microsecond)}, {l.PerDay, day}} {
+	}{{q.Limits.PerMinute, int64(time.Minute / time.Microsecond)}, {q.Limits.PerDay, day}} {
 		if w.n <= 0 {
 			continue
 		}
@@ -301,7 +298,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 		var oldest *int64
 		// The oldest event among the newest n decides when one more fits.
 		err := tx.QueryRowContext(ctx, s.q("SELECT COUNT(*), MIN(at_us) FROM (SELECT at_us FROM submit_events WHERE client = ? AND at_us > ? ORDER BY at_us DESC LIMIT ?) AS recent"),
-			client, nowUS-w.window, w.n).Scan(&count, &oldest)
+			q.Client, nowUS-w.window, w.n).Scan(&count, &oldest)
 		if err != nil {
 			return 0, fmt.Errorf("site store: rate limit: %w", err)
 		}
@@ -310,10 +307,7 @@ func (s *Store) Allow(ctx context.Context, client string, now time.Time, l Limit
 			return max(wait, time.Second), nil
 		}
 	}
-	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO submit_events (client, at_us) VALUES (?, ?)"), client, nowUS); err != nil {
-		return 0, fmt.Errorf("site store: rate limit: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO submit_events (client, at_us) VALUES (?, ?)"), q.Client, nowUS); err != nil {
 		return 0, fmt.Errorf("site store: rate limit: %w", err)
 	}
 	return 0, nil
@@ -341,9 +335,13 @@ func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) 
 // Reproductions returns the visible entries that reproduce entry id,
 // newest first (at most 100).
 func (s *Store) Reproductions(ctx context.Context, id string) ([]Entry, error) {
-	// reproduces alone in the condition: the (reproduces, seq) index
-	// answers it, where hidden = 0 would tempt the planner to scan by seq.
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100"), id)
+	// The seqs first, from the (reproduces, seq) index alone, then the
+	// rows by seq. Asked in one step, the plan PostgreSQL keeps for the
+	// prepared statement (made for any value, and nearly every entry has
+	// reproduces = '') walked the whole table by seq for each page of a
+	// result.
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE seq IN "+
+		"(SELECT seq FROM entries WHERE reproduces = ? ORDER BY seq DESC LIMIT 100) ORDER BY seq DESC"), id)
 	if err != nil {
 		return nil, fmt.Errorf("site store: reproductions of %s: %w", id, err)
 	}

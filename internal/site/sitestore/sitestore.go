@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -89,8 +90,20 @@ type Entry struct {
 // Store is the site's database. It is safe for concurrent use, and several
 // processes may share one.
 type Store struct {
-	db *sql.DB
+	db *sql.DB // reads, and everything on PostgreSQL
+	// w writes. On SQLite it is one connection of its own: writers queue
+	// for it in Go instead of in SQLite's busy handler, whose sleeps of up
+	// to 100 ms between tries were the submissions' tail. On PostgreSQL it
+	// is db.
+	w  *sql.DB
 	pg bool
+	fx *facetIndex
+	// puts queue submissions for the SQLite writer (nil on PostgreSQL,
+	// whose connections commit side by side); stop ends it, stopped says
+	// it has.
+	puts          chan *putRequest
+	stop, stopped chan struct{}
+	closeOnce     sync.Once
 }
 
 // Open opens the site database named by dsn (a SQLite file path or
@@ -110,7 +123,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 		// more: the database, not the number of clients, sets the pace.
 		db.SetMaxOpenConns(16)
 		db.SetMaxIdleConns(16)
-		s := &Store{db: db, pg: true}
+		s := &Store{db: db, w: db, pg: true, fx: newFacetIndex(true)}
 		if err := s.migratePostgres(ctx, logger); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("site store: open %s: %w", redactURL(dsn), err)
@@ -139,20 +152,40 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	if err != nil {
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
-	// A few connections: WAL lets readers run beside the writer, and each
+	// A few readers: WAL lets them run beside the writer, and each
 	// connection has a page cache of its own.
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
-	s := &Store{db: db}
-	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+	w, err := sql.Open("sqlite3", u.String())
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{db: db, w: w, fx: newFacetIndex(false)}
+	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
+	}
+	s.puts, s.stop, s.stopped = make(chan *putRequest), make(chan struct{}), make(chan struct{})
+	go s.writer()
 	return s, nil
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.stop != nil {
+		s.closeOnce.Do(func() { close(s.stop) })
+		<-s.stopped
+	}
+	err := s.db.Close()
+	if s.w != s.db {
+		err = errors.Join(err, s.w.Close())
+	}
+	return err
+}
 
 func (s *Store) migratePostgres(ctx context.Context, logger *slog.Logger) error {
 	if err := s.db.PingContext(ctx); err != nil {
@@ -177,7 +210,7 @@ func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, dir string, 
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(dialect, s.db, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
+	p, err := goose.NewProvider(dialect, s.w, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
 		goose.WithTableName("site_goose_version"))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
@@ -245,9 +278,50 @@ func facetColumns() []string {
 	return out
 }
 
+// Quota is a client's allowance, checked and spent in the transaction
+// that stores its submission.
+type Quota struct {
+	Client string // a keyed hash, never an address
+	Now    time.Time
+	Limits Limits
+}
+
 // Put stores e unless an entry with the same hash exists. It returns the
-// id of the stored entry (e's, or the existing one's) and whether e was new.
-func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err error) {
+// id of the stored entry (e's, or the existing one's) and whether e was
+// new. With q, the submission is counted against the client's limits in
+// the same transaction (one commit: one sync of the log): when they do not
+// allow it, nothing is stored and wait says how long the client must
+// wait. A result already stored costs the client nothing.
+func (s *Store) Put(ctx context.Context, e *Entry, q *Quota) (id string, created bool, wait time.Duration, err error) {
+	if s.puts != nil {
+		return s.putQueued(ctx, e, q)
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	defer tx.Rollback()
+	r := s.put(ctx, tx, e, q)
+	if r.err != nil || !r.created {
+		return r.id, false, r.wait, r.err // rolled back: the client's event with it
+	}
+	if err := tx.Commit(); err != nil {
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, err)
+	}
+	s.fx.changed()
+	return e.ID, true, 0, nil
+}
+
+type putResult struct {
+	id      string
+	created bool
+	wait    time.Duration
+	err     error
+}
+
+// put does Put's work in tx. Unless the result says created, the caller
+// must undo what it did in tx (the client's event).
+func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResult {
 	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
 		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
 	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
@@ -257,32 +331,158 @@ func (s *Store) Put(ctx context.Context, e *Entry) (id string, created bool, err
 		args = append(args, e.Facets[c])
 	}
 	query := "INSERT INTO entries (" + strings.Join(cols, ", ") + ") VALUES (" +
-		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT (hash) DO NOTHING"
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ") ON CONFLICT DO NOTHING"
+	if q != nil {
+		if wait, err := s.spend(ctx, tx, *q); err != nil || wait > 0 {
+			return putResult{wait: wait, err: err}
+		}
 	}
-	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, s.q(query), args...)
 	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
 	if n == 0 {
-		tx.Rollback()
-		id, err = s.IDOfHash(ctx, e.Hash)
-		return id, false, err
+		// Stored already: the same result (its hash, and so its id),
+		// perhaps by a submission that committed while this one waited.
+		// Any unique column is a conflict here: on PostgreSQL, one with a
+		// target (hash) still failed on the id of a row committed meanwhile.
+		var id string
+		err := tx.QueryRowContext(ctx, s.q("SELECT id FROM entries WHERE hash = ?"), e.Hash).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return putResult{err: fmt.Errorf("site store: save %s: another result has this id", e.ID)}
+		}
+		if err != nil {
+			return putResult{err: fmt.Errorf("site store: find by hash: %w", err)}
+		}
+		return putResult{id: id}
 	}
 	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
+	}
+	return putResult{id: e.ID, created: true}
+}
+
+// putRequest is a Put waiting for the SQLite writer.
+type putRequest struct {
+	ctx  context.Context
+	e    *Entry
+	q    *Quota
+	done chan putResult // buffered: the writer never waits on a caller
+}
+
+// maxGroup is how many submissions one SQLite commit takes at most.
+const maxGroup = 64
+
+func (s *Store) putQueued(ctx context.Context, e *Entry, q *Quota) (string, bool, time.Duration, error) {
+	req := &putRequest{ctx: ctx, e: e, q: q, done: make(chan putResult, 1)}
+	select {
+	case s.puts <- req:
+	case <-ctx.Done():
+		return "", false, 0, fmt.Errorf("site store: save %s: %w", e.ID, ctx.Err())
+	case <-s.stop:
+		return "", false, 0, fmt.Errorf("site store: save %s: the store is closed", e.ID)
+	}
+	r := <-req.done
+	return r.id, r.created, r.wait, r.err
+}
+
+// writer commits the submissions queued for SQLite: those that arrived
+// while the previous commit was syncing go together in the next
+// transaction, each in a savepoint of its own, so that one sync of the log
+// makes them all durable. Nothing is answered before its commit returns,
+// and nothing waits on purpose for company.
+func (s *Store) writer() {
+	defer close(s.stopped)
+	for {
+		var group []*putRequest
+		select {
+		case r := <-s.puts:
+			group = append(group, r)
+		case <-s.stop:
+			return
+		}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case r := <-s.puts:
+				group = append(group, r)
+			default:
+				break more
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+func (s *Store) commitGroup(group []*putRequest) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	results := make([]putResult, len(group))
+	fail := func(err error) {
+		for i, r := range group {
+			if results[i].err == nil {
+				results[i] = putResult{err: fmt.Errorf("site store: save %s: %w", r.e.ID, err)}
+			}
+			r.done <- results[i]
+		}
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer tx.Rollback()
+	created := false
+	for i, r := range group {
+		if err := r.ctx.Err(); err != nil { // its client went away
+			results[i] = putResult{err: fmt.Errorf("site store: save %s: %w", r.e.ID, err)}
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT put"); err != nil {
+			fail(err)
+			return
+		}
+		results[i] = s.put(ctx, tx, r.e, r.q)
+		undo := "RELEASE put"
+		if results[i].err != nil || !results[i].created {
+			undo = "ROLLBACK TO put; RELEASE put"
+		}
+		if _, err := tx.ExecContext(ctx, undo); err != nil {
+			fail(err)
+			return
+		}
+		created = created || results[i].created
 	}
 	if err := tx.Commit(); err != nil {
-		return "", false, fmt.Errorf("site store: save %s: %w", e.ID, err)
+		for i := range results {
+			results[i].err = nil // every one failed with the commit
+		}
+		fail(err)
+		return
 	}
-	return e.ID, true, nil
+	if created {
+		s.fx.changed()
+	}
+	for i, r := range group {
+		r.done <- results[i]
+	}
+}
+
+// Has says whether entry id is stored, hidden or not.
+func (s *Store) Has(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, s.q("SELECT 1 FROM entries WHERE id = ?"), id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("site store: find %q: %w", id, err)
+	}
+	return true, nil
 }
 
 // IDOfHash returns the id of the entry with this canonical hash.
@@ -359,27 +559,44 @@ func (s *Store) Get(ctx context.Context, id string) (*Entry, error) {
 
 // SetHidden hides or shows entry id.
 func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
-	res, err := s.db.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
-	return s.one(res, err, "hide", id)
+	return s.moderate(ctx, "hide", id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q("UPDATE entries SET hidden = ? WHERE id = ?"), boolInt(hidden), id)
+		return s.one(res, err, "hide", id)
+	})
 }
 
 // Delete removes entry id and its document.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	return s.moderate(ctx, "delete", id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
+		if err := s.one(res, err, "delete", id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
+			return fmt.Errorf("site store: delete %q: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// moderate runs fn in a transaction that also counts the change, so that
+// every server's facet index sees it and builds again.
+func (s *Store) moderate(ctx context.Context, what, id string, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
-	if err := s.one(res, err, "delete", id); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, s.q("DELETE FROM documents WHERE id = ?"), id); err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+	if _, err := tx.ExecContext(ctx, "UPDATE site_state SET value = value + 1 WHERE name = 'moderation'"); err != nil {
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("site store: delete %q: %w", id, err)
+		return fmt.Errorf("site store: %s %q: %w", what, id, err)
 	}
+	s.fx.changed()
 	return nil
 }
 
@@ -402,12 +619,12 @@ func (s *Store) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err
 	}
-	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO site_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
+	if _, err := s.w.ExecContext(ctx, s.q("INSERT INTO site_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"),
 		name, hex.EncodeToString(b[:])); err != nil {
 		return nil, fmt.Errorf("site store: secret: %w", err)
 	}
 	var v string
-	if err := s.db.QueryRowContext(ctx, s.q("SELECT value FROM site_secrets WHERE name = ?"), name).Scan(&v); err != nil {
+	if err := s.w.QueryRowContext(ctx, s.q("SELECT value FROM site_secrets WHERE name = ?"), name).Scan(&v); err != nil {
 		return nil, fmt.Errorf("site store: secret: %w", err)
 	}
 	return hex.DecodeString(v)

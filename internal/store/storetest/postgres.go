@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/url"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -49,4 +50,11 @@ func PostgresDSN(t *testing.T) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// Backends runs fn once with each kind of store: a new SQLite file, and a
+// new PostgreSQL store (PostgresDSN; skipped when the server is not named).
+func Backends(t *testing.T, fn func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "site.db")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, PostgresDSN(t)) })
 }
