@@ -151,34 +151,6 @@ func rowOf(e *sitestore.Entry) row {
 		Storage: storage, Headline: num(e.Headline) + " " + e.HeadlineUnit, Status: e.Status, Released: e.Released, Hidden: e.Hidden}
 }
 
-// tableRows writes the rows of the results table, escaped by hand as
-// facetsHTML's values are (html/template's calls cost more than the rest
-// of a page).
-func tableRows(es []sitestore.Entry) template.HTML {
-	if len(es) == 0 {
-		return `<tr><td colspan="10">No results.</td></tr>` + "\n"
-	}
-	esc := template.HTMLEscapeString
-	var b strings.Builder
-	for i := range es {
-		r := rowOf(&es[i])
-		b.WriteString(`<tr class="status-` + esc(r.Status) + `"><td><a href="/r/` + esc(url.PathEscape(r.ID)) + `">` + esc(r.ID) + `</a>`)
-		if r.Kind == "sweep" {
-			b.WriteString(` <span class="badge">sweep of ` + strconv.Itoa(r.Runs) + `</span>`)
-		}
-		for _, td := range []string{r.Submitted, r.Workload, r.Engine, r.CPU} {
-			b.WriteString(`</td><td>` + esc(td))
-		}
-		b.WriteString(`</td><td class="n">` + esc(r.CPUs) + `</td><td>` + esc(r.Memory) + `</td><td>` + esc(r.Storage) +
-			`</td><td class="n">` + esc(r.Headline) + `</td><td>` + esc(r.Status))
-		if !r.Released {
-			b.WriteString(` <span class="badge" title="not from a released dbmark build: left out of leaderboards">unreleased build</span>`)
-		}
-		b.WriteString("</td></tr>\n")
-	}
-	return template.HTML(b.String())
-}
-
 func rowsOf(es []sitestore.Entry) []row {
 	out := make([]row, len(es))
 	for i := range es {
@@ -244,8 +216,8 @@ func (s *Server) pageHome(w http.ResponseWriter, r *http.Request) {
 		Total              int
 		Base               string
 		Workloads, Engines []facetValue
-		Rows               template.HTML
-	}{page{Title: "Home"}, total, s.baseURL(r), values("workload"), values("engine"), tableRows(rows)})
+		Rows               []row
+	}{page{Title: "Home"}, total, s.baseURL(r), values("workload"), values("engine"), rowsOf(rows)})
 }
 
 type facetBlock struct {
@@ -329,45 +301,11 @@ func (s *Server) pageResults(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "results", struct {
 		page
 		Active []chip
-		Facets template.HTML
+		Facets []facetBlock
 		Sorts  []sortLink
-		Rows   template.HTML
+		Rows   []row
 		Next   template.URL
-	}{page{Title: "Results", Search: q.Search}, active, facetsHTML(blocks), sorts, tableRows(rows), nextLink})
-}
-
-// facetsHTML writes the facet blocks of the results page: hundreds of
-// values and links, which html/template escaped with several calls through
-// reflection each (most of the page's cost). Every submitted text goes
-// through template.HTMLEscapeString, as html/template's own escaping of
-// text and quoted attributes does; the links are built by link from
-// url.Values.Encode (percent-encoded: no scheme, no quote, no space).
-func facetsHTML(blocks []facetBlock) template.HTML {
-	var b strings.Builder
-	for _, f := range blocks {
-		if len(f.Values) == 0 {
-			continue
-		}
-		b.WriteString("<details")
-		if f.Open {
-			b.WriteString(" open")
-		}
-		b.WriteString("><summary>" + template.HTMLEscapeString(f.Label) + "</summary><ul>\n")
-		for _, v := range f.Values {
-			b.WriteString("<li")
-			if v.On {
-				b.WriteString(` class="on"`)
-			}
-			val := "(unknown)"
-			if v.Value != "" {
-				val = template.HTMLEscapeString(v.Value)
-			}
-			b.WriteString(`><a href="` + template.HTMLEscapeString(string(v.Link)) + `">` + val + `</a> <span class="count">` +
-				strconv.Itoa(v.Count) + "</span></li>\n")
-		}
-		b.WriteString("</ul></details>")
-	}
-	return template.HTML(b.String())
+	}{page{Title: "Results", Search: q.Search}, active, blocks, sorts, rowsOf(rows), nextLink})
 }
 
 // visiblePage is visible for pages: an admin is known by the cookie.
