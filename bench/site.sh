@@ -6,7 +6,8 @@
 #
 #   bench/site.sh [N] [STORE]     N results (default 10000) in STORE (default a
 #                                 SQLite file in a temporary directory, or postgres://...)
-# RATE (default 200 per second) and DURATION (default 20s, after 15 s unmeasured) set the load.
+# RATE (default 200 per second) and DURATION (default 20s, after 15 s unmeasured) set the load;
+# KINDS (default "results result submit") the requests; SERVE_ARGS are added to dbmark serve's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,6 +15,7 @@ N=${1:-10000}
 STORE=${2:-}
 RATE=${RATE:-200}
 DURATION=${DURATION:-20s}
+KINDS=${KINDS:-results result submit}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 [[ -n $STORE ]] || STORE=$WORK/site.db
@@ -26,13 +28,13 @@ echo "site: filling $STORE with $N results" >&2
 PORT=18480
 # Submissions come from many addresses (X-Forwarded-For, --trust-proxy),
 # each within the default rate limits, as a public site's would.
-"$WORK/dbmark" serve --listen 127.0.0.1:$PORT --store "$STORE" -q --trust-proxy >"$WORK/serve.out" 2>"$WORK/serve.err" &
+"$WORK/dbmark" serve --listen 127.0.0.1:$PORT --store "$STORE" -q --trust-proxy ${SERVE_ARGS:-} >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
 for _ in $(seq 100); do grep -q serving "$WORK/serve.out" && break; sleep 0.1; done
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for kind in results result submit; do
+for kind in $KINDS; do
 	"$WORK/sitebench" load -url http://127.0.0.1:$PORT -kind $kind -rate "$RATE" -warmup 15s -duration "$DURATION" -many-clients
 	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 done

@@ -190,8 +190,8 @@ func load(args []string) error {
 	}
 	var mu sync.Mutex
 	var rngMu sync.Mutex
-	h := hdr.New(1, 60_000_000, 3) // microseconds
-	var errs, sent atomic.Int64
+	h := hdr.New(1, 60_000_000, 3) // microseconds, of the answers served
+	var errs, shed, sent atomic.Int64
 	request := func() (*http.Request, error) {
 		rngMu.Lock()
 		defer rngMu.Unlock()
@@ -244,29 +244,35 @@ func load(args []string) error {
 		go func(intended time.Time) {
 			defer wg.Done()
 			res, err := client.Do(req)
+			busy := false
 			if err == nil {
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
-				if res.StatusCode >= 300 {
+				busy = res.StatusCode == http.StatusServiceUnavailable
+				if res.StatusCode >= 300 && !busy {
 					err = fmt.Errorf("%s", res.Status)
 				}
 			}
 			if !measured {
 				return
 			}
-			// From the intended start: a late request counts its wait.
-			us := time.Since(intended).Microseconds()
-			mu.Lock()
-			h.RecordValue(us)
-			mu.Unlock()
-			if err != nil {
+			switch {
+			case err != nil:
 				errs.Add(1)
+			case busy:
+				shed.Add(1)
+			default:
+				// From the intended start: a late request counts its wait.
+				us := time.Since(intended).Microseconds()
+				mu.Lock()
+				h.RecordValue(us)
+				mu.Unlock()
 			}
 		}(next)
 	}
 	wg.Wait()
 	ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
-	fmt.Printf("%s: %d requests at %.0f/s for %s: p50 %.1f ms, p99 %.1f ms, max %.1f ms, %d errors\n",
-		*kind, sent.Load(), *rate, *dur, ms(50), ms(99), float64(h.Max())/1000, errs.Load())
+	fmt.Printf("%s: %d requests at %.0f/s for %s: %d served, p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d shed (503), %d errors\n",
+		*kind, sent.Load(), *rate, *dur, h.TotalCount(), ms(50), ms(99), float64(h.Max())/1000, shed.Load(), errs.Load())
 	return nil
 }

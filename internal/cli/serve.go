@@ -30,6 +30,8 @@ func (a *App) serveCmd() *cobra.Command {
 	maxBody := fileio.Size(site.DefaultMaxBody)
 	var limits sitestore.Limits
 	var trustProxy, logJSON bool
+	var maxInFlight int
+	queueWait := site.DefaultQueueWait
 	cmd := &cobra.Command{
 		Use:   "serve [--listen 127.0.0.1:8080] [--store FILE|postgres://...] [--admin-token-file F]",
 		Short: "Serve the public results site: submissions, browsing, comparisons and leaderboards",
@@ -41,6 +43,12 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if maxInFlight < 0 {
+				return withCode(ExitUsage, fmt.Errorf("--max-in-flight %d: must be at least 1 (0 for 4 per CPU)", maxInFlight))
+			}
+			if queueWait < time.Millisecond {
+				return withCode(ExitUsage, fmt.Errorf("--queue-wait %s: must be at least 1ms (e.g. 500ms, 2s)", queueWait))
+			}
 			token, err := adminToken(tokenFile)
 			if err != nil {
 				return withCode(ExitUsage, err)
@@ -66,7 +74,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 				logger.Warn("result pages will have no charts", "err", err)
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
-				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib})
+				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -115,6 +123,8 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 	f.IntVar(&limits.PerMinute, "submit-per-minute", site.DefaultLimits.PerMinute, "submissions a client may make per minute")
 	f.IntVar(&limits.PerDay, "submit-per-day", site.DefaultLimits.PerDay, "submissions a client may make per day")
 	f.BoolVar(&trustProxy, "trust-proxy", false, "behind a reverse proxy: take the client's address from X-Forwarded-For and the scheme from X-Forwarded-Proto")
+	f.IntVar(&maxInFlight, "max-in-flight", 0, "requests worked on at once; others wait up to --queue-wait, then get 503 (0: 4 per CPU)")
+	f.DurationVar(&queueWait, "queue-wait", queueWait, "how long a request waits for a free slot before the site answers that it is busy")
 	f.BoolVar(&logJSON, "log-json", false, "write the access log and other logs as JSON lines")
 	return cmd
 }

@@ -228,6 +228,8 @@ func TestSubmitAndServeBadInput(t *testing.T) {
 	loose := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(loose, []byte("0123456789abcdef0123456789abcdef\n"), 0o644)
 	oneLineError(t, dbmark(t, ctx, "serve", "--admin-token-file", loose), "chmod 600")
+	oneLineError(t, dbmark(t, ctx, "serve", "--max-in-flight", "-1"), "--max-in-flight -1: must be at least 1")
+	oneLineError(t, dbmark(t, ctx, "serve", "--queue-wait", "0s"), "--queue-wait 0s: must be at least 1ms")
 }
 
 // unavailable checks a failure trying again may cure: exit 3, one line.

@@ -82,15 +82,16 @@ func (s *Server) summary(r *http.Request, e *sitestore.Entry) ResultSummary {
 	}
 }
 
-// accept decodes, checks and stores a submission from r.
-func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
+// submissionBody reads a submission's body, inflated and held to the cap.
+func (s *Server) submissionBody(r *http.Request) ([]byte, error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		return SubmitAnswer{}, 0, &Error{Status: http.StatusUnsupportedMediaType, Msg: "send application/json"}
+		return nil, &Error{Status: http.StatusUnsupportedMediaType, Msg: "send application/json"}
 	}
-	b, err := ReadBody(r.Body, r.Header.Get("Content-Encoding"), s.cfg.MaxBody)
-	if err != nil {
-		return SubmitAnswer{}, 0, err
-	}
+	return ReadBody(r.Body, r.Header.Get("Content-Encoding"), s.cfg.MaxBody)
+}
+
+// accept decodes, checks and stores the submission b that r sent.
+func (s *Server) accept(r *http.Request, b []byte) (SubmitAnswer, int, error) {
 	sub, err := Decode(b)
 	if err != nil {
 		return SubmitAnswer{}, 0, err
@@ -131,7 +132,18 @@ func (s *Server) accept(r *http.Request) (SubmitAnswer, int, error) {
 }
 
 func (s *Server) apiSubmit(w http.ResponseWriter, r *http.Request) {
-	ans, status, err := s.accept(r)
+	b, err := s.submissionBody(r)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	// The body is read before a slot is taken: a slow upload holds none.
+	if !s.adm.acquire(r.Context()) {
+		s.busy(w, r)
+		return
+	}
+	defer s.adm.release()
+	ans, status, err := s.accept(r, b)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {

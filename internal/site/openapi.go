@@ -69,6 +69,9 @@ func OpenAPI() (*openapi3.T, error) {
 	tooMany.Headers = openapi3.Headers{"Retry-After": &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 		Schema: openapi3.NewIntegerSchema().NewRef()}}}}
 	submit.AddResponse(http.StatusTooManyRequests, tooMany)
+	busy := errResp("the site is busy: wait Retry-After seconds")
+	busy.Headers = tooMany.Headers
+	submit.AddResponse(http.StatusServiceUnavailable, busy)
 
 	lst := op("list", "List results, newest first or by headline, with filters and a cursor")
 	for _, f := range sitestore.Facets {
@@ -81,17 +84,20 @@ func OpenAPI() (*openapi3.T, error) {
 	lst.AddParameter(openapi3.NewQueryParameter("facets").WithSchema(openapi3.NewBoolSchema()).WithDescription("also count results per filter value"))
 	lst.AddResponse(http.StatusOK, jsonResp("a page of results", list))
 	lst.AddResponse(http.StatusBadRequest, errResp("a bad filter, sort or cursor"))
+	lst.AddResponse(http.StatusServiceUnavailable, busy)
 
 	get := op("get", "One result with its submission")
 	get.AddParameter(idParam)
 	get.AddResponse(http.StatusOK, jsonResp("the result", detail))
 	get.AddResponse(http.StatusNotFound, errResp("no such result (or hidden)"))
+	get.AddResponse(http.StatusServiceUnavailable, busy)
 
 	compare := op("compare", "Several results side by side, against the first")
 	compare.AddParameter(openapi3.NewQueryParameter("ids").WithRequired(true).WithSchema(openapi3.NewStringSchema()).WithDescription("ids separated by commas"))
 	compare.AddResponse(http.StatusOK, jsonResp("the comparison", cmp))
 	compare.AddResponse(http.StatusBadRequest, errResp("fewer than two ids, or too many"))
 	compare.AddResponse(http.StatusNotFound, errResp("an id names no result"))
+	compare.AddResponse(http.StatusServiceUnavailable, busy)
 
 	spec := op("openapi", "This document")
 	spec.AddResponse(http.StatusOK, openapi3.NewResponse().WithDescription("OpenAPI 3 document").WithJSONSchema(openapi3.NewObjectSchema()))

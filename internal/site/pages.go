@@ -49,13 +49,13 @@ func newPages(library []byte) (*pages, error) {
 }
 
 func (s *Server) pageRoutes(m *http.ServeMux) {
-	m.HandleFunc("GET /{$}", s.pageHome)
-	m.HandleFunc("GET /results", s.pageResults)
-	m.HandleFunc("GET /r/{file}", s.pageResult)
-	m.HandleFunc("GET /compare", s.pageCompare)
-	m.HandleFunc("GET /leaderboard", s.pageLeaderboards)
-	m.HandleFunc("GET /leaderboard/{workload}", s.pageLeaderboard)
-	m.HandleFunc("GET /feed.atom", s.feed)
+	m.HandleFunc("GET /{$}", s.admitted(s.pageHome))
+	m.HandleFunc("GET /results", s.admitted(s.pageResults))
+	m.HandleFunc("GET /r/{file}", s.admitted(s.pageResult))
+	m.HandleFunc("GET /compare", s.admitted(s.pageCompare))
+	m.HandleFunc("GET /leaderboard", s.admitted(s.pageLeaderboards))
+	m.HandleFunc("GET /leaderboard/{workload}", s.admitted(s.pageLeaderboard))
+	m.HandleFunc("GET /feed.atom", s.admitted(s.feed))
 	m.HandleFunc("GET /static/{name}", s.static)
 	m.HandleFunc("GET /admin", s.pageAdmin)
 	m.HandleFunc("POST /admin/login", s.adminLogin)

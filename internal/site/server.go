@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strings"
 	"time"
 
@@ -34,6 +35,11 @@ type Config struct {
 	TrustProxy bool
 	// ChartLibrary is the script that draws the charts (the report's).
 	ChartLibrary []byte
+	// MaxInFlight is how many requests are worked on at once (4 per CPU
+	// if 0); QueueWait is how long a request waits for one of those slots
+	// (DefaultQueueWait if 0) before it is answered 503.
+	MaxInFlight int
+	QueueWait   time.Duration
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }
@@ -49,6 +55,7 @@ type Server struct {
 	csrfKey []byte
 	mux     *http.ServeMux
 	pages   *pages
+	adm     *admission
 }
 
 // New builds a server on cfg.Store.
@@ -68,7 +75,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 4 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), adm: newAdmission(cfg.MaxInFlight, cfg.QueueWait)}
 	var err error
 	if s.rateKey, err = cfg.Store.Secret(ctx, "rate-limit"); err != nil {
 		return nil, err
@@ -90,9 +103,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("POST /api/v1/results", s.apiSubmit)
-	m.HandleFunc("GET /api/v1/results", s.apiList)
-	m.HandleFunc("GET /api/v1/results/{id}", s.apiGet)
-	m.HandleFunc("GET /api/v1/compare", s.apiCompare)
+	m.HandleFunc("GET /api/v1/results", s.admitted(s.apiList))
+	m.HandleFunc("GET /api/v1/results/{id}", s.admitted(s.apiGet))
+	m.HandleFunc("GET /api/v1/compare", s.admitted(s.apiCompare))
 	m.HandleFunc("GET /api/v1/openapi.json", s.apiOpenAPI)
 	m.HandleFunc("POST /api/v1/admin/results/{id}/hide", s.admin(s.apiHide(true)))
 	m.HandleFunc("POST /api/v1/admin/results/{id}/unhide", s.admin(s.apiHide(false)))
