@@ -9,7 +9,7 @@ import (
 
 // DefaultQueueWait is how long a request waits for a slot before it is
 // told the site is busy.
-const DefaultQueueWait = time.Second
+const DefaultQueueWait = 500 * time.Millisecond
 
 // admission bounds the requests the server works on at once. Past the
 // machine's capacity, more requests at once only take more memory and make
