@@ -101,6 +101,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultConnectTimeout
 	}
+	cfg.DialFunc = dial
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, red, err)
@@ -133,7 +134,8 @@ type driverConn interface {
 func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
-	dc, err := t.connect(cctx)
+	var raw net.Conn
+	dc, err := t.connect(context.WithValue(cctx, dialedKey{}, &raw))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -148,7 +150,29 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 		dc.Close()
 		return nil, fmt.Errorf("connect to MySQL at %s: the driver's connection (%T) lacks the context methods", t.where(), dc)
 	}
-	return &Conn{dc: c, psMode: t.psMode}, nil
+	if raw == nil {
+		dc.Close()
+		return nil, fmt.Errorf("connect to MySQL at %s: the driver did not dial through the target's dialer", t.where())
+	}
+	return &Conn{dc: c, raw: raw, psMode: t.psMode}, nil
+}
+
+// dialedKey carries, in the context given to the driver's Connect, where
+// dial puts the connection it made: Conn.watch ends a statement by
+// closing it.
+type dialedKey struct{}
+
+// dial is the driver's dialer (as its own default, plain net.Dialer) that
+// also hands the connection to Connect.
+func dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, addr)
+	if err == nil {
+		if p, ok := ctx.Value(dialedKey{}).(*net.Conn); ok {
+			*p = nc
+		}
+	}
+	return nc, err
 }
 
 // connect runs the driver's connect. A reply the driver cannot parse can
