@@ -194,13 +194,26 @@ func connOutlivesItsContexts(t *testing.T, tg target.Target) {
 		}
 		defer c.Close()
 		first, cancel := context.WithCancel(ctx)
+		defer cancel()
 		if v, _, err := c.QueryRow(first, "SELECT 1"); err != nil || v != "1" {
 			t.Errorf("SELECT 1 = %q, %v", v, err)
+		}
+		st, err := c.Prepare(first, "SELECT 3")
+		if err != nil {
+			t.Errorf("prepare SELECT 3: %v", err)
+			return
+		}
+		defer st.Close()
+		if n, err := st.Run(first, nil); err != nil || n != 1 {
+			t.Errorf("prepared SELECT 3 = %d rows, %v", n, err)
 		}
 		cancel()
 		time.Sleep(50 * time.Millisecond)
 		if v, _, err := c.QueryRow(ctx, "SELECT 2"); err != nil || v != "2" {
 			t.Errorf("SELECT 2 under a new context, after the first one ended = %q, %v; want 2", v, err)
+		}
+		if n, err := st.Run(ctx, nil); err != nil || n != 1 {
+			t.Errorf("the statement prepared under the first context, run under a new one = %d rows, %v; want 1", n, err)
 		}
 	})
 }
