@@ -31,8 +31,7 @@ func (a *App) checkCmd() *cobra.Command {
 	}
 	for _, name := range a.Workloads.Names() {
 		w, _ := a.Workloads.New(name)
-		ch, ok := w.(workload.Checker)
-		if !ok {
+		if w.Hooks.Check == nil {
 			continue
 		}
 		names = append(names, name)
@@ -45,12 +44,12 @@ func (a *App) checkCmd() *cobra.Command {
 				if err := takeArgs(w, args); err != nil {
 					return err
 				}
-				return a.check(cmd.Context(), w, ch, f)
+				return a.check(cmd.Context(), w, f)
 			},
 		}
 		fs := sub.Flags()
 		fs.SetNormalizeFunc(normalize)
-		f.bindTarget(fs)
+		f.bindTarget(fs, w)
 		w.Flags(fs)
 		a.yieldShorthands(fs, name)
 		sub.SetFlagErrorFunc(a.flagError)
@@ -61,7 +60,7 @@ func (a *App) checkCmd() *cobra.Command {
 
 // check runs the check: exit 0 when the data is consistent, 2 when it is
 // not, 1 when the check could not run.
-func (a *App) check(ctx context.Context, w workload.Workload, ch workload.Checker, f *runFlags) error {
+func (a *App) check(ctx context.Context, w workload.Spec, f *runFlags) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
@@ -69,12 +68,12 @@ func (a *App) check(ctx context.Context, w workload.Workload, ch workload.Checke
 	defer tg.Close()
 	env := a.env(tg, f)
 	env.Progress = a.Stdout
-	if err := ch.Check(ctx, env); err != nil {
+	if err := w.Hooks.Check(ctx, env); err != nil {
 		if errors.Is(err, workload.ErrCheckFailed) {
 			return withCode(ExitRunFailed, err)
 		}
 		return setupError(ctx, err)
 	}
-	fmt.Fprintf(a.Stdout, "check %s: ok on %s\n", w.Meta().Name, tg.Redacted())
+	fmt.Fprintf(a.Stdout, "check %s: ok on %s\n", w.Meta.Name, tg.Redacted())
 	return nil
 }

@@ -264,7 +264,7 @@ func (a *App) loadSweep(ctx context.Context, st store.Store, ref string) (*store
 
 // fillTable sets the title, the cells (with the headline of each finished
 // run) and the workload's notes of a sweep's table.
-func fillTable(tbl *report.Sweep, id store.ID, rec *result.Sweep, w workload.Workload, cells []sweep.Cell, values map[string][]float64) {
+func fillTable(tbl *report.Sweep, id store.ID, rec *result.Sweep, w workload.Spec, cells []sweep.Cell, values map[string][]float64) {
 	tbl.Title = fmt.Sprintf("sweep %d (%s): %s, %s", id, rec.ID, rec.Workload, rec.Status)
 	tbl.Cells = nil
 	for _, c := range cells {

@@ -75,6 +75,12 @@ func TestFileioBadInput(t *testing.T) {
 		{[]string{"run", "fileio", "--dir", dir, "--mode", "rndrd", "--no-store"}, "no prepared files"},
 		{[]string{"run", "fileio", "--dir", dir, "--mode", "bogus"}, "--mode \"bogus\""},
 		{[]string{"run", "fileio", "--dir", dir, "--iodepth", "8"}, "needs --engine io_uring"},
+		// A directory is not a database: a target or a database option is
+		// refused, never silently ignored.
+		{[]string{"run", "fileio", "--dir", dir, "--mode", "rndrd", "--target", "postgres://u:pw@127.0.0.1:1/db"}, "drop --target"},
+		{[]string{"prepare", "fileio", "--dir", dir, "--target", "postgres://u:pw@127.0.0.1:1/db"}, "drop --target"},
+		{[]string{"run", "fileio", "--dir", dir, "--mode", "rndrd", "--pg-mode", "simple"}, "unknown flag: --pg-mode"},
+		{[]string{"run", "fileio", "--dir", dir, "--mode", "rndrd", "--db-ps-mode", "disable"}, "unknown flag: --db-ps-mode"},
 	}
 	for _, c := range cases {
 		oneLineError(t, dbmark(t, ctx, c.args...), c.want)

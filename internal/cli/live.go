@@ -8,17 +8,16 @@ import (
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/sampler"
-	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // livePrinter prints the live lines from its own goroutine: a line waits
 // there for the counters sampled at its tick, never in the runner's loop.
 type livePrinter struct {
 	out    io.Writer
-	errOut io.Writer          // where a peer's own form of the line goes
-	peer   workload.LiveLiner // nil: dbmark's line only
-	smp    *sampler.Sampler   // nil: no counters
-	driven bool               // smp samples at each line's tick
+	errOut io.Writer                                                  // where a peer's own form of the line goes
+	peer   func(p result.Interval, at time.Time, stamped bool) string // the peer's form of a line (Hooks.LiveLine); nil: dbmark's only
+	smp    *sampler.Sampler                                           // nil: no counters
+	driven bool                                                       // smp samples at each line's tick
 	show   []string
 	stamp  bool
 	wait   time.Duration // how long a line waits for its counters
@@ -32,7 +31,7 @@ type liveLine struct {
 	kick  uint64 // the sample taken at this line's tick; 0: none
 }
 
-func startLive(out, errOut io.Writer, peer workload.LiveLiner, smp *sampler.Sampler, driven bool, show []string, stamp bool, interval time.Duration) *livePrinter {
+func startLive(out, errOut io.Writer, peer func(result.Interval, time.Time, bool) string, smp *sampler.Sampler, driven bool, show []string, stamp bool, interval time.Duration) *livePrinter {
 	lp := &livePrinter{out: out, errOut: errOut, peer: peer, smp: smp, driven: driven && smp != nil, show: show, stamp: stamp,
 		wait:  min(max(interval/2, 10*time.Millisecond), time.Second),
 		lines: make(chan liveLine, 256), done: make(chan struct{})}
@@ -46,7 +45,7 @@ func (lp *livePrinter) sink(p result.Interval, threads int) {
 	now := time.Now()
 	var l liveLine
 	if lp.peer != nil {
-		l.text = lp.peer.LiveLine(p, now, lp.stamp)
+		l.text = lp.peer(p, now, lp.stamp)
 		l.toErr = l.text != ""
 	}
 	switch {

@@ -11,15 +11,15 @@ import (
 // thread count (iibench's --inserters plus --query-threads) and a limit of
 // its own (iibench's --max-rows), under which the default --time does not
 // apply.
-func shapeRun(fs *pflag.FlagSet, w workload.Workload, f *runFlags, cfg *runner.Config) error {
-	if th, ok := w.(workload.Threader); ok {
-		n, err := th.Threads(f.threads, fs.Changed("threads"))
+func shapeRun(fs *pflag.FlagSet, w workload.Spec, f *runFlags, cfg *runner.Config) error {
+	if w.Hooks.Threads != nil {
+		n, err := w.Hooks.Threads(f.threads, fs.Changed("threads"))
 		if err != nil {
 			return err
 		}
 		f.threads, cfg.Threads = n, n
 	}
-	if sl, ok := w.(workload.SelfLimiter); ok && sl.SelfLimited() {
+	if w.Hooks.SelfLimited != nil && w.Hooks.SelfLimited() {
 		cfg.SelfLimited = true
 		if !fs.Changed("time") {
 			cfg.Duration = 0

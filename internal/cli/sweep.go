@@ -55,7 +55,7 @@ func (s *sweepFlags) zipped() [][]string {
 // sweepSetup is one instance of a workload with a sweep's command line
 // parsed into it.
 type sweepSetup struct {
-	w    workload.Workload
+	w    workload.Spec
 	fs   *pflag.FlagSet
 	f    *runFlags
 	sf   *sweepFlags
@@ -63,9 +63,9 @@ type sweepSetup struct {
 }
 
 // bindSweep binds everything a sweep of w takes into fs.
-func bindSweep(w workload.Workload, fs *pflag.FlagSet, f *runFlags, sf *sweepFlags) *axisSet {
+func bindSweep(w workload.Spec, fs *pflag.FlagSet, f *runFlags, sf *sweepFlags) *axisSet {
 	fs.SetNormalizeFunc(normalize)
-	f.bindTarget(fs)
+	f.bindTarget(fs, w)
 	f.bindRun(fs)
 	w.Flags(fs)
 	sf.bind(fs)
@@ -119,13 +119,13 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 	cmd.Flags().StringVar(&resumeTarget, "target", "", "with --resume: the target again (a password is never stored)")
 	for _, name := range a.Workloads.Names() {
 		w, _ := a.Workloads.New(name)
-		if _, ok := w.(workload.Loader); !ok {
+		if !w.Runnable() {
 			continue
 		}
 		f, sf := &runFlags{}, &sweepFlags{}
 		sub := &cobra.Command{
 			Use:   name,
-			Short: w.Meta().Description,
+			Short: w.Meta.Description,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				if done, err := a.inform(w); done || err != nil {
@@ -167,7 +167,7 @@ func (a *App) sweepArgs(ctx context.Context, name string, args []string) error {
 	if s.f.noStore {
 		return withCode(ExitUsage, errors.New("--no-store: a sweep needs the store, to link its runs and to be resumed"))
 	}
-	m := s.w.Meta()
+	m := s.w.Meta
 	rec := &result.Sweep{
 		SchemaVersion: result.SchemaVersion, ID: uuid.NewString(), Workload: name,
 		Command: redactArgs(append([]string{"dbmark"}, a.Args...)), Args: redactArgs(args),
@@ -336,10 +336,8 @@ type cellState struct {
 func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, cells []sweep.Cell, pol sweep.Policy, state map[string]*cellState, st store.Store) error {
 	w, _ := a.Workloads.New(rec.Workload)
 	var prepOpts []string
-	if po, ok := w.(workload.PrepareOptions); ok {
-		for _, o := range po.PrepareOptions() {
-			prepOpts = append(prepOpts, string(normalize(nil, o)))
-		}
+	for _, o := range w.PrepareOptions {
+		prepOpts = append(prepOpts, string(normalize(nil, o)))
 	}
 	prepared := ""  // the values of the prepare options the data was last prepared with
 	ranOne := false // a run of this sweep has found the data prepared
@@ -394,9 +392,8 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 
 // annotate asks the workload for notes along each numeric axis, once per
 // combination of the other axes' values.
-func annotate(w workload.Workload, axes []sweep.Axis, cells []report.SweepCell) []string {
-	an, ok := w.(workload.SweepAnnotator)
-	if !ok {
+func annotate(w workload.Spec, axes []sweep.Axis, cells []report.SweepCell) []string {
+	if w.Hooks.AnnotateSweep == nil {
 		return nil
 	}
 	var notes []string
@@ -427,7 +424,7 @@ func annotate(w workload.Workload, axes []sweep.Axis, cells []report.SweepCell) 
 			groups[k][slices.Index(ax.Values, c.Cell[ai].Value)] = mean
 		}
 		for _, k := range order {
-			for _, n := range an.AnnotateSweep(ax.Name, xs, groups[k]) {
+			for _, n := range w.Hooks.AnnotateSweep(ax.Name, xs, groups[k]) {
 				if k != "" {
 					n = k + ": " + n
 				}

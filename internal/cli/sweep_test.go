@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"fmt"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/mattn/go-sqlite3"
 	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/cli"
@@ -42,7 +44,12 @@ func (w *tiny) Flags(fs *pflag.FlagSet) {
 	fs.IntVarP(&w.clients, "clients", "c", 1, "a pgbench-style short option that does nothing")
 }
 
-func (w *tiny) PrepareOptions() []string { return []string{"rows"} }
+func (w *tiny) Spec() workload.Spec {
+	return workload.Spec{
+		Meta: w.Meta(), Flags: w.Flags, Load: w.Load, PrepareOptions: []string{"rows"},
+		Hooks: workload.Hooks{Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, AnnotateSweep: w.AnnotateSweep},
+	}
+}
 
 func (w *tiny) AnnotateSweep(axis string, xs, ys []float64) []string {
 	return []string{fmt.Sprintf("note on %s: %d points from %g to %g", axis, len(xs), xs[0], xs[len(xs)-1])}
@@ -107,7 +114,8 @@ func (t *tinyWorker) Close() error { return nil }
 func (w *tiny) Load(ctx context.Context, env workload.Env) (*workload.Load, error) {
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "count", Kind: metrics.Event}},
-		NewWorker: func(_ context.Context, _ int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(_ context.Context, seat workload.Seat) (workload.Worker, error) {
+			conn, h := seat.Conn, seat.H
 			return &tinyWorker{conn: conn, h: h}, nil
 		},
 	}, nil
@@ -118,7 +126,7 @@ func withTiny(t *testing.T, ctx context.Context, log *prepLog, args ...string) o
 	t.Helper()
 	var out, errb strings.Builder
 	code := cli.Main(ctx, args, &out, &errb, func(a *cli.App) {
-		a.Workloads.Register("tiny", func() workload.Workload { return &tiny{log: log} })
+		a.Workloads.Register("tiny", func() workload.Spec { return (&tiny{log: log}).Spec() })
 	})
 	return outcome{code, out.String(), errb.String()}
 }
@@ -359,5 +367,37 @@ func TestSweepWithOneSizePrepares(t *testing.T) {
 	}
 	if n := strings.Count(dbmark(t, ctx, "results", "list").stdout, "fileio"); n != 2 {
 		t.Errorf("%d fileio runs stored, want 2", n)
+	}
+}
+
+// A sweep over an OLTP table option prepares each cell's tables afresh: the
+// 300-row cell runs on 300 rows, not on the 100 the cell before made.
+func TestSweepOLTPTableSizePrepares(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "sb.db")
+	target := "sqlite://" + db
+	if o := dbmark(t, ctx, "prepare", "oltp_point_select", "--target", target, "--table-size", "100"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	o := dbmark(t, ctx, "sweep", "oltp_point_select", "--target", target, "--table-size", "100,300",
+		"--events", "20", "--time", "0", "--iterations", "1")
+	if o.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", o.code, o.stderr)
+	}
+	if strings.Contains(o.stderr, "smaller than --table-size") {
+		t.Errorf("a cell ran on a table smaller than its --table-size:\n%s", o.stderr)
+	}
+	c, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n int
+	if err := c.QueryRow("SELECT COUNT(*) FROM sbtest1").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 300 {
+		t.Errorf("after the sweep sbtest1 has %d rows: the last cell (--table-size 300) ran on another table", n)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // sysinfo is what `dbmark sysinfo` reports.
@@ -62,7 +63,7 @@ func (a *App) sysinfo(ctx context.Context, f *runFlags, root string) (*sysinfo, 
 	var facts *result.EngineFacts
 	if f.target != "" {
 		var err error
-		if tg, _, err = a.openTarget(ctx, nil, f); err != nil {
+		if tg, _, err = a.openTarget(ctx, workload.Spec{}, f); err != nil {
 			return nil, err
 		}
 		defer tg.Close()

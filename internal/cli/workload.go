@@ -26,6 +26,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // seconds is a duration flag that also takes a plain number of seconds,
@@ -92,13 +93,33 @@ type runFlags struct {
 	jsonPath    string
 	noStore     bool
 	ctxFlags    contextFlags
+	targetGiven bool // --target given to a workload with a target of its own
 }
 
-func (f *runFlags) bindTarget(fs *pflag.FlagSet) {
-	fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
-	f.pgMode.v = postgres.ModePrepared
-	fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
-	fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
+// targetFlag is --target for a workload with a target of its own: it
+// remembers that it was given, so the run refuses it with one line.
+type targetFlag struct{ f *runFlags }
+
+func (t *targetFlag) String() string { return "" }
+func (t *targetFlag) Type() string   { return "string" }
+func (t *targetFlag) Set(string) error {
+	t.f.targetGiven = true
+	return nil
+}
+
+// bindTarget binds where the load goes and the options every workload
+// shares. A workload with a target of its own (file I/O's directory) gets
+// no database option; --target is then refused by name (openTarget).
+func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
+	if w.OwnTarget != nil {
+		fs.Var(&targetFlag{f}, "target", "not taken: this workload works on its own target")
+		_ = fs.MarkHidden("target")
+	} else {
+		fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
+		f.pgMode.v = postgres.ModePrepared
+		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
+		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
+	}
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
 	fs.IntVar(&f.numThreads, "num-threads", 1, "deprecated alias for --threads (sysbench 1.0's)")
@@ -164,16 +185,9 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 	}
 	for _, name := range a.Workloads.Names() {
 		w, _ := a.Workloads.New(name)
-		m := w.Meta()
-		if verb == "prepare" {
-			if _, ok := w.(workload.Preparer); !ok {
-				continue
-			}
-		}
-		if verb == "cleanup" {
-			if _, ok := w.(workload.Cleaner); !ok {
-				continue
-			}
+		m := w.Meta
+		if verb == "prepare" && w.Hooks.Prepare == nil || verb == "cleanup" && w.Hooks.Cleanup == nil {
+			continue
 		}
 		f := &runFlags{}
 		sub := &cobra.Command{
@@ -207,7 +221,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		}
 		fs := sub.Flags()
 		fs.SetNormalizeFunc(normalize)
-		f.bindTarget(fs)
+		f.bindTarget(fs, w)
 		if verb == "run" {
 			f.bindRun(fs)
 		}
@@ -222,19 +236,19 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 	return cmd
 }
 
-// positional is what a workload's command takes after its flags: a
-// TargetFiller's arguments (pgbench's database name), else nothing.
-func positional(w workload.Workload) cobra.PositionalArgs {
-	if _, ok := w.(workload.TargetFiller); ok {
+// positional is what a workload's command takes after its flags: the
+// arguments its Args hook takes (pgbench's database name), else nothing.
+func positional(w workload.Spec) cobra.PositionalArgs {
+	if w.Hooks.Args != nil {
 		return cobra.ArbitraryArgs
 	}
 	return cobra.NoArgs
 }
 
-// takeArgs hands a TargetFiller its positional arguments.
-func takeArgs(w workload.Workload, args []string) error {
-	if tf, ok := w.(workload.TargetFiller); ok {
-		return withCode(ExitUsage, tf.Args(args))
+// takeArgs hands the workload its positional arguments.
+func takeArgs(w workload.Spec, args []string) error {
+	if w.Hooks.Args != nil {
+		return withCode(ExitUsage, w.Hooks.Args(args))
 	}
 	return nil
 }
@@ -265,14 +279,13 @@ func (a *App) yieldShorthands(fs *pflag.FlagSet, name string) {
 	})
 }
 
-// inform prints what w's options ask for in place of the command (an
-// Informer's), and says whether it did.
-func (a *App) inform(w workload.Workload) (bool, error) {
-	inf, ok := w.(workload.Informer)
-	if !ok {
+// inform prints what w's options ask for in place of the command (its
+// Inform hook), and says whether it did.
+func (a *App) inform(w workload.Spec) (bool, error) {
+	if w.Hooks.Inform == nil {
 		return false, nil
 	}
-	done, err := inf.Inform(a.Stdout)
+	done, err := w.Hooks.Inform(a.Stdout)
 	if err != nil {
 		return false, withCode(ExitUsage, err)
 	}
@@ -281,18 +294,21 @@ func (a *App) inform(w workload.Workload) (bool, error) {
 
 // openTarget opens the workload's own target, --target, or the embedded
 // default. It does not connect.
-func (a *App) openTarget(ctx context.Context, w workload.Workload, f *runFlags) (target.Target, bool, error) {
-	if tp, ok := w.(workload.TargetProvider); ok {
-		tg, err := tp.OwnTarget(ctx)
+func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (target.Target, bool, error) {
+	if w.OwnTarget != nil {
+		if f.targetGiven {
+			return nil, false, withCode(ExitUsage, fmt.Errorf("%s works on its own target, not a database: drop --target", w.Meta.Name))
+		}
+		tg, err := w.OwnTarget(ctx)
 		if err != nil {
 			return nil, false, withCode(ExitUsage, err)
 		}
 		return tg, false, nil
 	}
 	raw := f.target
-	if tf, ok := w.(workload.TargetFiller); ok {
+	if w.Hooks.FillTarget != nil {
 		var err error
-		if raw, err = tf.FillTarget(raw); err != nil {
+		if raw, err = w.Hooks.FillTarget(raw); err != nil {
 			return nil, false, withCode(ExitUsage, err)
 		}
 	}
@@ -327,12 +343,12 @@ func (a *App) env(tg target.Target, f *runFlags) workload.Env {
 	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
 }
 
-func (a *App) validate(w workload.Workload, tg target.Target, f *runFlags) error {
+func (a *App) validate(w workload.Spec, tg target.Target, f *runFlags) error {
 	if f.threads < 1 || f.threads > 100_000 {
 		return withCode(ExitUsage, fmt.Errorf("--threads %d: must be between 1 and 100000", f.threads))
 	}
-	if v, ok := w.(workload.Validator); ok {
-		if err := v.Validate(tg); err != nil {
+	if w.Hooks.Validate != nil {
+		if err := w.Hooks.Validate(tg); err != nil {
 			return withCode(ExitUsage, err)
 		}
 	}
@@ -346,7 +362,7 @@ func pickSeed(s uint64) uint64 {
 	return s
 }
 
-func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) error {
+func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
@@ -356,24 +372,23 @@ func (a *App) prepare(ctx context.Context, w workload.Workload, f *runFlags) err
 		return err
 	}
 	f.seed = pickSeed(f.seed)
-	p := w.(workload.Preparer)
-	if err := p.Prepare(ctx, a.env(tg, f)); err != nil {
+	if err := w.Hooks.Prepare(ctx, a.env(tg, f)); err != nil {
 		return setupError(ctx, err)
 	}
-	fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta().Name, tg.Redacted())
+	fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, tg.Redacted())
 	return nil
 }
 
-func (a *App) cleanup(ctx context.Context, w workload.Workload, f *runFlags) error {
+func (a *App) cleanup(ctx context.Context, w workload.Spec, f *runFlags) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
 	defer tg.Close()
-	if err := w.(workload.Cleaner).Cleanup(ctx, a.env(tg, f)); err != nil {
+	if err := w.Hooks.Cleanup(ctx, a.env(tg, f)); err != nil {
 		return setupError(ctx, err)
 	}
-	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta().Name, tg.Redacted())
+	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta.Name, tg.Redacted())
 	return nil
 }
 
@@ -385,7 +400,7 @@ func setupError(ctx context.Context, err error) error {
 	return withCode(ExitUsage, err)
 }
 
-func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Workload, f *runFlags) error {
+func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *runFlags) error {
 	_, err := a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout})
 	return err
 }
@@ -406,7 +421,7 @@ type runOpts struct {
 // runOne does one run of w with the options parsed into fs and f, keeps
 // its result and returns it (nil if the run did not start) with an error
 // that carries the exit code.
-func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet, f *runFlags, o runOpts) (*result.Result, error) {
+func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f *runFlags, o runOpts) (*result.Result, error) {
 	ps, err := metrics.ParsePercentiles(f.percentiles)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
@@ -418,8 +433,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		}
 	}
 	var hints workload.RunHints
-	if ra, ok := w.(workload.RunAdjuster); ok {
-		if hints, err = ra.AdjustRun(fs); err != nil {
+	if w.Hooks.AdjustRun != nil {
+		if hints, err = w.Hooks.AdjustRun(fs); err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
 	}
@@ -436,9 +451,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err := cfg.Validate(); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	loader, ok := w.(workload.Loader)
-	if !ok {
-		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta().Name))
+	if !w.Runnable() {
+		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))
 	}
 	tg, embedded, err := a.openTarget(ctx, w, f)
 	if err != nil {
@@ -448,8 +462,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if err := a.validate(w, tg, f); err != nil {
 		return nil, err
 	}
-	if di, ok := w.(workload.DefaultIgnorer); ok && !fs.Changed("ignore-errors") {
-		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
+	if w.Hooks.DefaultIgnoreErrors != nil && !fs.Changed("ignore-errors") {
+		cfg.IgnoreErrors = w.Hooks.DefaultIgnoreErrors(tg.Kind())
 	}
 	// Open the store before the run: a run whose result cannot be kept is
 	// not worth starting.
@@ -473,17 +487,17 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 			return nil, setupError(ctx, err)
 		}
 	}
-	if pc, ok := w.(workload.PreparedChecker); ok {
-		if err := pc.Prepared(ctx, env); err != nil {
-			_, canPrepare := w.(workload.Preparer)
+	if w.Hooks.Prepared != nil {
+		if err := w.Hooks.Prepared(ctx, env); err != nil {
+			canPrepare := w.Hooks.Prepare != nil
 			if !(embedded || o.repair) || !canPrepare || ctx.Err() != nil {
-				return nil, setupError(ctx, fmt.Errorf("%s: %w", w.Meta().Name, err))
+				return nil, setupError(ctx, fmt.Errorf("%s: %w", w.Meta.Name, err))
 			}
 			what := "preparing the embedded database"
 			if !embedded {
 				what = "preparing again for this sweep"
 			}
-			a.Logger.Info(what, "workload", w.Meta().Name, "target", tg.Redacted(), "because", err)
+			a.Logger.Info(what, "workload", w.Meta.Name, "target", tg.Redacted(), "because", err)
 			// The embedded database is dbmark's own: tables left by a run
 			// with other options are dropped rather than refused. In a
 			// sweep, data an earlier run changed is made again.
@@ -492,7 +506,11 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 			}
 		}
 	}
-	load, err := loader.Load(ctx, env)
+	load, err := w.Load(ctx, env)
+	if err != nil {
+		return nil, setupError(ctx, err)
+	}
+	clients, err := sqlclient.For(tg, load)
 	if err != nil {
 		return nil, setupError(ctx, err)
 	}
@@ -507,11 +525,10 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
 	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
 	if cfg.ReportInterval > 0 {
-		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta().Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
+		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
-	peer, _ := w.(workload.LiveLiner)
-	live := startLive(o.out, a.Stderr, peer, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
-	out := runner.Run(ctx, cfg, tg, load, live.sink, a.Logger)
+	live := startLive(o.out, a.Stderr, w.Hooks.LiveLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
+	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
 	if smp != nil {
@@ -520,9 +537,8 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 	if load.Finish != nil {
 		load.Finish(ctx, res)
 	}
-	rep, _ := w.(workload.Reporter)
-	if rep != nil {
-		rep.Annotate(res)
+	if w.Hooks.Annotate != nil {
+		w.Hooks.Annotate(res)
 	}
 
 	// From here on nothing may stop the result from being kept.
@@ -536,15 +552,15 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		a.histogram(o.out, res)
 	}
 	report.Summary(o.out, res)
-	if rep != nil {
-		rep.Report(o.out, res)
+	if w.Hooks.Report != nil {
+		w.Hooks.Report(o.out, res)
 	}
 	switch out.Status {
 	case result.StatusInterrupted:
 		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
 	case result.StatusFailed:
 		code := ExitRunFailed
-		if c := w.Meta().FailedRunCode; c != 0 {
+		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
 		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
@@ -577,14 +593,14 @@ func (a *App) histogram(out io.Writer, res *result.Result) {
 }
 
 // reprepare drops what w prepared, if it can, and prepares it again.
-func (a *App) reprepare(ctx context.Context, w workload.Workload, env workload.Env) error {
-	if cl, ok := w.(workload.Cleaner); ok {
-		if err := cl.Cleanup(ctx, env); err != nil {
+func (a *App) reprepare(ctx context.Context, w workload.Spec, env workload.Env) error {
+	if w.Hooks.Cleanup != nil {
+		if err := w.Hooks.Cleanup(ctx, env); err != nil {
 			return err
 		}
 	}
-	if p, ok := w.(workload.Preparer); ok {
-		return p.Prepare(ctx, env)
+	if w.Hooks.Prepare != nil {
+		return w.Hooks.Prepare(ctx, env)
 	}
 	return nil
 }
@@ -638,8 +654,8 @@ func joinLine(errs []error) error {
 }
 
 // newResult starts the result document with everything known before the run.
-func (a *App) newResult(w workload.Workload, tg target.Target, eng target.Engine, fs *pflag.FlagSet, cfg runner.Config) *result.Result {
-	m := w.Meta()
+func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs *pflag.FlagSet, cfg runner.Config) *result.Result {
+	m := w.Meta
 	bi := buildinfo.Get()
 	opts := map[string]string{}
 	fs.VisitAll(func(fl *pflag.Flag) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/runner"
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // observed is a worker that sleeps per event and records what the
@@ -41,16 +41,17 @@ func TestSkipLateUnderRate(t *testing.T) {
 	seen := map[workload.EventStatus]int{}
 	load := script(increment)
 	inner := load.NewWorker
-	load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-		w, err := inner(ctx, id, conn, h)
+	load.NewWorker = func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+		w, err := inner(ctx, seat)
 		if err != nil {
 			return nil, err
 		}
 		return &observed{scriptWorker: *w.(*scriptWorker), sleep: 10 * time.Millisecond, mu: &mu, seen: seen}, nil
 	}
+	load.Observe = func(w workload.Worker, e workload.EventInfo) { w.(*observed).Observe(e) }
 	cfg := runner.Config{Threads: 1, Events: 200, Rate: 1000, MaxTries: 1, Percentiles: []float64{50},
 		SkipLate: 5 * time.Millisecond, CountFailed: true, Seed: 1}
-	out := runner.Run(context.Background(), cfg, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), cfg, tg, load, nil, quiet)
 	if out.Err != nil {
 		t.Fatal(out.Err)
 	}

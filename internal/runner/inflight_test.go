@@ -11,9 +11,8 @@ import (
 
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
-	"github.com/dbmark/dbmark/internal/runner"
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // serverTargets are the private servers' URLs, over each transport the
@@ -42,7 +41,8 @@ func sleepSQL(raw string, secs float64) string {
 func statements(sql string) *workload.Load {
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			conn := seat.Conn
 			return workerFunc(func(ctx context.Context) error { return conn.Exec(ctx, sql) }), nil
 		},
 	}
@@ -56,7 +56,7 @@ func TestServerWaitsOverlap(t *testing.T) {
 			c := cfg()
 			c.Threads, c.Events, c.MaxTries = 8, 16, 1
 			start := time.Now()
-			out := runner.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.2)), nil, quiet)
+			out := sqlclient.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.2)), nil, quiet)
 			took := time.Since(start)
 			if out.Status != result.StatusOK || out.Summary.Events != 16 {
 				t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
@@ -76,7 +76,7 @@ func TestLittlesLawHolds(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := cfg()
 			c.Threads, c.Duration, c.Warmup, c.MaxTries = 8, 2*time.Second, 300*time.Millisecond, 1
-			out := runner.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.01)), nil, quiet)
+			out := sqlclient.Run(context.Background(), c, open(t, raw), statements(sleepSQL(raw, 0.01)), nil, quiet)
 			if out.Status != result.StatusOK || out.Summary.Events == 0 {
 				t.Fatalf("run: %s %v", out.Status, out.Err)
 			}
@@ -97,13 +97,14 @@ func TestTakingTurnsIsWarned(t *testing.T) {
 	turn <- struct{}{}
 	load := &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
 			return &turnTaker{turn: turn}, nil
 		},
+		Observe: func(w workload.Worker, _ workload.EventInfo) { w.(*turnTaker).passTurn() },
 	}
 	c := cfg()
 	c.Threads, c.Duration = 4, time.Second
-	out := runner.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
 	if out.Status != result.StatusOK || out.Summary.Events == 0 {
 		t.Fatalf("run: %s %v", out.Status, out.Err)
 	}
@@ -114,7 +115,7 @@ func TestTakingTurnsIsWarned(t *testing.T) {
 
 // turnTaker runs its events only while it holds the one turn, which it
 // takes in its first event and then hands on and waits for again between
-// events, where no latency is timed (workload.EventObserver).
+// events, where no latency is timed (Load.Observe).
 type turnTaker struct {
 	turn chan struct{}
 	held bool
@@ -129,7 +130,7 @@ func (w *turnTaker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	return 0, nil
 }
 
-func (w *turnTaker) Observe(workload.EventInfo) {
+func (w *turnTaker) passTurn() {
 	w.turn <- struct{}{}
 	<-w.turn
 }
@@ -145,7 +146,7 @@ func (w *turnTaker) Close() error {
 func TestRateNotReachedIsWarned(t *testing.T) {
 	c := cfg()
 	c.Threads, c.Duration, c.Rate = 2, time.Second, 1000
-	out := runner.Run(context.Background(), c, counterTable(t, ""), slowIncrement(20*time.Millisecond), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, counterTable(t, ""), slowIncrement(20*time.Millisecond), nil, quiet)
 	if out.Status != result.StatusOK || out.Summary.Events == 0 {
 		t.Fatalf("run: %s %v", out.Status, out.Err)
 	}
@@ -153,7 +154,7 @@ func TestRateNotReachedIsWarned(t *testing.T) {
 		t.Fatalf("warnings %q at %.0f/s of 1000/s asked", out.Summary.Warnings, out.Summary.EventsPerS)
 	}
 	c.Rate = 20 // well within the clients' reach
-	out = runner.Run(context.Background(), c, counterTable(t, ""), slowIncrement(time.Millisecond), nil, quiet)
+	out = sqlclient.Run(context.Background(), c, counterTable(t, ""), slowIncrement(time.Millisecond), nil, quiet)
 	if len(out.Summary.Warnings) != 0 {
 		t.Fatalf("warnings %q at %.0f/s of 20/s asked", out.Summary.Warnings, out.Summary.EventsPerS)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/testsrv"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // TestServerRestartMidRun kills the server under a run of 4 workers (a
@@ -61,7 +62,8 @@ func restartMidRun(t *testing.T, tg target.Target, srv *testsrv.Server, stmt str
 	)
 	load := &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			id, conn := seat.ID, seat.Conn
 			return workerFunc(func(ctx context.Context) error {
 				if err := conn.Exec(ctx, stmt); err != nil {
 					return err
@@ -91,7 +93,7 @@ func restartMidRun(t *testing.T, tg target.Target, srv *testsrv.Server, stmt str
 	})
 	done := make(chan *runner.Outcome, 1)
 	start := time.Now()
-	go func() { done <- runner.Run(context.Background(), cfg, tg, load, nil, quiet) }()
+	go func() { done <- sqlclient.Run(context.Background(), cfg, tg, load, nil, quiet) }()
 	var out *runner.Outcome
 	select {
 	case out = <-done:

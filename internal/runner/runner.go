@@ -19,10 +19,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/series"
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -116,7 +116,11 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run drives the load until a limit is reached, ctx is cancelled or a fatal
 // error occurs. It always returns an outcome with what was measured.
-func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
+//
+// The clients come from src (package sqlclient for a database, the load's
+// own for file I/O): the runner knows of them only their workers, their
+// sessions and the class of their errors.
+func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
 	// File I/O workers make their reads and writes as raw system calls,
 	// which keep the goroutine's processor (Load.SyscallBound): they need
 	// one each, or a worker back from the kernel waits for one.
@@ -126,7 +130,7 @@ func Run(ctx context.Context, cfg Config, tg target.Target, load *workload.Load,
 	gomaxprocs := runtime.GOMAXPROCS(0)
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
-	r := &run{start: start, cfg: cfg, tg: tg, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	r := &run{start: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
 	if r.cfg.ReconnectFor == 0 {
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
@@ -387,7 +391,7 @@ type run struct {
 	clients []client
 	stuck   []Stall // clients abandoned at the end
 	cfg     Config
-	tg      target.Target
+	src     workload.Clients
 	load    *workload.Load
 	reg     *metrics.Registry
 	log     *slog.Logger
@@ -448,10 +452,10 @@ type worker struct {
 	events int64 // 0: no limit
 	done   int64
 	h      *metrics.Handle
-	conn   target.Conn
+	sess   workload.Session
 	w      workload.Worker
 	sched  *schedule
-	clock  workload.Clock // shared with a worker that reads the time itself
+	clock  *workload.Clock // shared with a worker that reads the time itself
 	cl     *client
 }
 
@@ -462,24 +466,26 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 		return nil, nil
 	}
 	cl := &r.clients[id]
-	h := r.reg.NewHandle()
-	conn, w, err := r.connect(ctx, id, h, false)
-	cl.end(conn)
+	clock := workload.NewClock()
+	wk := &worker{id: id, events: events, h: r.reg.NewHandle(), clock: &clock, cl: cl}
+	var err error
+	wk.w, wk.sess, err = r.connect(ctx, wk, false)
+	cl.end(wk.sess)
 	if err != nil {
 		if workload.Stop(ctx).Err() != nil {
 			return nil, nil
 		}
 		return nil, &FatalError{Worker: id, Err: err}
 	}
-	return &worker{id: id, events: events, h: h, conn: conn, w: w, clock: workload.NewClock(), cl: cl}, nil
+	return wk, nil
 }
 
 func (wk *worker) close() {
 	if wk.w != nil {
 		wk.w.Close()
 	}
-	if wk.conn != nil {
-		wk.conn.Close()
+	if wk.sess != nil {
+		wk.sess.Close()
 	}
 }
 
@@ -531,7 +537,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			intended = wk.sched.next()
 			if r.cfg.SkipLate > 0 {
 				if now := time.Now(); now.Sub(intended) > r.cfg.SkipLate {
-					observe(wk.w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
+					r.observe(wk.w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
 					if r.cfg.CountFailed {
 						wk.done++
 					}
@@ -560,11 +566,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		// The event is in flight from its intended start: a client that
 		// is late to start it is as stuck as one waiting on the server.
 		wk.cl.begin(r.since(intended))
-		cs, shared := wk.w.(workload.ClockSharer)
-		if shared {
-			wk.clock.Now = began
-			cs.ShareClock(&wk.clock)
-		}
+		wk.clock.Now = began
 		a := r.event(ctx, wk)
 		wk.cl.end(nil)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
@@ -582,15 +584,16 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
-				observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
+				r.observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
 				if r.cfg.CountFailed {
 					wk.done++
 				}
 			}
 			continue
 		}
+		// A worker that timed its last step left its end in the clock.
 		end := wk.clock.Now
-		if !shared || !end.After(began) {
+		if !end.After(began) {
 			end = wk.clock.Read()
 		}
 		if a.op == metrics.SelfRecorded {
@@ -602,7 +605,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		} else {
 			wk.h.Record(a.op, end.Sub(began))
 		}
-		observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
+		r.observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
 		if a.after != nil {
 			return a.after // counted, and then the client cannot go on
@@ -611,10 +614,10 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	return nil
 }
 
-// observe tells a worker that wants to know how an event ended.
-func observe(w workload.Worker, e workload.EventInfo) {
-	if o, ok := w.(workload.EventObserver); ok {
-		o.Observe(e)
+// observe tells a load that wants to know how an event of w ended.
+func (r *run) observe(w workload.Worker, e workload.EventInfo) {
+	if r.load.Observe != nil {
+		r.load.Observe(w, e)
 	}
 }
 
@@ -631,9 +634,9 @@ type attempt struct {
 
 // event runs one event with its retries.
 func (r *run) event(ctx context.Context, wk *worker) attempt {
-	id, h, conn, w := wk.id, wk.h, &wk.conn, &wk.w
+	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
-		op, err := (*w).Event(ctx, try > 1)
+		op, err := wk.w.Event(ctx, try > 1)
 		if err == nil {
 			return attempt{op: op, ok: true, tries: try}
 		}
@@ -643,37 +646,37 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 		if ae := (*workload.AfterEventError)(nil); errors.As(err, &ae) {
 			return attempt{op: op, ok: true, tries: try, after: &FatalError{Worker: id, Err: ae.Err}}
 		}
-		info := r.tg.Classify(err)
-		if info.Class == target.Canceled || ctx.Err() != nil {
+		info := r.src.Classify(err)
+		if info.Class == errclass.Canceled || ctx.Err() != nil {
 			return attempt{}
 		}
 		class := info.Class.String()
-		if info.Class == target.Fatal && r.ignored(info.Code) {
+		if info.Class == errclass.Fatal && r.ignored(info.Code) {
 			class = "ignored" // counted and gone on after, so not fatal
 		}
 		h.Error(class, info.Code)
 		switch info.Class {
-		case target.Reconnect:
+		case errclass.Reconnect:
 			if workload.Stop(ctx).Err() != nil {
 				// Past the time limit: the worker is done with it.
 				return attempt{}
 			}
 			h.Reconnect()
-			(*w).Close()
-			(*conn).Close()
-			*w, *conn = nil, nil
-			c, nw, err := r.connect(ctx, id, h, true)
+			wk.w.Close()
+			wk.sess.Close()
+			wk.w, wk.sess = nil, nil
+			nw, ns, err := r.connect(ctx, wk, true)
 			if err != nil {
 				if ctx.Err() != nil {
 					return attempt{}
 				}
 				return attempt{err: &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}}
 			}
-			*conn, *w = c, nw
-			wk.cl.setConn(c)
+			wk.w, wk.sess = nw, ns
+			wk.cl.setSession(ns)
 			return attempt{}
-		case target.Retryable:
-			rollback(ctx, *conn)
+		case errclass.Retryable:
+			wk.sess.Reset(ctx)
 			if workload.Stop(ctx).Err() != nil {
 				// Past the time limit no try starts, as in pgbench: the
 				// event ends neither committed nor failed.
@@ -686,7 +689,7 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 			r.tell(id, "ends the failed transaction", try, err)
 			return attempt{op: op, failed: true, code: info.Code, tries: try} // counted, not committed
 		default:
-			rollback(ctx, *conn)
+			wk.sess.Reset(ctx)
 			if r.ignored(info.Code) {
 				r.tell(id, "ends the transaction after an ignored error", try, err)
 				return attempt{op: op, failed: true, code: info.Code, tries: try}
@@ -709,24 +712,15 @@ func (r *run) tell(id int, what string, try int, err error) {
 	r.log.Warn(fmt.Sprintf("client %d %s (try %s): %v", id, what, tries, err))
 }
 
-func rollback(ctx context.Context, c target.Conn) {
-	_ = c.Exec(ctx, "ROLLBACK") // nothing to roll back is not a problem
-}
-
-// connect opens a connection and a worker on it, retrying for a while when
-// it is a reconnect.
-func (r *run) connect(ctx context.Context, id int, h *metrics.Handle, again bool) (target.Conn, workload.Worker, error) {
+// connect opens wk's session and worker, retrying for a while when it is
+// a reconnect.
+func (r *run) connect(ctx context.Context, wk *worker, again bool) (workload.Worker, workload.Session, error) {
 	deadline := time.Now().Add(r.cfg.ReconnectFor)
 	backoff := 50 * time.Millisecond
 	for {
-		c, err := r.tg.Connect(ctx)
+		w, sess, err := r.src.Open(ctx, wk.id, wk.h, wk.clock)
 		if err == nil {
-			w, werr := r.load.NewWorker(ctx, id, c, h)
-			if werr == nil {
-				return c, w, nil
-			}
-			c.Close()
-			err = werr
+			return w, sess, nil
 		}
 		if !again || ctx.Err() != nil || time.Now().After(deadline) {
 			return nil, nil, err

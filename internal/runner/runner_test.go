@@ -21,6 +21,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -53,7 +54,8 @@ func script(stmts func(n int64) []string) *workload.Load {
 	var n atomic.Int64
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}, {Name: "stmt", Kind: metrics.Write}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			conn, h := seat.Conn, seat.H
 			return &scriptWorker{conn: conn, h: h, stmts: stmts, n: &n}, nil
 		},
 	}
@@ -104,7 +106,7 @@ func TestEventLimitIsExact(t *testing.T) {
 	tg := counterTable(t, "")
 	c := cfg()
 	c.Threads, c.Events = 3, 500
-	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
@@ -152,7 +154,7 @@ func TestBusyIsRetriedAndCounted(t *testing.T) {
 	c := cfg()
 	c.Duration = 600 * time.Millisecond
 	c.MaxTries = 3
-	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
@@ -190,7 +192,7 @@ func TestVerboseErrorsTellEachTry(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	done := make(chan *runner.Outcome)
-	go func() { done <- runner.Run(context.Background(), c, tg, script(increment), nil, log) }()
+	go func() { done <- sqlclient.Run(context.Background(), c, tg, script(increment), nil, log) }()
 	time.Sleep(300 * time.Millisecond)
 	holder.Exec(context.Background(), "COMMIT")
 	out := <-done
@@ -214,7 +216,7 @@ func TestVerboseErrorsTellEachTry(t *testing.T) {
 	tg2, holder2 := lockedCounter(t)
 	defer holder2.Exec(context.Background(), "COMMIT")
 	c.Events, c.Duration = 0, 200*time.Millisecond
-	if out := runner.Run(context.Background(), c, tg2, script(increment), nil, log); out.Summary.Retries == 0 {
+	if out := sqlclient.Run(context.Background(), c, tg2, script(increment), nil, log); out.Summary.Retries == 0 {
 		t.Fatalf("no retries without VerboseErrors: %+v", out.Summary)
 	}
 	if strings.Contains(buf.String(), "repeats the transaction") {
@@ -233,7 +235,7 @@ func TestFatalErrorEndsRunAndKeepsPartialResult(t *testing.T) {
 	c := cfg()
 	c.Duration = 10 * time.Second
 	start := time.Now()
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
 	if time.Since(start) > 5*time.Second {
 		t.Fatal("a fatal error did not end the run")
 	}
@@ -256,7 +258,7 @@ func TestIgnoredErrorsAreCountedAndTheRunGoesOn(t *testing.T) {
 	c := cfg()
 	c.Events = 100
 	c.IgnoreErrors = []string{"all"}
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
@@ -278,7 +280,7 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	c := cfg()
 	c.Threads, c.Duration = 2, time.Minute
 	start := time.Now()
-	out := runner.Run(ctx, c, tg, script(increment), nil, quiet)
+	out := sqlclient.Run(ctx, c, tg, script(increment), nil, quiet)
 	// Far from the minute's limit, with room for a loaded machine and the
 	// race detector.
 	if took := time.Since(start); took > 3*time.Second {
@@ -298,7 +300,8 @@ func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 func slowIncrement(pause time.Duration) *workload.Load {
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			conn := seat.Conn
 			return &slowWorker{conn: conn, pause: pause}, nil
 		},
 	}
@@ -327,7 +330,7 @@ func TestTimeLimitLetsEventsUnderWayFinish(t *testing.T) {
 	// limit, and none after it.
 	c.Threads, c.Duration = 2, time.Second
 	start := time.Now()
-	out := runner.Run(context.Background(), c, tg, slowIncrement(400*time.Millisecond), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, slowIncrement(400*time.Millisecond), nil, quiet)
 	took := time.Since(start)
 	if out.Status != result.StatusOK || out.Err != nil {
 		t.Fatalf("status %s, err %v", out.Status, out.Err)
@@ -359,7 +362,7 @@ func TestTimeLimitBoundsTheWaitForEventsUnderWay(t *testing.T) {
 	c := cfg()
 	c.Duration = 500 * time.Millisecond
 	start := time.Now()
-	out := runner.Run(context.Background(), c, tg, slowIncrement(time.Minute), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, slowIncrement(time.Minute), nil, quiet)
 	took := time.Since(start)
 	if out.Status != result.StatusOK || out.Summary.Events != 0 || counterValue(t, tg) != "0" {
 		t.Fatalf("status %s, %d events, counter %s; want ok and the unfinished event cancelled", out.Status, out.Summary.Events, counterValue(t, tg))
@@ -376,7 +379,7 @@ func TestNoRetryAfterTheTimeLimit(t *testing.T) {
 	c := cfg()
 	c.Duration, c.MaxTries = 300*time.Millisecond, 1<<30
 	start := time.Now()
-	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
 	took := time.Since(start)
 	// Its tries failed before the limit (errors), but a transaction the
 	// limit cut short counts no retries, as in pgbench: only one that
@@ -397,7 +400,7 @@ func TestWarmupIsShownNotCounted(t *testing.T) {
 	var lines, warm int
 	var durations []float64
 	began := time.Now()
-	out := runner.Run(context.Background(), c, tg, script(increment), func(p result.Interval, _ int) {
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), func(p result.Interval, _ int) {
 		lines++
 		if p.Warmup {
 			warm++
@@ -437,7 +440,7 @@ func TestLongRunSeriesStaysBounded(t *testing.T) {
 	c := cfg()
 	c.Warmup, c.Duration, c.ReportInterval, c.MaxPoints = 100*time.Millisecond, 500*time.Millisecond, 10*time.Millisecond, 8
 	lines := 0
-	out := runner.Run(context.Background(), c, tg, script(increment), func(result.Interval, int) { lines++ }, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), func(result.Interval, int) { lines++ }, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatalf("status %s: %v", out.Status, out.Err)
 	}
@@ -473,7 +476,7 @@ func TestRateIsOpenLoop(t *testing.T) {
 	tg := counterTable(t, "")
 	c := cfg()
 	c.Threads, c.Rate, c.Duration = 2, 400, time.Second
-	out := runner.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
 	s := out.Summary
 	if s.EventsPerS < 300 || s.EventsPerS > 500 {
 		t.Fatalf("%.0f events/s at --rate 400", s.EventsPerS)
@@ -499,7 +502,7 @@ func TestCoordinatedOmissionIsVisible(t *testing.T) {
 	})
 	c := cfg()
 	c.Rate, c.Duration = 200, 3*time.Second
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
 	s := out.Summary
 	p99, _ := s.Latency.Get(99)
 	svc99, _ := s.Service.Get(99)
@@ -544,11 +547,11 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 	load.SyscallBound = true
 	var during atomic.Int64
 	inner := load.NewWorker
-	load.NewWorker = func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+	load.NewWorker = func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
 		during.Store(int64(runtime.GOMAXPROCS(0)))
-		return inner(ctx, id, conn, h)
+		return inner(ctx, seat)
 	}
-	out := runner.Run(context.Background(), c, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
 	if out.Status != result.StatusOK || out.Summary.Events != 60 {
 		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
 	}
@@ -571,7 +574,7 @@ func pausing(pause func(n int64) time.Duration) *workload.Load {
 	var n atomic.Int64
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
 			return workerFunc(func(ctx context.Context) error {
 				time.Sleep(pause(n.Add(1)))
 				return nil
@@ -589,7 +592,7 @@ func TestDrainJoinsTheLastPointsPercentiles(t *testing.T) {
 	c := cfg()
 	c.Duration = time.Second
 	start := time.Now()
-	out := runner.Run(context.Background(), c, tg, pausing(func(n int64) time.Duration {
+	out := sqlclient.Run(context.Background(), c, tg, pausing(func(n int64) time.Duration {
 		if time.Since(start) > 900*time.Millisecond {
 			return 300 * time.Millisecond // under way at the limit
 		}

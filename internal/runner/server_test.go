@@ -14,6 +14,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // TestServerGoneEndsTheRunInBoundedTime closes a database to new
@@ -59,7 +60,7 @@ func TestServerGoneEndsTheRunInBoundedTime(t *testing.T) {
 	})
 	cfg := runner.Config{Threads: 2, Duration: time.Minute, MaxTries: 1, Percentiles: []float64{50}, ReconnectFor: time.Second}
 	start := time.Now()
-	out := runner.Run(ctx, cfg, tg, script(func(int64) []string {
+	out := sqlclient.Run(ctx, cfg, tg, script(func(int64) []string {
 		return []string{"BEGIN", "UPDATE counter SET n = n + 1 WHERE id = 1", "COMMIT"}
 	}), nil, quiet)
 	if took := time.Since(start); took > 5*time.Second {

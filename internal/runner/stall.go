@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // abandonAfter is how long the run waits for its clients once their
@@ -17,7 +17,7 @@ import (
 const abandonAfter = 5 * time.Second
 
 // client is what the ticker knows of one worker: whether it is inside an
-// event, since when, and its connection, to name the statement it waits
+// event, since when, and its session, to name the statement it waits
 // for. The worker writes it at each event's start and end; the ticker
 // reads it.
 type client struct {
@@ -26,23 +26,23 @@ type client struct {
 	since atomic.Int64
 	done  atomic.Bool
 	mu    sync.Mutex
-	conn  target.Conn
+	sess  workload.Session
 }
 
 func (c *client) begin(since int64) { c.since.Store(since + 1) }
 
-// end marks the client between events; a non-nil conn is its connection
+// end marks the client between events; a non-nil sess is its session
 // from now on.
-func (c *client) end(conn target.Conn) {
+func (c *client) end(sess workload.Session) {
 	c.since.Store(0)
-	if conn != nil {
-		c.setConn(conn)
+	if sess != nil {
+		c.setSession(sess)
 	}
 }
 
-func (c *client) setConn(conn target.Conn) {
+func (c *client) setSession(sess workload.Session) {
 	c.mu.Lock()
-	c.conn = conn
+	c.sess = sess
 	c.mu.Unlock()
 }
 
@@ -54,12 +54,12 @@ func (c *client) finish() {
 // statement is the text of what the client's connection runs, if it says.
 func (c *client) statement() string {
 	c.mu.Lock()
-	conn := c.conn
+	sess := c.sess
 	c.mu.Unlock()
-	if r, ok := conn.(target.Reporter); ok {
-		return r.Current()
+	if sess == nil {
+		return ""
 	}
-	return ""
+	return sess.Waiting()
 }
 
 // since turns t into the run's clock for client.begin.

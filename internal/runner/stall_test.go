@@ -11,8 +11,8 @@ import (
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // stuckAfter is a load whose worker 0 waits for its context's end in its
@@ -20,7 +20,8 @@ import (
 func stuckAfter(deaf bool, release chan struct{}) *workload.Load {
 	return &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			id := seat.ID
 			n := 0
 			return workerFunc(func(ctx context.Context) error {
 				n++
@@ -46,7 +47,7 @@ func TestStalledClientFailsTheRun(t *testing.T) {
 	c.Threads, c.Duration, c.StallTimeout = 3, time.Minute, 300*time.Millisecond
 	c.ReportInterval = 50 * time.Millisecond
 	start := time.Now()
-	out := runner.Run(context.Background(), c, counterTable(t, ""), stuckAfter(false, nil), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, counterTable(t, ""), stuckAfter(false, nil), nil, quiet)
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("the run took %v with a stuck client", took)
 	}
@@ -70,7 +71,7 @@ func TestClientThatNeverReturnsIsNotOK(t *testing.T) {
 	c := cfg()
 	c.Threads, c.Duration = 2, 500*time.Millisecond
 	start := time.Now()
-	out := runner.Run(context.Background(), c, counterTable(t, ""), stuckAfter(true, release), nil, quiet)
+	out := sqlclient.Run(context.Background(), c, counterTable(t, ""), stuckAfter(true, release), nil, quiet)
 	if took := time.Since(start); took > 20*time.Second {
 		t.Fatalf("the run took %v", took)
 	}
@@ -93,7 +94,8 @@ func TestStalledClientNamesItsStatement(t *testing.T) {
 	c.ReportInterval = 50 * time.Millisecond
 	load := &workload.Load{
 		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			id, conn := seat.ID, seat.Conn
 			return workerFunc(func(ctx context.Context) error {
 				if id == 1 {
 					return conn.Exec(ctx, "SELECT pg_sleep(30)")
@@ -103,7 +105,7 @@ func TestStalledClientNamesItsStatement(t *testing.T) {
 		},
 	}
 	start := time.Now()
-	out := runner.Run(context.Background(), c, open(t, raw), load, nil, quiet)
+	out := sqlclient.Run(context.Background(), c, open(t, raw), load, nil, quiet)
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("the run took %v: the stuck statement was not cancelled", took)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dbmark/dbmark/internal/errclass"
 )
 
 // Target is one database endpoint. It is safe for concurrent use; the Conns
@@ -116,38 +118,19 @@ type Engine struct {
 	Driver   string            `json:"driver,omitempty"` // client library and mode
 }
 
-// Class is what to do about an error.
-type Class int
+// Class is what to do about an error (package errclass, which the runner
+// reads without knowing any engine).
+type Class = errclass.Class
 
 const (
-	// Fatal errors end the run unless ignored.
-	Fatal Class = iota
-	// Retryable errors (serialization failure, deadlock, lock wait timeout,
-	// SQLITE_BUSY) roll back and retry the transaction.
-	Retryable
-	// Reconnect errors mean the connection is lost: open a new one.
-	Reconnect
-	// Canceled means the run's context ended; it is not an error of the run.
-	Canceled
+	Fatal     = errclass.Fatal
+	Retryable = errclass.Retryable
+	Reconnect = errclass.Reconnect
+	Canceled  = errclass.Canceled
 )
 
-func (c Class) String() string {
-	switch c {
-	case Retryable:
-		return "retryable"
-	case Reconnect:
-		return "reconnect"
-	case Canceled:
-		return "canceled"
-	}
-	return "fatal"
-}
-
 // ErrorInfo is an error's class and its SQLSTATE or vendor code.
-type ErrorInfo struct {
-	Class Class
-	Code  string
-}
+type ErrorInfo = errclass.Info
 
 // Options are the target settings common to every engine, bound from flags.
 type Options struct {

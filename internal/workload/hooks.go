@@ -3,13 +3,9 @@ package workload
 import (
 	"context"
 	"errors"
-	"io"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/result"
 )
 
 // RunHints are settings a workload asks of the runner once its flags are
@@ -38,13 +34,6 @@ type AfterEventError struct{ Err error }
 func (e *AfterEventError) Error() string { return e.Err.Error() }
 func (e *AfterEventError) Unwrap() error { return e.Err }
 
-// RunAdjuster settles options that depend on each other after parsing
-// (pgbench's -t is per client while --events is a total) and returns the
-// runner settings the workload needs.
-type RunAdjuster interface {
-	AdjustRun(fs *pflag.FlagSet) (RunHints, error)
-}
-
 // EventStatus is how an event ended.
 type EventStatus int
 
@@ -66,12 +55,6 @@ type EventInfo struct {
 	// Intended is the scheduled start under --rate, else the actual start.
 	Intended   time.Time
 	Began, End time.Time
-}
-
-// EventObserver is a Worker told of each event's outcome (pgbench's
-// per-transaction logs, its late and skipped counts).
-type EventObserver interface {
-	Observe(e EventInfo)
 }
 
 // Clock carries the last time a worker read the clock, so the runner need
@@ -101,19 +84,7 @@ func (c *Clock) Read() time.Time {
 	return c.base.Add(time.Since(c.base))
 }
 
-// ClockSharer is a Worker that shares its clock reads through c.
-type ClockSharer interface {
-	ShareClock(c *Clock)
-}
-
-// Reporter adds a workload's own figures to the result before it is kept,
-// and its own lines after the summary.
-type Reporter interface {
-	Annotate(res *result.Result)
-	Report(w io.Writer, res *result.Result)
-}
-
-// ErrCheckFailed marks a Checker's finding that the data is inconsistent,
+// ErrCheckFailed marks a Check hook's finding that the data is inconsistent,
 // as opposed to a check that could not run.
 var ErrCheckFailed = errors.New("consistency check failed")
 
@@ -133,24 +104,4 @@ func Stop(ctx context.Context) context.Context {
 		return s
 	}
 	return ctx
-}
-
-// TargetFiller is a workload that takes its target the way its peer tool
-// does (pgbench's -h, -p, -U and a database name after the options).
-// Args takes the command's positional arguments, which commands refuse
-// for other workloads; FillTarget returns raw (--target, perhaps empty)
-// with what those say filled in.
-type TargetFiller interface {
-	Args(args []string) error
-	FillTarget(raw string) (string, error)
-}
-
-// LiveLiner is a workload whose live lines may take its peer tool's form
-// in place of dbmark's (pgbench's progress lines, when asked for by the
-// peer's option), written where the peer writes them: standard error.
-// at is the time of the line, stamped --progress-timestamp; "" means
-// dbmark's own line. The line is asked for on the ticker, after the
-// Load's Tick for the same interval.
-type LiveLiner interface {
-	LiveLine(p result.Interval, at time.Time, stamped bool) string
 }

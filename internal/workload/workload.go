@@ -1,7 +1,8 @@
-// Package workload defines what a benchmark does: a small required core
-// (its name and flags) and optional capabilities found by type assertion
-// (prepare, cleanup, the load the runner drives, a consistency check).
-// Workloads register themselves in a Registry from the command's wiring.
+// Package workload defines what a benchmark does. A workload declares
+// everything it is and can do in one Spec: its meta, its flags, the load
+// the runner drives and a Hooks struct of optional abilities (prepare,
+// cleanup, checks, its peer tool's ways). Workloads register a Spec
+// constructor in a Registry from the command's wiring.
 package workload
 
 import (
@@ -11,9 +12,11 @@ import (
 	"io"
 	"log/slog"
 	"sort"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
@@ -37,12 +40,91 @@ type Meta struct {
 	FailedRunCode int
 }
 
-// Workload is the required core.
-type Workload interface {
-	Meta() Meta
-	// Flags binds the workload's options into its own struct.
-	Flags(fs *pflag.FlagSet)
+// Spec is one workload: what it is, its options, the load it runs and
+// its optional abilities, declared in one literal. A registered
+// constructor returns a new Spec whose functions share one instance's
+// options, so a command binds Flags and then calls the rest.
+type Spec struct {
+	Meta Meta
+	// Flags binds the workload's options into its own state. Required.
+	Flags func(fs *pflag.FlagSet)
+	// Load builds what the runner drives; nil: the workload only prepares
+	// and cleans up.
+	Load func(ctx context.Context, env Env) (*Load, error)
+	// PrepareOptions names the options that change what Prepare builds
+	// (file I/O's --file-total-size, OLTP's --table-size): a sweep over
+	// one of them prepares each cell afresh instead of reusing the data.
+	PrepareOptions []string
+	// OwnTarget, when set, is where the load goes in place of a database
+	// (file I/O's directory): the command then takes no --target and no
+	// database option. The target describes the place (Inspect); the
+	// load's own Clients do the work.
+	OwnTarget func(ctx context.Context) (target.Target, error)
+	Hooks     Hooks
 }
+
+// Hooks are a workload's optional abilities: nil means it has not that
+// ability and the command does without.
+type Hooks struct {
+	// Inform writes what the options ask for in place of the command
+	// (pgbench's --show-script, -b list) and says whether it did; the
+	// command then ends there, connecting to nothing.
+	Inform func(w io.Writer) (bool, error)
+	// Args takes the command's positional arguments (pgbench's database
+	// name), which commands refuse for workloads without it.
+	Args func(args []string) error
+	// FillTarget returns raw (--target, perhaps empty) with what the
+	// peer's own options say of the server filled in (pgbench's -h, -p,
+	// -U and database name).
+	FillTarget func(raw string) (string, error)
+	// Validate checks the options before anything is touched.
+	Validate func(t target.Target) error
+	// Threads derives the thread count from the workload's own options
+	// (iibench's --inserters and --query-threads); set says whether
+	// --threads was given, and a conflicting one is an error.
+	Threads func(given int, set bool) (int, error)
+	// SelfLimited says the workload ends the run by itself (its workers
+	// return ErrWorkerDone, as iibench's inserters at --max-rows): no
+	// --time or --events is needed and the default --time does not apply.
+	SelfLimited func() bool
+	// AdjustRun settles options that depend on each other after parsing
+	// (pgbench's -t is per client while --events is a total) and returns
+	// the runner settings the workload needs.
+	AdjustRun func(fs *pflag.FlagSet) (RunHints, error)
+	// DefaultIgnoreErrors names the error codes ignored on an engine kind
+	// when the user gives no --ignore-errors, as sysbench's drivers do (its
+	// pgsql driver ignores unique violations).
+	DefaultIgnoreErrors func(kind string) []string
+	// Prepare creates and loads what the workload needs.
+	Prepare func(ctx context.Context, env Env) error
+	// Cleanup removes what Prepare made.
+	Cleanup func(ctx context.Context, env Env) error
+	// Prepared reports whether Prepare has been run (and what is wrong
+	// if not), so a run can refuse early or the embedded default prepare
+	// on first use.
+	Prepared func(ctx context.Context, env Env) error
+	// Check verifies the data's consistency after runs (pgbench's TPC-B
+	// balance invariants), for "dbmark check"; a finding wraps
+	// ErrCheckFailed.
+	Check func(ctx context.Context, env Env) error
+	// LiveLine is the peer tool's form of a live line (pgbench's progress
+	// lines under -P), written on standard error in place of dbmark's;
+	// "" keeps dbmark's. at is the line's time, stamped with
+	// --progress-timestamp. It is asked for on the ticker, after the
+	// Load's Tick for the same interval.
+	LiveLine func(p result.Interval, at time.Time, stamped bool) string
+	// Annotate adds the workload's own figures to the result before it
+	// is kept; Report writes its own lines after the summary.
+	Annotate func(res *result.Result)
+	Report   func(w io.Writer, res *result.Result)
+	// AnnotateSweep adds notes to a sweep's summary along one numeric
+	// axis: xs are the axis values in order, ys the headline's mean at
+	// each (file I/O marks where the rate falls to a new plateau).
+	AnnotateSweep func(axis string, xs, ys []float64) []string
+}
+
+// Runnable says whether the workload can be run (it has a Load).
+func (s Spec) Runnable() bool { return s.Load != nil }
 
 // Env is what a workload gets to work with.
 type Env struct {
@@ -58,96 +140,6 @@ type Env struct {
 	Stdout io.Writer
 	// Interactive says whether Progress is a terminal.
 	Interactive bool
-}
-
-// Informer is a workload whose options can ask for information in place
-// of the command (pgbench's --show-script, -b list). Inform writes it to w
-// and says whether it did; the command then ends there, connecting to
-// nothing.
-type Informer interface {
-	Inform(w io.Writer) (bool, error)
-}
-
-// Validator checks options before anything is touched.
-type Validator interface {
-	Validate(t target.Target) error
-}
-
-// Preparer creates and loads what the workload needs.
-type Preparer interface {
-	Prepare(ctx context.Context, env Env) error
-}
-
-// Cleaner removes what Prepare made.
-type Cleaner interface {
-	Cleanup(ctx context.Context, env Env) error
-}
-
-// PreparedChecker reports whether Prepare has been run (and with what
-// problem if not), so a run can refuse early with a clear message, or the
-// embedded default can prepare on first use.
-type PreparedChecker interface {
-	Prepared(ctx context.Context, env Env) error
-}
-
-// Loader builds the load the runner drives.
-type Loader interface {
-	Load(ctx context.Context, env Env) (*Load, error)
-}
-
-// Optioner reports every effective option, defaults included, for the result.
-type Optioner interface {
-	Options() map[string]string
-}
-
-// DefaultIgnorer names the error codes a workload ignores on an engine when
-// the user gives no --ignore-errors, as sysbench's drivers do (its pgsql
-// driver ignores unique violations, which concurrent DELETE/INSERT pairs
-// provoke under READ COMMITTED).
-type DefaultIgnorer interface {
-	DefaultIgnoreErrors(kind string) []string
-}
-
-// Checker verifies the data's consistency after runs (pgbench's TPC-B
-// balance invariants), for "dbmark check".
-type Checker interface {
-	Check(ctx context.Context, env Env) error
-}
-
-// PrepareOptions names the options that change what Prepare builds (file
-// I/O's --file-total-size, OLTP's --table-size). A sweep over one of them
-// prepares each cell afresh instead of reusing the prepared data.
-type PrepareOptions interface {
-	PrepareOptions() []string
-}
-
-// SweepAnnotator adds notes to a sweep's summary along one numeric axis:
-// xs are the axis values in order, ys the headline metric's mean at each
-// (file I/O marks the file sizes where the rate falls to a new plateau,
-// the cache tiers of a cloud volume).
-type SweepAnnotator interface {
-	AnnotateSweep(axis string, xs, ys []float64) []string
-}
-
-// TargetProvider is a workload whose load does not go to a database URL
-// but to a target of its own (file I/O's directory). The CLI uses it in
-// place of --target; its Conns are whatever the workload's workers expect.
-type TargetProvider interface {
-	OwnTarget(ctx context.Context) (target.Target, error)
-}
-
-// Threader derives the thread count from the workload's own options
-// (iibench's --inserters and --query-threads). set says whether --threads
-// was given; a conflicting one is an error.
-type Threader interface {
-	Threads(given int, set bool) (int, error)
-}
-
-// SelfLimiter reports that the workload ends the run by itself (its
-// workers return ErrWorkerDone, as iibench's inserters do at --max-rows),
-// so no --time or --events is needed and the default --time does not apply.
-type SelfLimiter interface {
-	SelfLimited() bool
 }
 
 // ErrWorkerDone is returned by Worker.Event when the worker has nothing
@@ -168,9 +160,17 @@ type Load struct {
 	// operation). A workload whose events are of several kinds, only some
 	// of which make its headline, names those.
 	LatencyOf []metrics.Op
-	// NewWorker sets up one worker on its own connection. It is called again
-	// with a new connection after a reconnect.
-	NewWorker func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (Worker, error)
+	// NewWorker sets up one worker on its own database connection
+	// (package sqlclient connects, rolls back and reconnects). It is
+	// called again with a new connection after a reconnect.
+	NewWorker func(ctx context.Context, s Seat) (Worker, error)
+	// Clients, for a load that needs no database (file I/O), opens its
+	// clients itself in place of NewWorker.
+	Clients Clients
+	// Observe, when set, is told on the worker's goroutine how each of
+	// w's events ended (pgbench's per-transaction logs, its late and
+	// skipped counts); w is what NewWorker returned.
+	Observe func(w Worker, e EventInfo)
 	// Close releases shared state after the run.
 	Close func(ctx context.Context) error
 	// WorkerRate, when set, gives each worker its own open-loop rate in
@@ -206,16 +206,49 @@ type Worker interface {
 	Close() error
 }
 
+// Seat is one client's place in a run, as NewWorker gets it.
+type Seat struct {
+	ID   int
+	Conn target.Conn
+	H    *metrics.Handle
+	// Clock is the client's clock, shared with the runner (see Clock).
+	Clock *Clock
+}
+
+// Clients opens a run's clients and says what their errors mean. Package
+// sqlclient opens them on a target's connections for the SQL workloads; a
+// workload that needs no database (file I/O) opens its own. The runner
+// knows no more of a client than this.
+type Clients interface {
+	// Open sets up client id: its worker and the session it runs on.
+	Open(ctx context.Context, id int, h *metrics.Handle, clock *Clock) (Worker, Session, error)
+	// Classify says what to do about an error a worker returned.
+	Classify(err error) errclass.Info
+}
+
+// Session is what a client's worker runs on (a database connection, a
+// set of open files), as the runner sees it.
+type Session interface {
+	// Reset ends what a failed try left open (a transaction) before the
+	// next try; an error doing so is not the run's.
+	Reset(ctx context.Context)
+	// Waiting names what the session is running, "" when it cannot say:
+	// the statement a stalled client waits for.
+	Waiting() string
+	// Close releases the session; it is safe to call twice.
+	Close() error
+}
+
 // Registry holds the known workloads.
 type Registry struct {
-	byName map[string]func() Workload
+	byName map[string]func() Spec
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{byName: map[string]func() Workload{}} }
+func NewRegistry() *Registry { return &Registry{byName: map[string]func() Spec{}} }
 
 // Register adds a workload constructor under its name.
-func (r *Registry) Register(name string, f func() Workload) {
+func (r *Registry) Register(name string, f func() Spec) {
 	if _, dup := r.byName[name]; dup {
 		panic(fmt.Sprintf("workload %q registered twice", name))
 	}
@@ -223,10 +256,10 @@ func (r *Registry) Register(name string, f func() Workload) {
 }
 
 // New returns a fresh instance of the named workload.
-func (r *Registry) New(name string) (Workload, bool) {
+func (r *Registry) New(name string) (Spec, bool) {
 	f, ok := r.byName[name]
 	if !ok {
-		return nil, false
+		return Spec{}, false
 	}
 	return f(), true
 }

@@ -14,10 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
-// Dir is fileio's target: a directory on a filesystem. Each worker's
-// connection is its own set of open files.
+// Dir is fileio's target: a directory on a filesystem, which Inspect
+// describes. It has no connections: each client of a run opens its own set
+// of files (Load's Clients).
 type Dir struct {
 	path string
 	opt  *Options
@@ -50,8 +52,14 @@ func (d *Dir) Classify(err error) target.ErrorInfo {
 	return target.ErrorInfo{Class: target.Fatal}
 }
 
-// Connect opens every test file with the run's flags.
-func (d *Dir) Connect(_ context.Context) (target.Conn, error) {
+// errNoSQL is what a directory answers where a database would run SQL.
+var errNoSQL = errors.New("a fileio directory has no database connection: it runs no SQL")
+
+// Connect is refused: a directory has no database connection.
+func (d *Dir) Connect(context.Context) (target.Conn, error) { return nil, errNoSQL }
+
+// open opens every test file with the run's flags.
+func (d *Dir) open() (*Files, error) {
 	c := &Files{fds: make([]int, 0, d.opt.FileNum)}
 	flags := openFlags(d.opt)
 	for i := 0; i < d.opt.FileNum; i++ {
@@ -301,25 +309,18 @@ func writableError(dir string, err error) error {
 	return fmt.Errorf("--dir %s: %w", dir, err)
 }
 
-// Files is one worker's set of open test files. It is a target.Conn so the
-// runner can hand it out, reconnect and close it; it runs no SQL.
+// Files is one client's set of open test files: its session.
 type Files struct {
 	fds []int
 }
 
-var errNoSQL = errors.New("a fileio directory runs no SQL")
+var _ workload.Session = (*Files)(nil)
 
-// Exec accepts the runner's ROLLBACK after an error: there is nothing to undo.
-func (c *Files) Exec(context.Context, string) error { return nil }
-func (c *Files) Prepare(context.Context, string) (target.Stmt, error) {
-	return nil, errNoSQL
-}
-func (c *Files) QueryRow(context.Context, string) (string, bool, error) {
-	return "", false, errNoSQL
-}
-func (c *Files) BulkInsert(context.Context, string, []string, target.RowSource) (int64, error) {
-	return 0, errNoSQL
-}
+// Reset has nothing to undo after a failed request.
+func (c *Files) Reset(context.Context) {}
+
+// Waiting has no statement to name.
+func (c *Files) Waiting() string { return "" }
 
 // Close closes the files; it is safe to call twice.
 func (c *Files) Close() error {

@@ -62,7 +62,22 @@ type Workload struct {
 
 // Register adds fileio to r.
 func Register(r *workload.Registry) {
-	r.Register(Name, func() workload.Workload { return New() })
+	r.Register(Name, func() workload.Spec { return New().Spec() })
+}
+
+// Spec declares the workload: file I/O runs on its own target, a
+// directory, with clients of its own.
+func (w *Workload) Spec() workload.Spec {
+	return workload.Spec{
+		Meta: w.Meta(), Flags: w.Flags, Load: w.Load, OwnTarget: w.OwnTarget,
+		// The options that change the prepared files: a sweep over them
+		// runs cleanup and prepare for each cell.
+		PrepareOptions: []string{"file-num", "file-total-size"},
+		Hooks: workload.Hooks{
+			Validate: w.Validate, Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared,
+			AnnotateSweep: w.AnnotateSweep,
+		},
+	}
 }
 
 // New returns the workload with sysbench's defaults.
@@ -212,22 +227,6 @@ func FileName(n int) string { return "test_file." + strconv.Itoa(n) }
 func writes(mode string) bool {
 	return mode == "seqwr" || mode == "seqrewr" || mode == "rndwr" || mode == "rndrw"
 }
-
-// Options reports every effective option for the result.
-func (w *Workload) Options() map[string]string {
-	o := &w.opt
-	return map[string]string{
-		"dir": o.Dir, "file-num": strconv.Itoa(o.FileNum), "file-total-size": FormatSize(int64(o.TotalSize)),
-		"block-size": FormatSize(int64(o.BlockSize)), "mode": o.Mode, "rw-ratio": strconv.FormatFloat(o.RWRatio, 'g', -1, 64),
-		"direct": strconv.FormatBool(o.Direct), "dsync": strconv.FormatBool(o.DSync), "sync": strconv.FormatBool(o.Sync),
-		"fsync-freq": strconv.Itoa(o.FsyncFreq), "fsync-all": strconv.FormatBool(o.FsyncAll), "fsync-end": strconv.FormatBool(o.FsyncEnd),
-		"fsync-mode": o.FsyncMode, "engine": o.Engine, "iodepth": strconv.Itoa(o.IODepth), "verify": strconv.FormatBool(o.Verify),
-	}
-}
-
-// PrepareOptions are the options that change the prepared files: a sweep
-// over them runs cleanup and prepare for each cell.
-func (w *Workload) PrepareOptions() []string { return []string{"file-num", "file-total-size"} }
 
 // OwnTarget is the directory: fileio needs no --target.
 func (w *Workload) OwnTarget(_ context.Context) (target.Target, error) {

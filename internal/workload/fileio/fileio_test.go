@@ -17,6 +17,7 @@ import (
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/fileio"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 // setup returns a workload on a fresh directory with small files, prepared.
@@ -60,7 +61,7 @@ func run(t *testing.T, w *fileio.Workload, env workload.Env, threads int, events
 		t.Fatal(err)
 	}
 	cfg := runner.Config{Threads: threads, Events: events, MaxTries: 1, Percentiles: []float64{50, 95}, Seed: env.Seed}
-	out := runner.Run(ctx, cfg, env.Target, load, nil, env.Logger)
+	out := sqlclient.Run(ctx, cfg, env.Target, load, nil, env.Logger)
 	counts := map[string]int64{}
 	for _, op := range out.Summary.Ops {
 		counts[op.Name] = op.Count
@@ -259,7 +260,7 @@ func TestRunRefusesOtherPreparedSizes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cleanup and prepare") {
 		t.Fatalf("err %v: want a refusal naming cleanup and prepare", err)
 	}
-	if got := w.PrepareOptions(); strings.Join(got, ",") != "file-num,file-total-size" {
+	if got := w.Spec().PrepareOptions; strings.Join(got, ",") != "file-num,file-total-size" {
 		t.Fatalf("PrepareOptions %v", got)
 	}
 }
@@ -329,7 +330,7 @@ func TestInterruptedRunEndsQuickly(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	out := runner.Run(ctx, runner.Config{Threads: 2, Duration: time.Minute, MaxTries: 1, Percentiles: []float64{50}}, env.Target, load, nil, env.Logger)
+	out := sqlclient.Run(ctx, runner.Config{Threads: 2, Duration: time.Minute, MaxTries: 1, Percentiles: []float64{50}}, env.Target, load, nil, env.Logger)
 	if out.Status != result.StatusInterrupted || out.Summary.Events == 0 {
 		t.Fatalf("status %s, %d events: want an interrupted run with its partial counts", out.Status, out.Summary.Events)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/metrics"
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -115,19 +115,40 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 		OpBytes:      []int64{0, int64(o.BlockSize), int64(o.BlockSize), 0},
 		SyscallBound: true,
 		Close:        closeLoad,
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			f, ok := conn.(*Files)
-			if !ok {
-				return nil, errors.New("fileio: the connection is not a set of files")
-			}
-			rng := rand.New(rand.NewPCG(env.Seed, uint64(id)))
-			if o.Engine == EngineIOUring {
-				return newUringWorker(s, f, h, rng)
-			}
-			return newSyncWorker(s, f, h, rng)
-		},
+		Clients:      &clients{dir: d, shared: s, seed: env.Seed},
 	}, nil
 }
+
+// clients opens each client's own files and its worker on them: file I/O
+// needs no database connection.
+type clients struct {
+	dir    *Dir
+	shared *shared
+	seed   uint64
+}
+
+var _ workload.Clients = (*clients)(nil)
+
+func (c *clients) Open(_ context.Context, id int, h *metrics.Handle, _ *workload.Clock) (workload.Worker, workload.Session, error) {
+	f, err := c.dir.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	rng := rand.New(rand.NewPCG(c.seed, uint64(id)))
+	var w workload.Worker
+	if c.shared.opt.Engine == EngineIOUring {
+		w, err = newUringWorker(c.shared, f, h, rng)
+	} else {
+		w, err = newSyncWorker(c.shared, f, h, rng)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return w, f, nil
+}
+
+func (c *clients) Classify(err error) errclass.Info { return c.dir.Classify(err) }
 
 func truncateAll(dir string, n int) error {
 	for i := 0; i < n; i++ {

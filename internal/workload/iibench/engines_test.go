@@ -19,6 +19,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/iibench"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -131,7 +132,7 @@ func (b *bench) run(t *testing.T, tg target.Target) (*runner.Outcome, *result.Re
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	out := runner.Run(ctx, cfg, tg, load, nil, quiet)
+	out := sqlclient.Run(ctx, cfg, tg, load, nil, quiet)
 	res := &result.Result{Status: out.Status, Summary: out.Summary, Series: out.Series, Run: result.RunOptions{Percentiles: cfg.Percentiles}}
 	load.Finish(ctx, res)
 	return out, res

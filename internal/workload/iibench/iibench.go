@@ -27,7 +27,16 @@ const (
 
 // Register adds iibench to r.
 func Register(r *workload.Registry) {
-	r.Register(Name, func() workload.Workload { return New() })
+	r.Register(Name, func() workload.Spec { return New().Spec() })
+}
+
+// Spec declares the workload: its inserters and query threads make the
+// thread count, and --max-rows ends the run.
+func (w *Workload) Spec() workload.Spec {
+	return workload.Spec{
+		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
+		Hooks: workload.Hooks{Validate: w.Validate, Threads: w.Threads, SelfLimited: w.SelfLimited, Cleanup: w.Cleanup},
+	}
 }
 
 // Index styles: the indexes of Tokutek's iiBench and of the newer insert

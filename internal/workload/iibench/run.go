@@ -154,11 +154,11 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		// The headline is rows inserted: the inserts' latency goes with it,
 		// not the query threads' (far more, far shorter).
 		LatencyOf: []metrics.Op{opInsertTrx},
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			if id < o.Inserters {
-				return s.newInserter(id, conn, h), nil
+		NewWorker: func(ctx context.Context, st workload.Seat) (workload.Worker, error) {
+			if st.ID < o.Inserters {
+				return s.newInserter(st.ID, st.Conn, st.H), nil
 			}
-			return s.newQuerier(id, conn, h), nil
+			return s.newQuerier(st.ID, st.Conn, st.H), nil
 		},
 		Close: func(context.Context) error {
 			s.stopSizer()

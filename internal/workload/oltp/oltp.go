@@ -42,7 +42,22 @@ var descriptions = map[string]string{
 // Register adds every OLTP test to r.
 func Register(r *workload.Registry) {
 	for _, n := range Names {
-		r.Register(n, func() workload.Workload { return New(n) })
+		r.Register(n, func() workload.Spec { return New(n).Spec() })
+	}
+}
+
+// Spec declares the test.
+func (w *Workload) Spec() workload.Spec {
+	return workload.Spec{
+		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
+		// What the tables are made of: a sweep over one of these
+		// prepares each cell's tables afresh.
+		PrepareOptions: []string{"tables", "table-size", "auto-inc", "secondary", "create-secondary",
+			"mysql-storage-engine", "create-table-options"},
+		Hooks: workload.Hooks{
+			Validate: w.Validate, DefaultIgnoreErrors: w.DefaultIgnoreErrors,
+			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared,
+		},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
+	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -127,7 +128,7 @@ func run(t *testing.T, name string, tg target.Target, env workload.Env, events i
 		t.Fatalf("load: %v", err)
 	}
 	cfg := runner.Config{Threads: 1, Events: events, MaxTries: 1, Percentiles: []float64{50}, Seed: seed}
-	out := runner.Run(context.Background(), cfg, rec, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), cfg, rec, load, nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatalf("%s: status %s: %v", name, out.Status, out.Err)
 	}
@@ -180,7 +181,7 @@ func TestOptionsChangeTheMix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := runner.Run(context.Background(), runner.Config{Threads: 1, Events: 10, MaxTries: 1, Percentiles: []float64{50}}, rec, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), runner.Config{Threads: 1, Events: 10, MaxTries: 1, Percentiles: []float64{50}}, rec, load, nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatal(out.Err)
 	}
@@ -254,7 +255,7 @@ func TestBulkInsertLoadsOneRowPerEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := runner.Run(context.Background(), runner.Config{Threads: 2, Events: 100_000, MaxTries: 1, Percentiles: []float64{50}}, tg, load, nil, quiet)
+	out := sqlclient.Run(context.Background(), runner.Config{Threads: 2, Events: 100_000, MaxTries: 1, Percentiles: []float64{50}}, tg, load, nil, quiet)
 	if out.Status != result.StatusOK {
 		t.Fatal(out.Err)
 	}

@@ -165,8 +165,8 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		mysql: env.Target.Kind() == "mysql"}
 	return &workload.Load{
 		Ops: ops,
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			return sh.newWorker(ctx, id, conn, h)
+		NewWorker: func(ctx context.Context, s workload.Seat) (workload.Worker, error) {
+			return sh.newWorker(ctx, s.ID, s.Conn, s.H)
 		},
 	}, nil
 }

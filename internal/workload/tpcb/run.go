@@ -280,10 +280,12 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	w.run = rs
 	return &workload.Load{
 		Ops: ops,
-		NewWorker: func(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (workload.Worker, error) {
-			return rs.newWorker(ctx, id, conn, h)
+		NewWorker: func(ctx context.Context, s workload.Seat) (workload.Worker, error) {
+			return rs.newWorker(ctx, s)
 		},
-		Tick: rs.tick,
+		// Every worker is one of rs's.
+		Observe: func(w workload.Worker, e workload.EventInfo) { w.(*worker).observe(e) },
+		Tick:    rs.tick,
 		Close: func(context.Context) error {
 			if rs.log != nil {
 				return rs.log.Close()
@@ -407,12 +409,14 @@ type worker struct {
 	st     *clientStats
 }
 
-func (rs *runState) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
+func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, error) {
+	id, conn, h := s.ID, s.Conn, s.H
 	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id]}
 	// Each client draws its script choices and log samples from streams
 	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
-	wk.rec.h, wk.rec.timed = h, rs.w.opt.ReportPerCommand
+	// The recorder shares its clock reads with the runner.
+	wk.rec.h, wk.rec.timed, wk.rec.clock = h, rs.w.opt.ReportPerCommand, s.Clock
 	n := 0
 	for _, e := range rs.scripts {
 		n = max(n, len(e.cmdOps))
@@ -482,10 +486,6 @@ func (r *recorder) flush() {
 		r.h.AddCounts(r.ops, r.ran)
 	}
 }
-
-// ShareClock shares the recorder's clock reads with the runner
-// (workload.ClockSharer).
-func (wk *worker) ShareClock(c *workload.Clock) { wk.rec.clock = c }
 
 // freshClock makes the next command read the clock itself: after a
 // failure (a retry must not count the rollback in its first command) or a
@@ -569,9 +569,9 @@ func (wk *worker) reconnect(ctx context.Context) error {
 	return nil
 }
 
-// Observe counts late, skipped, failed and retried transactions per
+// observe counts late, skipped, failed and retried transactions per
 // script and writes the -l log.
-func (wk *worker) Observe(e workload.EventInfo) {
+func (wk *worker) observe(e workload.EventInfo) {
 	if e.Status == workload.EventSkipped {
 		wk.cur = wk.pick() // pgbench chooses the script before it skips
 	} else {

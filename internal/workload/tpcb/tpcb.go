@@ -24,7 +24,21 @@ const Name = "tpcb"
 
 // Register adds the workload to r.
 func Register(r *workload.Registry) {
-	r.Register(Name, func() workload.Workload { return New() })
+	r.Register(Name, func() workload.Spec { return New().Spec() })
+}
+
+// Spec declares the workload with pgbench's ways: its positional database
+// name and -h/-p/-U, its information options, its progress lines and its
+// own report.
+func (w *Workload) Spec() workload.Spec {
+	return workload.Spec{
+		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
+		Hooks: workload.Hooks{
+			Inform: w.Inform, Args: w.Args, FillTarget: w.FillTarget, AdjustRun: w.AdjustRun,
+			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, Check: w.Check,
+			LiveLine: w.LiveLine, Annotate: w.Annotate, Report: w.Report,
+		},
+	}
 }
 
 // Options are pgbench's, with its defaults.

@@ -3,9 +3,7 @@ package tpcb_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/workload/workloadtest"
 )
 
 // testDB is the database these tests use on the servers, created here
@@ -58,60 +54,11 @@ func home(t *testing.T) string {
 // servers when the test environment is up.
 func engines(t *testing.T) map[string]string {
 	t.Helper()
-	out := map[string]string{"sqlite": "sqlite://" + filepath.Join(t.TempDir(), "tpcb.db")}
-	if raw := os.Getenv("DBMARK_TEST_POSTGRES"); raw != "" {
-		out["postgres"] = postgresDB(t, raw)
-	}
-	if raw := os.Getenv("DBMARK_TEST_MYSQL"); raw != "" {
-		out["mariadb"] = mariaDB(t, raw)
+	out := map[string]string{}
+	for _, e := range workloadtest.Engines(t, testDB) {
+		out[e.Name] = e.URL
 	}
 	return out
-}
-
-func withDB(raw, db string) string {
-	u, _ := url.Parse(raw)
-	u.Path = "/" + db
-	return u.String()
-}
-
-// postgresDB creates testDB on the PostgreSQL server if missing.
-func postgresDB(t *testing.T, raw string) string {
-	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, raw)
-	if err != nil {
-		t.Fatalf("connect to PostgreSQL: %v", err)
-	}
-	defer c.Close(ctx)
-	var n int
-	if err := c.QueryRow(ctx, "select count(*) from pg_database where datname = $1", testDB).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n == 0 {
-		if _, err := c.Exec(ctx, "create database "+testDB); err != nil && !strings.Contains(err.Error(), "already exists") {
-			t.Fatal(err)
-		}
-	}
-	return withDB(raw, testDB)
-}
-
-// mariaDB creates testDB on the MariaDB server if missing.
-func mariaDB(t *testing.T, raw string) string {
-	t.Helper()
-	u, _ := url.Parse(raw)
-	cfg := mysql.NewConfig()
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr = "tcp", u.Host
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("create database if not exists " + testDB); err != nil {
-		t.Fatalf("create database on MariaDB: %v", err)
-	}
-	return withDB(raw, testDB)
 }
 
 func readResult(t *testing.T, path string) *result.Result {
@@ -440,7 +387,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatalf("exit %d", o.code)
 	}
 	if raw := os.Getenv("DBMARK_TEST_MYSQL"); raw != "" {
-		o := dbmark(t, "prepare", "tpcb", "--target", mariaDB(t, raw), "--tablespace", "fast", "-s", "1")
+		o := dbmark(t, "prepare", "tpcb", "--target", workloadtest.MariaDB(t, raw, testDB), "--tablespace", "fast", "-s", "1")
 		oneLineError(t, o, `--tablespace "fast": tablespaces are PostgreSQL's; on MariaDB and MySQL leave it out`)
 	}
 }

@@ -1,0 +1,90 @@
+// Package sqlclient opens a run's clients on a database target for the
+// SQL workloads: each client is a connection of its own with a worker on
+// it. It owns what the runner must not know: connecting, the ROLLBACK that
+// ends a failed try, and what the engine's errors mean.
+package sqlclient
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/errclass"
+	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload"
+)
+
+// Clients opens clients on a target, each with a worker from NewWorker.
+type Clients struct {
+	tg        target.Target
+	newWorker func(ctx context.Context, s workload.Seat) (workload.Worker, error)
+}
+
+var _ workload.Clients = (*Clients)(nil)
+
+// New returns the clients of load on tg. load must have a NewWorker.
+func New(tg target.Target, load *workload.Load) (*Clients, error) {
+	if load.NewWorker == nil {
+		return nil, fmt.Errorf("the load has no worker to run on a database connection")
+	}
+	return &Clients{tg: tg, newWorker: load.NewWorker}, nil
+}
+
+// Open connects client id and sets up its worker on the connection.
+func (c *Clients) Open(ctx context.Context, id int, h *metrics.Handle, clock *workload.Clock) (workload.Worker, workload.Session, error) {
+	conn, err := c.tg.Connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := c.newWorker(ctx, workload.Seat{ID: id, Conn: conn, H: h, Clock: clock})
+	if err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return w, session{conn}, nil
+}
+
+// Classify is the engine's own classification.
+func (c *Clients) Classify(err error) errclass.Info { return c.tg.Classify(err) }
+
+// session is a client's connection as the runner sees it.
+type session struct{ conn target.Conn }
+
+var _ workload.Session = session{}
+
+// Reset rolls back what a failed try left open; with nothing to roll
+// back the engines return an error or a warning, neither of which matters.
+func (s session) Reset(ctx context.Context) { _ = s.conn.Exec(ctx, "ROLLBACK") }
+
+// Waiting is the statement the connection runs, where the engine says.
+func (s session) Waiting() string {
+	if r, ok := s.conn.(target.Reporter); ok {
+		return r.Current()
+	}
+	return ""
+}
+
+func (s session) Close() error { return s.conn.Close() }
+
+// For returns the clients of load: its own where it opens them itself
+// (file I/O), else clients on tg's connections.
+func For(tg target.Target, load *workload.Load) (workload.Clients, error) {
+	if load.Clients != nil {
+		return load.Clients, nil
+	}
+	return New(tg, load)
+}
+
+// Run drives load on tg (runner.Run with the clients For gives).
+func Run(ctx context.Context, cfg runner.Config, tg target.Target, load *workload.Load, sink runner.Sink, log *slog.Logger) *runner.Outcome {
+	src, err := For(tg, load)
+	if err != nil {
+		now := time.Now()
+		return &runner.Outcome{Status: result.StatusFailed, Err: err, StartedAt: now, EndedAt: now}
+	}
+	return runner.Run(ctx, cfg, src, load, sink, log)
+}
