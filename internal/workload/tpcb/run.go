@@ -424,8 +424,7 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	wk.rec.ran = make([]int64, n)
 	var c target.Conn = conn
 	if rs.w.opt.Connect {
-		wk.swap = &swapConn{Conn: conn}
-		c = wk.swap
+		wk.swap, c = newSwapConn(conn)
 	}
 	var err error
 	if wk.client, err = script.NewClient(rs.shared, id, c, rs.dialect); err != nil {
@@ -565,6 +564,7 @@ func (wk *worker) reconnect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	wk.client.Forget() // its statements go with the old connection
 	wk.swap.set(c)
 	return nil
 }

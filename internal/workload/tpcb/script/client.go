@@ -256,6 +256,15 @@ func (c *Client) Close() error {
 	return errors.Join(errs...)
 }
 
+// Forget drops the client's statements without closing them: they go
+// with the connection they were prepared on when -C replaces it, and each
+// is prepared again on the new one when first run.
+func (c *Client) Forget() {
+	for _, cs := range c.byScr {
+		clear(cs.stmts)
+	}
+}
+
 // script returns the client's state for s, binding its variables.
 func (c *Client) script(s *Script) *clientScript {
 	if c.last != nil && c.last.s == s {
