@@ -21,7 +21,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +29,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/pressly/goose/v3"
+
+	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
 //go:embed migrations
@@ -210,41 +211,15 @@ func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, dir string, 
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(dialect, s.w, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
-		goose.WithTableName("site_goose_version"))
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if current >= target {
-		return nil // a newer server may have migrated further; migrations only add
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate schema from version %d to %d: %w", current, target, err)
-	}
-	return nil
+	return sqldb.Migrate(ctx, s.w, dialect, fsys, "site_goose_version", logger)
 }
 
-// q turns the ? placeholders the queries are written with into $n for
-// PostgreSQL. No query holds a literal '?'.
+// q writes query's ? placeholders in the backend's own form.
 func (s *Store) q(query string) string {
 	if !s.pg {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for _, c := range query {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return sqldb.Rebind(query)
 }
 
 func redactURL(s string) string {

@@ -1,7 +1,4 @@
-// Package migrate brings a results database's schema up to date with goose.
-// Both backends call it with their own dialect and migration files, so the
-// way migrations run and are logged is the same for both.
-package migrate
+package sqldb
 
 import (
 	"context"
@@ -14,17 +11,23 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// Up applies the pending migrations in fsys (goose's NNNNN_name.sql files at
-// its root). The caller serialises calls across processes: goose reads the
-// versions applied and then applies the rest, and two processes doing that
-// at once would both apply them. A nil logger discards.
-func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logger *slog.Logger) error {
+// Migrate applies the pending migrations in fsys (goose's NNNNN_name.sql
+// files at its root), recording the versions in table (goose's own
+// goose_db_version when empty). The caller serialises calls across
+// processes: goose reads the versions applied and then applies the rest,
+// and two processes doing that at once would both apply them. A nil
+// logger discards.
+func Migrate(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, table string, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	// The global registry holds Go migrations registered by init functions;
-	// this schema has none, and must not pick up another package's.
-	p, err := goose.NewProvider(dialect, db, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger))
+	// these schemas have none, and must not pick up another package's.
+	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger)}
+	if table != "" {
+		opts = append(opts, goose.WithTableName(table))
+	}
+	p, err := goose.NewProvider(dialect, db, fsys, opts...)
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
@@ -33,9 +36,9 @@ func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logg
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if current > target {
-		// A newer dbmark migrated this store. Migrations only add, so an
-		// older binary can still read and write what it knows.
-		logger.WarnContext(ctx, "results store schema is newer than this dbmark", "schema_version", current, "known_version", target)
+		// A newer dbmark migrated this database. Migrations only add, so
+		// an older binary can still read and write what it knows.
+		logger.WarnContext(ctx, "database schema is newer than this dbmark", "schema_version", current, "known_version", target)
 		return nil
 	}
 	if current == target {
@@ -44,7 +47,7 @@ func Up(ctx context.Context, db *sql.DB, dialect goose.Dialect, fsys fs.FS, logg
 	results, err := p.Up(ctx)
 	for _, r := range results {
 		if r.Error == nil {
-			logger.DebugContext(ctx, "results store schema migrated", "version", r.Source.Version, "file", path.Base(r.Source.Path), "duration", r.Duration)
+			logger.DebugContext(ctx, "database schema migrated", "version", r.Source.Version, "file", path.Base(r.Source.Path), "duration", r.Duration)
 		}
 	}
 	if err != nil {
