@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/compare"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
@@ -63,13 +65,22 @@ type Comparison struct {
 	// Ratios are each headline over the first's, turned so that above 1
 	// is better.
 	Ratios []float64 `json:"ratios"`
-	// Differing are the facets and work options whose values differ.
+	// Differing are the fields of the results' best runs whose values
+	// differ: what changes the work first, then the machine, the engine
+	// and dbmark (compare.Diff, as dbmark compare shows them).
 	Differing []Difference `json:"differing"`
+	// NotComparable says why the headlines cannot be set side by side
+	// (different workloads, open- and closed-loop runs); empty when they
+	// can.
+	NotComparable []string `json:"not_comparable"`
+	// Notes say what was left out of Differing and why.
+	Notes []string `json:"notes"`
 }
 
-// Difference is one property and its value in each compared entry.
+// Difference is one field and its value in each compared entry.
 type Difference struct {
-	Name   string   `json:"name"`
+	Group  string   `json:"group"` // work, machine, engine or dbmark
+	Name   string   `json:"name"`  // the field's path in the result document
 	Values []string `json:"values"`
 }
 
@@ -261,47 +272,22 @@ func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Su
 	return es, subs, nil
 }
 
+// comparison sets the entries side by side: their headlines' ratios to
+// the first's, and what differed between their best runs.
 func comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
-	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}}
-	for _, e := range es {
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}}
+	runs := make([]*result.Result, len(es))
+	for i, e := range es {
 		c.Results = append(c.Results, sum(e))
 		c.Ratios = append(c.Ratios, ratio(e.Better, e.Headline, es[0].Headline))
+		runs[i] = subs[i].Primary()
 	}
-	props := make([]map[string]string, len(es))
-	var names []string
-	seen := map[string]bool{}
-	for i, e := range es {
-		props[i] = map[string]string{}
-		add := func(k, v string) {
-			props[i][k] = v
-			if !seen[k] {
-				seen[k] = true
-				names = append(names, k)
-			}
-		}
-		for _, f := range sitestore.Facets {
-			add(f.Label, e.Facets[f.Key])
-		}
-		for _, o := range WorkOptions(subs[i].Primary()) {
-			add("option "+o[0], o[1])
-		}
-		if t := subs[i].Primary().Target.EngineFacts; t != nil {
-			for k, nd := range t.NonDefault {
-				add("setting "+k, nd.Value)
-			}
-		}
+	d := compare.Diff(runs...)
+	for _, ch := range d.Changes {
+		c.Differing = append(c.Differing, Difference{Group: ch.Group, Name: ch.Field, Values: ch.Values})
 	}
-	for _, k := range names {
-		vals := make([]string, len(es))
-		same := true
-		for i := range es {
-			vals[i] = props[i][k]
-			same = same && vals[i] == vals[0]
-		}
-		if !same {
-			c.Differing = append(c.Differing, Difference{Name: k, Values: vals})
-		}
-	}
+	c.NotComparable = append(c.NotComparable, d.NotComparable...)
+	c.Notes = append(c.Notes, d.Notes...)
 	return c
 }
 

@@ -478,7 +478,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		page
 		IDs, Error string
 		Cols       []compareCol
-		Differing  []Difference
+		Comparison Comparison
 	}{page: page{Title: "Compare"}, IDs: ids}
 	es, subs, err := s.compareEntries(r, ids)
 	if err != nil {
@@ -498,7 +498,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 			Ratio: num(c.Ratios[i]), Significance: significance(subs[0], subs[i], i)})
 		runs = append(runs, subs[i].Primary())
 	}
-	v.Differing = c.Differing
+	v.Comparison = c
 	if v.Charts, v.Data, err = s.chartsOf(runs); err != nil {
 		s.pageFailed(w, r, err)
 		return
