@@ -243,8 +243,9 @@ func (s *Server) apiGet(w http.ResponseWriter, r *http.Request) {
 // maxCompare is how many results one comparison takes.
 const maxCompare = 12
 
-// compare loads the entries named by ids (comma-separated).
-func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Submission, error) {
+// compare loads the entries named by ids (comma-separated), each with get:
+// visible for the API, visiblePage for pages.
+func (s *Server) compare(r *http.Request, ids string, get func(*http.Request, string) (*sitestore.Entry, *Submission, error)) ([]*sitestore.Entry, []*Submission, error) {
 	var es []*sitestore.Entry
 	var subs []*Submission
 	seen := map[string]bool{}
@@ -257,7 +258,7 @@ func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Su
 		if len(es) == maxCompare {
 			return nil, nil, bad("ids", "at most %d results", maxCompare)
 		}
-		e, sub, err := s.visible(r, id)
+		e, sub, err := get(r, id)
 		if errors.Is(err, sitestore.ErrNotFound) {
 			return nil, nil, &Error{Status: http.StatusNotFound, Field: "ids", Msg: fmt.Sprintf("no result %q", id)}
 		}
@@ -303,7 +304,7 @@ func ratio(better string, v, base float64) float64 {
 }
 
 func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
-	es, subs, err := s.compare(r, r.URL.Query().Get("ids"))
+	es, subs, err := s.compare(r, r.URL.Query().Get("ids"), s.visible)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
