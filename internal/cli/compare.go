@@ -47,14 +47,16 @@ Two sweeps are compared cell by cell.`,
 					return fmt.Errorf("%s and %s have no cell in common to compare (give cells of the same options, or two runs)", args[0], args[1])
 				}
 				fmt.Fprintf(a.Stdout, "A: %s\nB: %s\n", sa.label, sb.label)
+				first := pairs[0]
+				diff := compare.Diff(first.a[0], first.b[0])
+				compare.WriteNotComparable(a.Stdout, diff)
 				for _, p := range pairs {
 					if p.title != "" {
 						fmt.Fprintf(a.Stdout, "\n%s\n", p.title)
 					}
 					compare.Write(a.Stdout, compare.Of(p.a, p.b))
 				}
-				first := pairs[0]
-				compare.WriteDiff(a.Stdout, compare.Diff(first.a[0], first.b[0]))
+				compare.WriteDiff(a.Stdout, diff)
 				return nil
 			})
 		},

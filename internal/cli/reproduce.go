@@ -18,16 +18,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmark/dbmark/internal/redact"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/store"
 )
-
-// notReproduced are the options of a published run that say nothing about
-// the work, or belong to the machine that ran it.
-var notReproduced = map[string]bool{
-	"help": true, "json": true, "no-store": true, "cpu-profile": true, "mem-profile": true, "quiet": true,
-	"verbose": true, "verbosity": true, "probe-root": true, "store": true, "target": true, "show": true,
-}
 
 func (a *App) reproduceCmd() *cobra.Command {
 	var targetURL string
@@ -170,7 +164,7 @@ func (a *App) reproduceArgs(workload string, opts map[string]string) ([]string, 
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		f := fs.Lookup(k)
 		v := opts[k]
-		if f == nil || notReproduced[k] || v == f.DefValue {
+		if f == nil || result.ClassOf(k) == result.OutputOption || v == f.DefValue {
 			continue
 		}
 		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {

@@ -659,13 +659,10 @@ func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs
 	bi := buildinfo.Get()
 	opts := map[string]string{}
 	fs.VisitAll(func(fl *pflag.Flag) {
-		switch fl.Name {
-		case "target", "store", "json": // where, not what: kept elsewhere, redacted
+		switch {
+		case result.ClassOf(fl.Name) == result.OutputOption: // how dbmark was asked and where it wrote, not the run
 			return
-		case "help", "no-store", "quiet", "verbose", "verbosity", "progress-timestamp", "histogram", "cpu-profile", "mem-profile", "probe-root":
-			// how dbmark was asked and where it looked, not the work
-			return
-		case "num-threads", "max-time", "max-requests":
+		case fl.Name == "num-threads", fl.Name == "max-time", fl.Name == "max-requests":
 			return // spellings of threads, time and events, recorded under those names
 		}
 		opts[fl.Name] = fl.Value.String()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -209,42 +210,167 @@ func Write(w io.Writer, rep Report) {
 	tw.Flush()
 }
 
-// Change is one field that differs.
-type Change struct{ Field, A, B string }
+// Groups of what differed, in the order they are shown: what changes the
+// work (the workload, its options, the run's limits), then the machine,
+// then the engine, then dbmark itself.
+const (
+	GroupWork    = "work"
+	GroupMachine = "machine"
+	GroupEngine  = "engine"
+	GroupDbmark  = "dbmark"
+)
 
-// Diff lists what differs between two runs in what was run, where and
-// with what: the workload and its options, the runner's options, the
-// target (engine, version, settings) and the machine. Documents are
-// flattened generically, so fields added to them later are diffed too.
-func Diff(a, b *result.Result) []Change {
-	fa, fb := flatten(setup(a)), flatten(setup(b))
+var groupOrder = map[string]int{GroupWork: 0, GroupMachine: 1, GroupEngine: 2, GroupDbmark: 3}
+
+// Change is one field whose values differ among the results compared.
+type Change struct {
+	Group  string   `json:"group"`
+	Field  string   `json:"field"`  // the field's path in the result document
+	Values []string `json:"values"` // one per result, in order; "(none)" where it has none, "(n/a)" where it means nothing
+}
+
+// Differences is what differed in what was run, where and with what.
+type Differences struct {
+	Changes []Change // by group, then field
+	// NotComparable says why the results' figures cannot be set side by
+	// side (different workloads, open- and closed-loop runs); empty when
+	// they can.
+	NotComparable []string
+	// Notes say what was left out of Changes and why.
+	Notes []string
+}
+
+// The values shown for a result that has no such field, and for one on
+// whose engine the option means nothing.
+const (
+	none          = "(none)"
+	notApplicable = "(n/a)"
+)
+
+// Diff lists what differs among runs (two or more) in what was run, where
+// and with what: the workload and its options, the runner's options, the
+// machine, the target (engine, version, settings) and dbmark. Documents
+// are flattened generically, so fields added to them later are diffed too.
+// Left out: facts measured at the moment of the run (free space, probe
+// times), options that only say how dbmark was asked or where it wrote
+// (result.OutputOption), an option on an engine that does not read it, and
+// engine settings between different engines (their names are not the
+// same vocabulary).
+func Diff(runs ...*result.Result) Differences {
+	var d Differences
+	flat := make([]map[string]string, len(runs))
 	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
+	kinds := map[string]bool{}
+	for i, r := range runs {
+		flat[i] = flatten(setup(r))
+		for k := range flat[i] {
+			keys[k] = true
+		}
+		kinds[r.Target.Kind] = true
 	}
-	for k := range fb {
-		keys[k] = true
+	acrossEngines := len(kinds) > 1
+	if acrossEngines {
+		d.Notes = append(d.Notes, fmt.Sprintf("engine settings are not compared across engines (%s)", strings.Join(slices.Sorted(maps.Keys(kinds)), ", ")))
 	}
-	var out []Change
 	for k := range keys {
-		if measured(k) {
+		group, ok := groupOf(k, acrossEngines)
+		if !ok {
 			continue
 		}
-		va, okA := fa[k]
-		vb, okB := fb[k]
-		if va == vb && okA == okB {
-			continue
+		vals := make([]string, len(runs))
+		var first string
+		applies, same := 0, true
+		for i, r := range runs {
+			v, has := flat[i][k]
+			if !has {
+				v = none
+			}
+			if opt, isOpt := strings.CutPrefix(k, "workload.options."); isOpt && !result.AppliesTo(opt, r.Target.Kind) {
+				vals[i] = notApplicable
+				continue
+			}
+			vals[i] = v
+			if applies == 0 {
+				first = v
+			}
+			applies++
+			same = same && v == first
 		}
-		if !okA {
-			va = "(none)"
+		if !same {
+			d.Changes = append(d.Changes, Change{Group: group, Field: k, Values: vals})
 		}
-		if !okB {
-			vb = "(none)"
-		}
-		out = append(out, Change{k, va, vb})
 	}
-	slices.SortFunc(out, func(x, y Change) int { return strings.Compare(x.Field, y.Field) })
-	return out
+	slices.SortFunc(d.Changes, func(x, y Change) int {
+		if c := groupOrder[x.Group] - groupOrder[y.Group]; c != 0 {
+			return c
+		}
+		return strings.Compare(x.Field, y.Field)
+	})
+	d.NotComparable = notComparable(runs)
+	return d
+}
+
+// groupOf says where field k of a flattened setup is shown, or that it is
+// not a difference at all.
+func groupOf(k string, acrossEngines bool) (string, bool) {
+	if measured(k) {
+		return "", false
+	}
+	top, rest, _ := strings.Cut(k, ".")
+	switch top {
+	case "workload":
+		if opt, ok := strings.CutPrefix(rest, "options."); ok {
+			if result.ClassOf(opt) == result.OutputOption || notCompared[opt] {
+				return "", false
+			}
+		}
+		return GroupWork, true
+	case "run":
+		return GroupWork, true
+	case "environment":
+		return GroupMachine, true
+	case "target":
+		if acrossEngines {
+			section, _, _ := strings.Cut(rest, ".")
+			if section == "settings" || section == "non_default" || section == "sizes" {
+				return "", false
+			}
+		}
+		return GroupEngine, true
+	}
+	return GroupDbmark, true
+}
+
+// notCompared are options left out of the differences: those the run
+// section records as the runner applied them (run.threads,
+// run.duration_s...), where the option would be the same fact again; and
+// the seed, which a run picks afresh unless told, so that it differs
+// between any two.
+var notCompared = map[string]bool{
+	"threads": true, "time": true, "warmup": true, "events": true, "rate": true, "report-interval": true,
+	"max-tries": true, "percentiles": true, "ignore-errors": true, "seed": true,
+}
+
+// notComparable says why runs cannot be set side by side, if they cannot.
+func notComparable(runs []*result.Result) []string {
+	var why []string
+	names := map[string]bool{}
+	var open, closed int
+	for _, r := range runs {
+		names[r.Workload.Name] = true
+		if r.Run.Rate > 0 {
+			open++
+		} else {
+			closed++
+		}
+	}
+	if len(names) > 1 {
+		why = append(why, fmt.Sprintf("different workloads (%s): they do different work, so their figures are not the same measure", strings.Join(slices.Sorted(maps.Keys(names)), ", ")))
+	}
+	if open > 0 && closed > 0 {
+		why = append(why, "open-loop (--rate) and closed-loop runs: an open-loop run's throughput is held to its rate and its latency counts from each event's scheduled start")
+	}
+	return why
 }
 
 // setup is the part of a run that says what the comparison is of.
@@ -303,13 +429,13 @@ func objects(xs []any) bool {
 	return len(xs) > 0
 }
 
-// measuredFields are facts read at the moment of the run (free space, the
-// cost of a clock read, how long the probe took, the database's size, the
-// current CPU frequency): they differ between any two runs and say nothing
+// measuredFields are facts read at the moment of the run (free and used
+// space, the cost of a clock read, how long the probe took, the database's
+// size, the current CPU frequency, a RAID resync's progress): they differ between any two runs and say nothing
 // about what was compared.
 var measuredFields = map[string]bool{
-	"clock_read_ns": true, "probe_ms": true, "free_bytes": true, "data_bytes": true,
-	"cpu_mhz": true, "swap_used_bytes": true,
+	"clock_read_ns": true, "probe_ms": true, "free_bytes": true, "used_bytes": true, "data_bytes": true,
+	"cpu_mhz": true, "swap_used_bytes": true, "sync_done": true,
 }
 
 func measured(key string) bool {
@@ -324,16 +450,32 @@ func join(prefix, k string) string {
 	return prefix + "." + k
 }
 
-// WriteDiff prints the differences, or says there are none.
-func WriteDiff(w io.Writer, cs []Change) {
-	if len(cs) == 0 {
+// WriteNotComparable prints why the runs are not comparable, if they are
+// not: before their figures, which it qualifies.
+func WriteNotComparable(w io.Writer, d Differences) {
+	for _, why := range d.NotComparable {
+		fmt.Fprintf(w, "not comparable: %s\n", why)
+	}
+}
+
+// WriteDiff prints what differed, by group, or says nothing did.
+func WriteDiff(w io.Writer, d Differences) {
+	if len(d.Changes) == 0 {
 		fmt.Fprintln(w, "\nno difference in workload, options, target or machine")
-		return
+	} else {
+		fmt.Fprintln(w, "\nwhat differed:")
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		group := ""
+		for _, c := range d.Changes {
+			if c.Group != group {
+				group = c.Group
+				fmt.Fprintf(tw, "  %s\n", group)
+			}
+			fmt.Fprintf(tw, "    %s\t%s\n", c.Field, strings.Join(c.Values, "\t->\t"))
+		}
+		tw.Flush()
 	}
-	fmt.Fprintln(w, "\nwhat differed:")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, c := range cs {
-		fmt.Fprintf(tw, "  %s\t%s\t->\t%s\n", c.Field, c.A, c.B)
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "(%s)\n", n)
 	}
-	tw.Flush()
 }

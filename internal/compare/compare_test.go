@@ -2,7 +2,12 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,36 +102,148 @@ func TestOneRunEachUsesTheSeries(t *testing.T) {
 
 func TestDiff(t *testing.T) {
 	a, b := run(1, 1), run(1, 1)
-	if d := Diff(a, b); len(d) != 0 {
+	if d := Diff(a, b); len(d.Changes) != 0 || len(d.NotComparable) != 0 {
 		t.Fatalf("identical runs differ: %+v", d)
 	}
-	b.Workload.Options["threads"] = "16"
+	b.Run.Threads = 16
 	b.Target.Version = "3.47"
 	b.Target.Settings["synchronous"] = "off"
 	b.Environment.CPUs = 4
 	// What was measured at the moment of the run is not part of the setup.
 	b.Environment.ClockNowNS = a.Environment.ClockNowNS + 3
-	a.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 210, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 100, Options: []string{"noatime"}}}}
-	b.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 250, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 90, Options: []string{"noatime", "nobarrier"}}}}
+	a.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 210, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 100, UsedBytes: 5, Options: []string{"noatime"}}}}
+	b.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 250, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 90, UsedBytes: 15, Options: []string{"noatime", "nobarrier"}}}}
+	// Where the output went is not part of it either.
+	a.Workload.Options["format"], b.Workload.Options["format"] = "text", "csv"
 	got := Diff(a, b)
+	// The work first, then the machine, then the engine.
 	want := []Change{
-		{"environment.cpus", "2", "4"},
-		{"environment.mounts[0].options", `"noatime"`, `"noatime","nobarrier"`},
-		{"target.settings.synchronous", "(none)", "off"},
-		{"target.version", "3.46", "3.47"},
-		{"workload.options.threads", "8", "16"},
+		{GroupWork, "run.threads", []string{"0", "16"}},
+		{GroupMachine, "environment.cpus", []string{"2", "4"}},
+		{GroupMachine, "environment.mounts[0].options", []string{`"noatime"`, `"noatime","nobarrier"`}},
+		{GroupEngine, "target.settings.synchronous", []string{"(none)", "off"}},
+		{GroupEngine, "target.version", []string{"3.46", "3.47"}},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("diff %+v, want %+v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("diff[%d] = %+v, want %+v", i, got[i], want[i])
-		}
+	if !reflect.DeepEqual(got.Changes, want) {
+		t.Fatalf("diff\n got %+v\nwant %+v", got.Changes, want)
 	}
 	var buf bytes.Buffer
 	WriteDiff(&buf, got)
-	if !strings.Contains(buf.String(), "workload.options.threads") {
-		t.Errorf("printed diff: %s", buf.String())
+	if out := buf.String(); !strings.Contains(out, "run.threads") || strings.Index(out, "work") > strings.Index(out, "machine") {
+		t.Errorf("printed diff: %s", out)
+	}
+}
+
+// realRun reads a result recorded by a real run on the embedded SQLite
+// (the site's test data: redacted by dbmark results export).
+func realRun(t *testing.T, name string) *result.Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "site", "testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// changed is a copy of r changed by fn.
+func changed(t *testing.T, r *result.Result, fn func(*result.Result)) *result.Result {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn(c)
+	return c
+}
+
+func fields(d Differences) []string {
+	var out []string
+	for _, c := range d.Changes {
+		out = append(out, c.Group+" "+c.Field)
+	}
+	return out
+}
+
+// A 20 s run with a 5 s warm-up against a 10 s run with none: the time
+// and the warm-up are what differed, in the work.
+func TestDiffTimeAndWarmup(t *testing.T) {
+	a := changed(t, realRun(t, "oltp_point_select"), func(r *result.Result) {
+		r.Run.DurationS, r.Run.WarmupS = 20, 5
+		r.Workload.Options["time"], r.Workload.Options["warmup"] = "20s", "5s"
+	})
+	b := changed(t, a, func(r *result.Result) {
+		r.Run.DurationS, r.Run.WarmupS, r.Run.Threads = 10, 0, a.Run.Threads*2
+		r.Workload.Options["time"], r.Workload.Options["warmup"] = "10s", "0s"
+		r.Workload.Options["threads"] = strconv.Itoa(r.Run.Threads)
+	})
+	d := Diff(a, b)
+	want := []string{"work run.duration_s", "work run.threads", "work run.warmup_s"}
+	if got := fields(d); !reflect.DeepEqual(got, want) || len(d.NotComparable) != 0 {
+		t.Errorf("differed: %q, not comparable: %q; want %q and comparable", got, d.NotComparable, want)
+	}
+}
+
+// Open and closed loop, and different workloads, are not comparable, and
+// the reasons say so.
+func TestDiffNotComparable(t *testing.T) {
+	a := realRun(t, "oltp_point_select")
+	open := changed(t, a, func(r *result.Result) { r.Run.Rate = 20000 })
+	d := Diff(a, open)
+	if len(d.NotComparable) != 1 || !strings.Contains(d.NotComparable[0], "open-loop") {
+		t.Errorf("rate against none: not comparable %q", d.NotComparable)
+	}
+	if got := fields(d); !reflect.DeepEqual(got, []string{"work run.rate"}) {
+		t.Errorf("rate against none differed in %q", got)
+	}
+	ro := realRun(t, "oltp_read_only")
+	d = Diff(a, ro, open)
+	if len(d.NotComparable) != 2 || !strings.Contains(d.NotComparable[0], "oltp_point_select, oltp_read_only") {
+		t.Errorf("three runs: not comparable %q", d.NotComparable)
+	}
+	if len(d.Changes) == 0 || d.Changes[0].Field != "run.rate" && d.Changes[0].Group != GroupWork || len(d.Changes[0].Values) != 3 {
+		t.Errorf("three runs: changes %+v", d.Changes)
+	}
+	var buf bytes.Buffer
+	WriteNotComparable(&buf, d)
+	if !strings.Contains(buf.String(), "not comparable: different workloads") {
+		t.Errorf("printed: %s", buf.String())
+	}
+}
+
+// Across engines, an option one engine does not read is no difference, and
+// the engines' settings are not set against each other.
+func TestDiffAcrossEngines(t *testing.T) {
+	pg := changed(t, realRun(t, "oltp_point_select"), func(r *result.Result) {
+		r.Target = result.Target{Kind: "postgres", Engine: "PostgreSQL", Version: "17.2",
+			Settings: map[string]string{"shared_buffers": "128MB", "fsync": "on"}}
+		r.Workload.Options["pg-mode"] = "simple"
+		r.Workload.Options["mysql-storage-engine"] = "innodb"
+	})
+	maria := changed(t, pg, func(r *result.Result) {
+		r.Target = result.Target{Kind: "mysql", Engine: "MariaDB", Version: "11.4",
+			Settings: map[string]string{"innodb_buffer_pool_size": "128M"}}
+		r.Workload.Options["pg-mode"] = "prepared" // the default, recorded and unread
+		r.Workload.Options["mysql-storage-engine"] = "myisam"
+	})
+	d := Diff(pg, maria)
+	want := []string{"engine target.engine", "engine target.kind", "engine target.version"}
+	if got := fields(d); !reflect.DeepEqual(got, want) {
+		t.Errorf("across engines differed in %q, want %q", got, want)
+	}
+	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0], "mysql, postgres") {
+		t.Errorf("notes %q", d.Notes)
+	}
+	// On the same engine, the option is a difference again.
+	pg2 := changed(t, pg, func(r *result.Result) { r.Workload.Options["pg-mode"] = "prepared" })
+	if got := fields(Diff(pg, pg2)); !reflect.DeepEqual(got, []string{"work workload.options.pg-mode"}) {
+		t.Errorf("pg-mode on PostgreSQL differed in %q", got)
 	}
 }

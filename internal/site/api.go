@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/compare"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
@@ -63,13 +65,22 @@ type Comparison struct {
 	// Ratios are each headline over the first's, turned so that above 1
 	// is better.
 	Ratios []float64 `json:"ratios"`
-	// Differing are the facets and work options whose values differ.
+	// Differing are the fields of the results' best runs whose values
+	// differ: what changes the work first, then the machine, the engine
+	// and dbmark (compare.Diff, as dbmark compare shows them).
 	Differing []Difference `json:"differing"`
+	// NotComparable says why the headlines cannot be set side by side
+	// (different workloads, open- and closed-loop runs); empty when they
+	// can.
+	NotComparable []string `json:"not_comparable"`
+	// Notes say what was left out of Differing and why.
+	Notes []string `json:"notes"`
 }
 
-// Difference is one property and its value in each compared entry.
+// Difference is one field and its value in each compared entry.
 type Difference struct {
-	Name   string   `json:"name"`
+	Group  string   `json:"group"` // work, machine, engine or dbmark
+	Name   string   `json:"name"`  // the field's path in the result document
 	Values []string `json:"values"`
 }
 
@@ -232,8 +243,9 @@ func (s *Server) apiGet(w http.ResponseWriter, r *http.Request) {
 // maxCompare is how many results one comparison takes.
 const maxCompare = 12
 
-// compare loads the entries named by ids (comma-separated).
-func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Submission, error) {
+// compare loads the entries named by ids (comma-separated), each with get:
+// visible for the API, visiblePage for pages.
+func (s *Server) compare(r *http.Request, ids string, get func(*http.Request, string) (*sitestore.Entry, *Submission, error)) ([]*sitestore.Entry, []*Submission, error) {
 	var es []*sitestore.Entry
 	var subs []*Submission
 	seen := map[string]bool{}
@@ -246,7 +258,7 @@ func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Su
 		if len(es) == maxCompare {
 			return nil, nil, bad("ids", "at most %d results", maxCompare)
 		}
-		e, sub, err := s.visible(r, id)
+		e, sub, err := get(r, id)
 		if errors.Is(err, sitestore.ErrNotFound) {
 			return nil, nil, &Error{Status: http.StatusNotFound, Field: "ids", Msg: fmt.Sprintf("no result %q", id)}
 		}
@@ -261,47 +273,22 @@ func (s *Server) compare(r *http.Request, ids string) ([]*sitestore.Entry, []*Su
 	return es, subs, nil
 }
 
+// comparison sets the entries side by side: their headlines' ratios to
+// the first's, and what differed between their best runs.
 func comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
-	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}}
-	for _, e := range es {
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}}
+	runs := make([]*result.Result, len(es))
+	for i, e := range es {
 		c.Results = append(c.Results, sum(e))
 		c.Ratios = append(c.Ratios, ratio(e.Better, e.Headline, es[0].Headline))
+		runs[i] = subs[i].Primary()
 	}
-	props := make([]map[string]string, len(es))
-	var names []string
-	seen := map[string]bool{}
-	for i, e := range es {
-		props[i] = map[string]string{}
-		add := func(k, v string) {
-			props[i][k] = v
-			if !seen[k] {
-				seen[k] = true
-				names = append(names, k)
-			}
-		}
-		for _, f := range sitestore.Facets {
-			add(f.Label, e.Facets[f.Key])
-		}
-		for _, o := range WorkOptions(subs[i].Primary()) {
-			add("option "+o[0], o[1])
-		}
-		if t := subs[i].Primary().Target.EngineFacts; t != nil {
-			for k, nd := range t.NonDefault {
-				add("setting "+k, nd.Value)
-			}
-		}
+	d := compare.Diff(runs...)
+	for _, ch := range d.Changes {
+		c.Differing = append(c.Differing, Difference{Group: ch.Group, Name: ch.Field, Values: ch.Values})
 	}
-	for _, k := range names {
-		vals := make([]string, len(es))
-		same := true
-		for i := range es {
-			vals[i] = props[i][k]
-			same = same && vals[i] == vals[0]
-		}
-		if !same {
-			c.Differing = append(c.Differing, Difference{Name: k, Values: vals})
-		}
-	}
+	c.NotComparable = append(c.NotComparable, d.NotComparable...)
+	c.Notes = append(c.Notes, d.Notes...)
 	return c
 }
 
@@ -317,7 +304,7 @@ func ratio(better string, v, base float64) float64 {
 }
 
 func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
-	es, subs, err := s.compare(r, r.URL.Query().Get("ids"))
+	es, subs, err := s.compare(r, r.URL.Query().Get("ids"), s.visible)
 	if err != nil {
 		s.apiError(w, r, err)
 		return

@@ -100,7 +100,7 @@ func TestSubmitGetListCompare(t *testing.T) {
 		}
 		found := false
 		for _, d := range c.Differing {
-			found = found || d.Name == "workload" && d.Values[0] == "oltp_point_select"
+			found = found || d.Group == "work" && d.Name == "workload.name" && d.Values[0] == "oltp_point_select"
 		}
 		if !found {
 			t.Errorf("compare: the workloads are not among what differed: %+v", c.Differing)

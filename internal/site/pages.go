@@ -478,9 +478,9 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		page
 		IDs, Error string
 		Cols       []compareCol
-		Differing  []Difference
+		Comparison Comparison
 	}{page: page{Title: "Compare"}, IDs: ids}
-	es, subs, err := s.compareEntries(r, ids)
+	es, subs, err := s.compare(r, ids, s.visiblePage)
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -498,41 +498,12 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 			Ratio: num(c.Ratios[i]), Significance: significance(subs[0], subs[i], i)})
 		runs = append(runs, subs[i].Primary())
 	}
-	v.Differing = c.Differing
+	v.Comparison = c
 	if v.Charts, v.Data, err = s.chartsOf(runs); err != nil {
 		s.pageFailed(w, r, err)
 		return
 	}
 	s.render(w, r, http.StatusOK, "compare", v)
-}
-
-// compareEntries is compare for pages (hidden results for admins only).
-func (s *Server) compareEntries(r *http.Request, ids string) ([]*sitestore.Entry, []*Submission, error) {
-	var es []*sitestore.Entry
-	var subs []*Submission
-	seen := map[string]bool{}
-	for _, id := range strings.Split(ids, ",") {
-		id = strings.TrimSpace(id)
-		if id == "" || seen[id] {
-			continue
-		}
-		seen[id] = true
-		if len(es) == maxCompare {
-			return nil, nil, bad("ids", "at most %d results", maxCompare)
-		}
-		e, sub, err := s.visiblePage(r, id)
-		if errors.Is(err, sitestore.ErrNotFound) {
-			return nil, nil, &Error{Status: http.StatusNotFound, Field: "ids", Msg: fmt.Sprintf("no result %q", id)}
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		es, subs = append(es, e), append(subs, sub)
-	}
-	if len(es) < 2 {
-		return nil, nil, bad("ids", "name two results or more, separated by commas")
-	}
-	return es, subs, nil
 }
 
 // repeats are the headlines of the runs in the primary run's sweep cell:

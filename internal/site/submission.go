@@ -389,23 +389,14 @@ func Released(t result.Tool) bool {
 	return releasedVersion.MatchString(t.Version) && !strings.HasSuffix(t.Revision, "+modified")
 }
 
-// noWork are the options that do not change the work a run does, left out
-// of the key that says which results are comparable.
-var noWork = map[string]bool{
-	"time": true, "events": true, "warmup": true, "report-interval": true, "json": true, "quiet": true, "verbose": true,
-	"cpu-profile": true, "mem-profile": true, "no-store": true, "progress-timestamp": true, "help": true,
-	"probe-root": true, "sample-interval": true, "percentiles": true, "affinity": true, "seed": true, "store": true,
-	"target": true, "net-io": true, "jobs": true, "histogram": true, "no-probe": true, "max-tries": true,
-}
-
 // ComparableKey is what results doing the same work share: the workload,
 // its version, the threads, the rate and every option that changes the
-// work (tables, table size, scale, mode...).
+// work (tables, table size, scale, mode...: result.WorkOption).
 func ComparableKey(r *result.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00%s\x00threads=%d\x00rate=%g", r.Workload.Name, r.Workload.Version, r.Run.Threads, r.Run.Rate)
 	for _, k := range slices.Sorted(maps.Keys(r.Workload.Options)) {
-		if !noWork[k] {
+		if result.ClassOf(k) == result.WorkOption {
 			fmt.Fprintf(&b, "\x00%s=%s", k, r.Workload.Options[k])
 		}
 	}
@@ -420,7 +411,7 @@ func WorkOptions(r *result.Result) [][2]string {
 		out = append(out, [2]string{"rate", strconv.FormatFloat(r.Run.Rate, 'g', -1, 64)})
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Workload.Options)) {
-		if !noWork[k] {
+		if result.ClassOf(k) == result.WorkOption {
 			out = append(out, [2]string{k, r.Workload.Options[k]})
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
 // dialect is what the shared queries need to know about a backend.
@@ -24,23 +25,12 @@ const (
 	dialectPostgres
 )
 
-// rebind turns the ? placeholders the queries are written with into $1,
-// $2, ... for PostgreSQL. The queries hold no literal '?'.
+// rebind writes q's ? placeholders in the backend's own form.
 func (d dialect) rebind(q string) string {
 	if d != dialectPostgres {
 		return q
 	}
-	var b strings.Builder
-	n := 0
-	for _, c := range q {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return sqldb.Rebind(q)
 }
 
 // columnTimeLayout is how SQLite keeps times: UTC and fixed width, so that

@@ -5,10 +5,13 @@
 //
 // SQLite (a file, the default, for trying the site with no set-up) and
 // PostgreSQL (production: several servers share one database and keep no
-// state of their own) share the queries; goose migrations create the schema.
+// state of their own) share the queries and the goose migrations that
+// create the schema: one set of templates, filled in with each backend's
+// words for the few types they write differently.
 package sitestore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -20,20 +23,63 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
+	"testing/fstest"
+	"text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/pressly/goose/v3"
+
+	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
-//go:embed migrations
+//go:embed migrations/*.sql
 var migrations embed.FS
+
+// words are what a migration template may name: the types the backends
+// write differently. The rest of every migration is the same text on both.
+type words struct {
+	Seq    string // an identity primary key, in insertion order
+	BigInt string // a 64-bit integer
+	Double string // a double-precision float
+}
+
+// SQLite's words are those of the first schema written for it: SQLite
+// would take BIGINT and DOUBLE PRECISION too, but stores made before the
+// migrations were shared declare INTEGER and REAL (only "INTEGER PRIMARY
+// KEY" makes seq the rowid), and new ones should not differ from them.
+var (
+	postgresWords = words{Seq: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", BigInt: "BIGINT", Double: "DOUBLE PRECISION"}
+	sqliteWords   = words{Seq: "INTEGER PRIMARY KEY AUTOINCREMENT", BigInt: "INTEGER", Double: "REAL"}
+)
+
+// migrationsFor renders the migration templates with w, for goose to read.
+// The files keep their names, and so their goose versions.
+func migrationsFor(w words) (fs.FS, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	out := fstest.MapFS{}
+	for _, name := range names {
+		tmpl, err := template.New(path.Base(name)).Option("missingkey=error").ParseFS(migrations, name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", name, err)
+		}
+		var b bytes.Buffer
+		if err := tmpl.Execute(&b, w); err != nil {
+			return nil, fmt.Errorf("render migration %s: %w", name, err)
+		}
+		out[path.Base(name)] = &fstest.MapFile{Data: b.Bytes(), Mode: 0o444}
+	}
+	return out, nil
+}
 
 // ErrNotFound is returned (wrapped) when no entry has the id.
 var ErrNotFound = errors.New("no such result")
@@ -165,7 +211,7 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (*Store, error) 
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
 	s := &Store{db: db, w: w, fx: newFacetIndex(false)}
-	if err := s.migrate(ctx, goose.DialectSQLite3, "migrations/sqlite", logger); err != nil {
+	if err := s.migrate(ctx, goose.DialectSQLite3, sqliteWords, logger); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("site store: open %s: %w", abs, err)
 	}
@@ -202,49 +248,23 @@ func (s *Store) migratePostgres(ctx context.Context, logger *slog.Logger) error 
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
 		return fmt.Errorf("lock for migration: %w", err)
 	}
-	return s.migrate(ctx, goose.DialectPostgres, "migrations/postgres", logger)
+	return s.migrate(ctx, goose.DialectPostgres, postgresWords, logger)
 }
 
-func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, dir string, logger *slog.Logger) error {
-	fsys, err := fs.Sub(migrations, dir)
+func (s *Store) migrate(ctx context.Context, dialect goose.Dialect, w words, logger *slog.Logger) error {
+	fsys, err := migrationsFor(w)
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(dialect, s.w, fsys, goose.WithDisableGlobalRegistry(true), goose.WithSlog(logger),
-		goose.WithTableName("site_goose_version"))
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if current >= target {
-		return nil // a newer server may have migrated further; migrations only add
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate schema from version %d to %d: %w", current, target, err)
-	}
-	return nil
+	return sqldb.Migrate(ctx, s.w, dialect, fsys, "site_goose_version", logger)
 }
 
-// q turns the ? placeholders the queries are written with into $n for
-// PostgreSQL. No query holds a literal '?'.
+// q writes query's ? placeholders in the backend's own form.
 func (s *Store) q(query string) string {
 	if !s.pg {
 		return query
 	}
-	var b strings.Builder
-	n := 0
-	for _, c := range query {
-		if c == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return sqldb.Rebind(query)
 }
 
 func redactURL(s string) string {

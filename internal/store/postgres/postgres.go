@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
-	"github.com/dbmark/dbmark/internal/store/internal/migrate"
+	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
 //go:embed migrations/*.sql
@@ -71,5 +71,5 @@ func setup(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	if _, err := lock.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", lockID); err != nil {
 		return fmt.Errorf("lock for migration: %w", err)
 	}
-	return migrate.Up(ctx, db, goose.DialectPostgres, fsys, logger)
+	return sqldb.Migrate(ctx, db, goose.DialectPostgres, fsys, "", logger)
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 	"github.com/pressly/goose/v3"
 
-	"github.com/dbmark/dbmark/internal/store/internal/migrate"
+	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
 //go:embed migrations/*.sql
@@ -281,7 +281,7 @@ func setup(ctx context.Context, db *sql.DB, path string, st state, logger *slog.
 	if err := enableWAL(ctx, db); err != nil {
 		return Damaged(path, err)
 	}
-	return Damaged(path, migrate.Up(ctx, db, goose.DialectSQLite3, fsys, logger))
+	return Damaged(path, sqldb.Migrate(ctx, db, goose.DialectSQLite3, fsys, "", logger))
 }
 
 // lockMigrations keeps processes that open the same store at once from

@@ -1,19 +1,21 @@
 -- +goose Up
+-- Every migration is a text/template filled in with the backend's words
+-- for the few types the two write differently (dialects in sitestore.go).
 -- One row per submission: a single run or a sweep with its runs: the
 -- columns lists, facets and leaderboards read. The documents are a table of
 -- their own, so that scanning entries reads only these narrow rows.
 CREATE TABLE entries (
-    seq              BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    seq              {{.Seq}},
     id               TEXT NOT NULL UNIQUE,
     hash             TEXT NOT NULL UNIQUE,
-    submitted_us     BIGINT NOT NULL,
-    started_us       BIGINT NOT NULL,
+    submitted_us     {{.BigInt}} NOT NULL,
+    started_us       {{.BigInt}} NOT NULL,
     hidden           INTEGER NOT NULL DEFAULT 0,
     released         INTEGER NOT NULL,
     status           TEXT NOT NULL,
     kind             TEXT NOT NULL,
     runs             INTEGER NOT NULL,
-    headline         DOUBLE PRECISION NOT NULL,
+    headline         {{.Double}} NOT NULL,
     headline_unit    TEXT NOT NULL,
     better           TEXT NOT NULL,
     comparable       TEXT NOT NULL,
@@ -50,7 +52,7 @@ CREATE TABLE documents (
 -- the address; the address itself is never written.
 CREATE TABLE submit_events (
     client TEXT NOT NULL,
-    at_us  BIGINT NOT NULL
+    at_us  {{.BigInt}} NOT NULL
 );
 CREATE INDEX submit_events_client ON submit_events (client, at_us);
 CREATE INDEX submit_events_at ON submit_events (at_us);
