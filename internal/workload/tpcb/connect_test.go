@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbmark/dbmark/internal/workload/workloadtest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -111,5 +112,5 @@ func pgTarget(t *testing.T) string {
 	if raw == "" {
 		t.Skip("DBMARK_TEST_POSTGRES is not set")
 	}
-	return postgresDB(t, raw)
+	return workloadtest.PostgresDB(t, raw, testDB)
 }
