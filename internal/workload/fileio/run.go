@@ -266,6 +266,9 @@ func newSyncWorker(s *shared, f *Files, h *metrics.Handle, rng *rand.Rand) (*syn
 }
 
 // Event runs one request.
+
+var _ workload.Worker = (*syncWorker)(nil)
+
 func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	req := w.s.plan.next(w.rng)
 	t := time.Now()

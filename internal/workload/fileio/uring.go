@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/workload"
 )
 
 // Kernel ABI (include/uapi/linux/io_uring.h).
@@ -276,6 +277,9 @@ func (w *uringWorker) fill() {
 }
 
 // Event reaps one completed request and records it.
+
+var _ workload.Worker = (*uringWorker)(nil)
+
 func (w *uringWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	w.fill()
 	c, ok := w.r.peek()

@@ -322,6 +322,9 @@ func (in *inserter) mark(op metrics.Op) {
 
 // Event inserts one transaction's rows (fewer at the end of the quota) and,
 // with --delete-per-insert, deletes as many of the oldest.
+
+var _ workload.Worker = (*inserter)(nil)
+
 func (in *inserter) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	done := in.slot.inserted.Load()
 	n := int64(in.rowsTrx)
@@ -484,6 +487,9 @@ func (q *querier) Close() error { return nil }
 
 // Event runs the next query shape: a primary-key range, then a range scan
 // of each secondary index.
+
+var _ workload.Worker = (*querier)(nil)
+
 func (q *querier) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 	if q.insertsDone() {
 		return 0, workload.ErrWorkerDone

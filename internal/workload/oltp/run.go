@@ -329,6 +329,9 @@ func (wk *worker) exec(ctx context.Context, sql string, k kind) error {
 func (wk *worker) table() int { return int(wk.src.Uniform(1, int64(wk.w.opt.Tables))) - 1 }
 
 // Event runs one event: sysbench's statements in sysbench's order.
+
+var _ workload.Worker = (*worker)(nil)
+
 func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if retry {
 		*wk.src = wk.saved

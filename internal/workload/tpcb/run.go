@@ -515,6 +515,9 @@ func (wk *worker) pick() int {
 // Event runs one transaction: a script chosen by weight, run once. A
 // retry runs the same script with the variables and random state it
 // started with.
+
+var _ workload.Worker = (*worker)(nil)
+
 func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if retry {
 		if wk.swap != nil && wk.swap.own {
