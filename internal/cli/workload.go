@@ -97,13 +97,14 @@ type runFlags struct {
 }
 
 // targetFlag is --target for a workload with a target of its own: it
-// remembers that it was given, so the run refuses it with one line.
+// remembers that one was given, so the run refuses it with one line. An
+// empty one (--target=, "no database") is no target.
 type targetFlag struct{ f *runFlags }
 
 func (t *targetFlag) String() string { return "" }
 func (t *targetFlag) Type() string   { return "string" }
-func (t *targetFlag) Set(string) error {
-	t.f.targetGiven = true
+func (t *targetFlag) Set(v string) error {
+	t.f.targetGiven = t.f.targetGiven || v != ""
 	return nil
 }
 
