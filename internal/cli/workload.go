@@ -449,7 +449,7 @@ func (a *App) runOne(ctx context.Context, w workload.Workload, fs *pflag.FlagSet
 		return nil, err
 	}
 	if di, ok := w.(workload.DefaultIgnorer); ok && !fs.Changed("ignore-errors") {
-		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Kind())
+		cfg.IgnoreErrors = di.DefaultIgnoreErrors(tg.Dialect())
 	}
 	// Open the store before the run: a run whose result cannot be kept is
 	// not worth starting.

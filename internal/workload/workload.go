@@ -105,7 +105,7 @@ type Optioner interface {
 // driver ignores unique violations, which concurrent DELETE/INSERT pairs
 // provoke under READ COMMITTED).
 type DefaultIgnorer interface {
-	DefaultIgnoreErrors(kind string) []string
+	DefaultIgnoreErrors(d target.Dialect) []string
 }
 
 // Checker verifies the data's consistency after runs (pgbench's TPC-B

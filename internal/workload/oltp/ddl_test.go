@@ -31,9 +31,13 @@ func TestStatementsPerEngine(t *testing.T) {
 		} {
 			w := New(c.w)
 			c.set(&w.opt)
-			fmt.Fprintf(&b, "## %s\n%s;\n", c.name, w.createSQL(tg, 3))
+			sql, err := w.createSQL(tg.Dialect(), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "## %s\n%s;\n", c.name, sql)
 		}
-		fmt.Fprintf(&b, "## ignored\n%q\n", New("oltp_insert").DefaultIgnoreErrors(tg.Kind()))
+		fmt.Fprintf(&b, "## ignored\n%q\n", New("oltp_insert").DefaultIgnoreErrors(tg.Dialect()))
 		return b.String()
 	})
 }
