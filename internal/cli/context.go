@@ -72,7 +72,7 @@ func localDirs(tg target.Target, dataDir string) []probe.Dir {
 // isLocal says whether the target's server runs on this machine: an
 // embedded file, a unix socket or a loopback address.
 func isLocal(tg target.Target) bool {
-	if tg.Kind() == "sqlite" {
+	if d := tg.Dialect(); d != nil && d.Embedded() {
 		return true
 	}
 	u, err := url.Parse(tg.Redacted())
@@ -91,6 +91,13 @@ func isLocal(tg target.Target) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// isServer says whether the target is a database server: it has a
+// dialect (files have none) and is not embedded.
+func isServer(tg target.Target) bool {
+	d := tg.Dialect()
+	return d != nil && !d.Embedded()
+}
+
 // addContext fills the result's machine and engine facts and runs the
 // preflight. With --strict a standing warning refuses the run.
 func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Target, c *contextFlags) error {
@@ -99,7 +106,7 @@ func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Targ
 	res.Target.EngineFacts = facts
 	env := probe.Machine(ctx, probe.Options{Root: c.root, Dirs: localDirs(tg, res.Target.DataDir), Logger: a.Logger})
 	res.Environment = env
-	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, EngineKind: tg.Kind(), Engine: facts, Root: c.root, Sample: activitySample})...)
+	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, Server: isServer(tg), Engine: facts, Root: c.root, Sample: activitySample})...)
 	env.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.Stderr, "warning: %s\n", w)

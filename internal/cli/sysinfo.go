@@ -76,15 +76,15 @@ func (a *App) sysinfo(ctx context.Context, f *runFlags, root string) (*sysinfo, 
 			Driver: eng.Driver, DataDir: eng.DataDir, EngineFacts: facts}
 	}
 	var dirs []probe.Dir
-	kind := ""
+	server := false
 	if tg != nil {
 		dirs = localDirs(tg, info.Target.DataDir)
-		kind = tg.Kind()
+		server = isServer(tg)
 	} else if wd, err := os.Getwd(); err == nil {
 		dirs = []probe.Dir{{Role: "working_dir", Path: wd}}
 	}
 	info.Environment = probe.Machine(ctx, probe.Options{Root: root, Dirs: dirs, Logger: a.Logger})
-	info.Warnings = probe.Preflight(ctx, probe.Check{Env: info.Environment, EngineKind: kind, Engine: facts, Root: root, Sample: activitySample})
+	info.Warnings = probe.Preflight(ctx, probe.Check{Env: info.Environment, Server: server, Engine: facts, Root: root, Sample: activitySample})
 	info.Environment.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
 	return info, nil
 }

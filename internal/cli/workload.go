@@ -464,7 +464,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		return nil, err
 	}
 	if w.Hooks.DefaultIgnoreErrors != nil && !fs.Changed("ignore-errors") {
-		cfg.IgnoreErrors = w.Hooks.DefaultIgnoreErrors(tg.Kind())
+		cfg.IgnoreErrors = w.Hooks.DefaultIgnoreErrors(tg.Dialect())
 	}
 	// Open the store before the run: a run whose result cannot be kept is
 	// not worth starting.

@@ -13,10 +13,10 @@ import (
 // Check is what the preflight looks at.
 type Check struct {
 	Env *result.Environment
-	// EngineKind is the target's kind ("postgres", "mysql", "sqlite"), and
-	// Engine its facts, when known.
-	EngineKind string
-	Engine     *result.EngineFacts
+	// Server says the target is a database server (not an embedded
+	// engine, not files), and Engine is its facts, when known.
+	Server bool
+	Engine *result.EngineFacts
 	// Root is the filesystem root for the activity sample ("/" when empty).
 	Root string
 	// Sample is how long to watch the machine for other activity; 0 skips it.
@@ -58,7 +58,7 @@ func Preflight(ctx context.Context, c Check) []string {
 	if e.ClockSrc != "" && e.ClockSrc != "tsc" && (e.Arch == "amd64" || e.Arch == "386") {
 		w = append(w, fmt.Sprintf("clock source is %s, not tsc: every latency measurement costs more (%.0f ns per clock read)", e.ClockSrc, e.ClockNowNS))
 	}
-	if f.THP == "always" && (c.EngineKind == "mysql" || c.EngineKind == "postgres") {
+	if f.THP == "always" && c.Server {
 		w = append(w, "transparent huge pages are set to always, which databases dislike (latency spikes from compaction): echo madvise > /sys/kernel/mm/transparent_hugepage/enabled")
 	}
 	if c.Engine != nil && c.Engine.CacheBytes > 0 && e.MemoryB > 0 && c.Engine.CacheBytes > e.MemoryB {

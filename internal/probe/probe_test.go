@@ -173,7 +173,7 @@ func TestThisMachineIsQuick(t *testing.T) {
 
 func TestPreflight(t *testing.T) {
 	e := machine(t, "baremetal")
-	w := Preflight(context.Background(), Check{Env: e, EngineKind: "mysql", Engine: &result.EngineFacts{CacheBytes: 256 << 30}})
+	w := Preflight(context.Background(), Check{Env: e, Server: true, Engine: &result.EngineFacts{CacheBytes: 256 << 30}})
 	all := strings.Join(w, "\n")
 	for _, want := range []string{"RAID md0: a check is running (38% done)", "swap in use", `governor is "powersave"`,
 		"transparent huge pages are set to always", "database cache (256.0 GiB) is larger than the machine's memory"} {
@@ -191,12 +191,12 @@ func TestPreflight(t *testing.T) {
 	}
 
 	e = machine(t, "cloudvm")
-	w = Preflight(context.Background(), Check{Env: e, EngineKind: "sqlite"})
+	w = Preflight(context.Background(), Check{Env: e})
 	if len(w) != 1 || !strings.Contains(w[0], "clock source is kvm-clock") {
 		t.Errorf("cloud VM: %q", w)
 	}
 	e.Mounts = []result.Mount{{Role: "data_dir", Path: "/data/pg", MountPoint: "/data", FreeBytes: 2 << 30, TotalBytes: 100 << 30}}
-	w = Preflight(context.Background(), Check{Env: e, EngineKind: "postgres", Engine: &result.EngineFacts{DataBytes: 5 << 30}})
+	w = Preflight(context.Background(), Check{Env: e, Server: true, Engine: &result.EngineFacts{DataBytes: 5 << 30}})
 	if len(w) != 2 || !strings.Contains(w[1], "little free disk for the data dir /data/pg: 2.0 GiB free") {
 		t.Errorf("free disk: %q", w)
 	}

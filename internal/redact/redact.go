@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // Mask replaces what was removed.
@@ -305,8 +306,7 @@ func redactURL(raw string) string {
 		return Mask
 	}
 	u.User = nil
-	switch u.Scheme {
-	case "sqlite", "sqlite3", "file":
+	if target.PathIsFile(u.Scheme) {
 		// The URL's path is a file's: the database's name stays.
 		if p := u.Path; strings.HasPrefix(p, "/") && !strings.Contains(p, Mask) {
 			u.Path = "/" + Path(p)

@@ -20,13 +20,16 @@ import (
 // Target is one database endpoint. It is safe for concurrent use; the Conns
 // it hands out are not.
 type Target interface {
-	// Kind is the engine family: "postgres", "mysql" or "sqlite".
+	// Kind names the engine ("postgres", "mysql", "sqlite") in results and
+	// messages. Nothing outside the engine packages branches on it: what
+	// differs between engines is asked of the Dialect.
 	Kind() string
 	// Connect opens one connection. The runner gives each worker its own.
 	Connect(ctx context.Context) (Conn, error)
 	// Inspect reports the engine's version and every setting.
 	Inspect(ctx context.Context) (Engine, error)
-	// Dialect describes the SQL differences workloads must respect.
+	// Dialect is the engine's SQL vocabulary: what workloads ask for
+	// instead of testing Kind.
 	Dialect() Dialect
 	// Classify maps an error returned by a Conn to its class and code.
 	Classify(err error) ErrorInfo
@@ -92,21 +95,6 @@ func (v *Value) SetStr(b []byte) { *v = Value{Str: b, IsStr: true} }
 // and returns false when there are no more rows.
 type RowSource interface {
 	Next(dst []Value) bool
-}
-
-// Dialect describes what differs between engines in the SQL a workload writes.
-type Dialect interface {
-	// Placeholder is the n-th (1-based) parameter marker: "$1" or "?".
-	Placeholder(n int) string
-	// AutoIncrementPK is the column definition of an auto-incrementing
-	// integer primary key named col.
-	AutoIncrementPK(col string) string
-	// IntPK is the column definition of a plain integer primary key.
-	IntPK(col string) string
-	// Begin is the statement that starts a transaction; write says whether
-	// it will write (SQLite takes the write lock up front then, instead of
-	// failing on the upgrade).
-	Begin(write bool) string
 }
 
 // Engine is what a target knows about the server it talks to.

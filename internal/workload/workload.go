@@ -91,10 +91,10 @@ type Hooks struct {
 	// (pgbench's -t is per client while --events is a total) and returns
 	// the runner settings the workload needs.
 	AdjustRun func(fs *pflag.FlagSet) (RunHints, error)
-	// DefaultIgnoreErrors names the error codes ignored on an engine kind
-	// when the user gives no --ignore-errors, as sysbench's drivers do (its
-	// pgsql driver ignores unique violations).
-	DefaultIgnoreErrors func(kind string) []string
+	// DefaultIgnoreErrors names the error codes ignored on the target's
+	// engine when the user gives no --ignore-errors, as sysbench's drivers
+	// do (its pgsql driver ignores unique violations).
+	DefaultIgnoreErrors func(d target.Dialect) []string
 	// Prepare creates and loads what the workload needs.
 	Prepare func(ctx context.Context, env Env) error
 	// Cleanup removes what Prepare made.

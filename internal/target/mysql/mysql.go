@@ -299,12 +299,3 @@ func Classify(err error) target.ErrorInfo {
 	}
 	return target.ErrorInfo{Class: target.Fatal, Code: "client"}
 }
-
-type dialect struct{}
-
-func (dialect) Placeholder(int) string { return "?" }
-func (dialect) AutoIncrementPK(col string) string {
-	return col + " INTEGER NOT NULL AUTO_INCREMENT PRIMARY KEY"
-}
-func (dialect) IntPK(col string) string { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) Begin(bool) string       { return "BEGIN" }

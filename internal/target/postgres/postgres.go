@@ -78,6 +78,9 @@ func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 // Mode is the protocol mode (pgbench's -M).
 func (t *Target) Mode() string { return t.mode }
 
+// Protocol is Mode: a PostgreSQL target is a target.ProtocolTarget.
+func (t *Target) Protocol() string { return t.mode }
+
 func (t *Target) connectRaw(ctx context.Context) (*pgconn.PgConn, error) {
 	pc, err := pgconn.ConnectConfig(ctx, t.cfg)
 	if err != nil {
@@ -204,13 +207,6 @@ func Classify(err error) target.ErrorInfo {
 	}
 	return target.ErrorInfo{Class: target.Fatal, Code: "client"}
 }
-
-type dialect struct{}
-
-func (dialect) Placeholder(n int) string          { return "$" + strconv.Itoa(n) }
-func (dialect) AutoIncrementPK(col string) string { return col + " SERIAL PRIMARY KEY" }
-func (dialect) IntPK(col string) string           { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) Begin(bool) string                 { return "BEGIN" }
 
 // Conn is one PostgreSQL connection, used by one goroutine at a time.
 // Every call hands the caller's context to pgconn, which interrupts the

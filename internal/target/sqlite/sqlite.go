@@ -180,18 +180,6 @@ func Classify(err error) target.ErrorInfo {
 	return target.ErrorInfo{Class: target.Fatal, Code: "client"}
 }
 
-type dialect struct{}
-
-func (dialect) Placeholder(int) string            { return "?" }
-func (dialect) AutoIncrementPK(col string) string { return col + " INTEGER PRIMARY KEY" }
-func (dialect) IntPK(col string) string           { return col + " INTEGER NOT NULL PRIMARY KEY" }
-func (dialect) Begin(write bool) string {
-	if write {
-		return "BEGIN IMMEDIATE"
-	}
-	return "BEGIN"
-}
-
 // Conn is one SQLite connection. The context-aware calls let SQLite's own
 // interrupt stop a statement (or a busy wait) when the run ends.
 type Conn struct {

@@ -176,8 +176,8 @@ func (w *Workload) Validate(t target.Target) error {
 	switch {
 	case o.Partitions < 0 || o.Partitions > 8192:
 		add("--partitions %d: must be between 0 and 8192", o.Partitions)
-	case o.Partitions > 0 && t != nil && t.Kind() == "sqlite":
-		add("--partitions: SQLite has no table partitioning (use PostgreSQL or MySQL/MariaDB, or leave it out)")
+	case o.Partitions > 0 && t != nil && t.Dialect().Supports(target.Partitions) != nil:
+		add("--partitions: %s has no table partitioning (use PostgreSQL or MySQL/MariaDB, or leave it out)", t.Dialect().Name())
 	case o.Partitions > 0 && o.Resume:
 		add("--partitions applies when the table is created; --resume continues the existing table as it is")
 	case o.Partitions > 0 && o.RowsPerPartition == 0 && o.MaxRows == 0:

@@ -146,7 +146,7 @@ func (s *shared) finish(ctx context.Context, res *result.Result) {
 			rows.IndexBuilds = s.buildIndexes(ctx, c)
 		}
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		if d, i, err := sizes(sctx, c, s.kind, o.Table); err == nil || d >= 0 {
+		if d, i, err := s.d.TableBytes(sctx, c, o.Table); err == nil || d >= 0 {
 			rows.DataBytes, rows.IndexBytes = d, i
 		}
 		cancel()

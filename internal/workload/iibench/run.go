@@ -54,7 +54,7 @@ type slot struct {
 type shared struct {
 	o        *Options
 	env      workload.Env
-	kind     string
+	d        target.Dialect
 	idx      []index // the secondary indexes the queries use
 	rowsTrx  int     // rows per transaction
 	trx      bool    // BEGIN/COMMIT around each transaction's statements
@@ -102,7 +102,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		return nil, err
 	}
 	o := &w.opt
-	s := &shared{o: o, env: env, kind: env.Target.Kind(), idx: indexes(o.IndexStyle)[:o.SecondaryIndexes]}
+	s := &shared{o: o, env: env, d: env.Target.Dialect(), idx: indexes(o.IndexStyle)[:o.SecondaryIndexes]}
 	s.rowsTrx = o.RowsPerInsert
 	if o.RowsPerCommit > 0 {
 		s.rowsTrx = o.RowsPerCommit
@@ -183,7 +183,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 // setup creates the table, or checks the one to resume.
 func (s *shared) setup(ctx context.Context, c target.Conn) error {
 	o := s.o
-	exists, err := tableExists(ctx, c, s.kind, o.Table)
+	exists, err := tableExists(ctx, c, s.d, o.Table)
 	if err != nil {
 		return err
 	}
@@ -192,10 +192,10 @@ func (s *shared) setup(ctx context.Context, c target.Conn) error {
 		return fmt.Errorf("--resume: there is no table %s to continue (leave --resume out to create it)", o.Table)
 	case o.Resume:
 		s.resumed = true
-		if s.startMax, err = queryInt(ctx, c, "SELECT MAX(transactionid) FROM "+o.Table); err != nil {
+		if s.startMax, err = target.QueryInt(ctx, c, "SELECT MAX(transactionid) FROM "+o.Table); err != nil {
 			return fmt.Errorf("read the highest transactionid of %s: %w", o.Table, err)
 		}
-		minID, err := queryInt(ctx, c, "SELECT MIN(transactionid) FROM "+o.Table)
+		minID, err := target.QueryInt(ctx, c, "SELECT MIN(transactionid) FROM "+o.Table)
 		if err != nil {
 			return fmt.Errorf("read the lowest transactionid of %s: %w", o.Table, err)
 		}
@@ -214,7 +214,11 @@ func (s *shared) setup(ctx context.Context, c target.Conn) error {
 		}
 	}
 	s.delNext.Store(1)
-	for _, sql := range o.createTable(s.kind, int64(o.MaxRows)) {
+	stmts, err := o.createTable(s.d, int64(o.MaxRows))
+	if err != nil {
+		return fmt.Errorf("create table %s: %w", o.Table, err)
+	}
+	for _, sql := range stmts {
 		if err := c.Exec(ctx, sql); err != nil {
 			return fmt.Errorf("create table %s: %w", o.Table, err)
 		}
@@ -239,7 +243,7 @@ func (s *shared) sizer(ctx context.Context, c target.Conn) {
 	s.indexBytes.Store(-1)
 	for {
 		t0 := time.Now()
-		d, i, err := sizes(ctx, c, s.kind, s.o.Table)
+		d, i, err := s.d.TableBytes(ctx, c, s.o.Table)
 		if err != nil && ctx.Err() == nil {
 			s.env.Logger.Debug("reading the table's size", "err", err)
 		}
@@ -512,8 +516,8 @@ func (q *querier) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 		ix := q.idx[shape-1]
 		cols := strings.Join(ix.cols, ", ")
 		b = append(b, "SELECT "+cols+" FROM "+o.Table...)
-		if q.kind == "mysql" {
-			b = append(b, " FORCE INDEX ("+o.indexName(ix)+")"...)
+		if hint := q.d.IndexHint(o.indexName(ix)); hint != "" {
+			b = append(b, " "+hint...)
 		}
 		b = append(b, " WHERE "+ix.cols[0]+" "+ix.op+" "...)
 		b = q.firstValue(b, ix.cols[0])

@@ -229,12 +229,8 @@ func (w *Workload) tableCount(threads int) int {
 	return w.opt.Tables
 }
 
-// DefaultIgnoreErrors is sysbench's behaviour: its PostgreSQL driver ignores
-// unique violations (and deadlocks and serialization failures, which dbmark
-// retries). On MySQL its defaults 1213, 1020 and 1205 are retried too.
-func (w *Workload) DefaultIgnoreErrors(kind string) []string {
-	if kind == "postgres" {
-		return []string{"23505"}
-	}
-	return nil
+// DefaultIgnoreErrors is sysbench's behaviour: what its driver for the
+// engine ignores and dbmark does not retry.
+func (w *Workload) DefaultIgnoreErrors(d target.Dialect) []string {
+	return d.DefaultIgnoredErrors()
 }

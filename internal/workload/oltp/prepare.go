@@ -22,43 +22,47 @@ const (
 
 func tableName(n int) string { return "sbtest" + strconv.Itoa(n) }
 
-// idDef is the id column as sysbench defines it on each engine.
-func (w *Workload) idDef(kind string) string {
-	switch {
-	case !w.opt.AutoInc:
-		return "INTEGER NOT NULL"
-	case kind == "mysql":
-		return "INTEGER NOT NULL AUTO_INCREMENT"
-	case kind == "postgres":
-		return "SERIAL"
-	}
-	return "INTEGER" // SQLite: INTEGER PRIMARY KEY is the auto-assigned rowid
-}
+// layout is sysbench's: upper case, "ENGINE = x".
+var layout = target.Layout{Upper: true, Assign: " = "}
 
-func (w *Workload) createSQL(t target.Target, n int) string {
-	kind := t.Kind()
+// createSQL is sysbench's CREATE TABLE in the engine's dialect. With
+// --secondary the id is no primary key but has an index, declared here
+// where the engine declares indexes in CREATE TABLE and built after the
+// load elsewhere (secondaryIndex).
+func (w *Workload) createSQL(d target.Dialect, n int) (string, error) {
 	if w.name == "bulk_insert" {
-		return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))", tableName(n))
+		return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (id INTEGER NOT NULL, k INTEGER DEFAULT '0' NOT NULL, PRIMARY KEY (id))", tableName(n)), nil
+	}
+	id := "INTEGER NOT NULL"
+	if w.opt.AutoInc {
+		id, _ = d.AutoIncrement(false, false)
 	}
 	key := "PRIMARY KEY (id)"
 	if w.opt.Secondary {
-		key = ""
-		if kind == "mysql" {
-			key = "KEY xid (id)"
-		}
+		key = d.InlineIndex("xid", "id")
 	}
-	sql := fmt.Sprintf("CREATE TABLE %s (\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL", tableName(n), w.idDef(kind))
+	ddl, err := d.CreateTable(target.Table{Name: tableName(n), StorageEngine: w.opt.MySQLStorageEngine, Layout: layout})
+	if err != nil {
+		return "", err
+	}
+	sql := fmt.Sprintf("%s %s (\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL", ddl.Head, tableName(n), id)
 	if key != "" {
 		sql += ",\n  " + key
 	}
-	sql += "\n)"
-	if kind == "mysql" {
-		sql += " ENGINE = " + w.opt.MySQLStorageEngine
-	}
+	sql += "\n)" + ddl.Tail
 	if w.opt.CreateTableOptions != "" {
 		sql += " " + w.opt.CreateTableOptions
 	}
-	return sql
+	return sql, nil
+}
+
+// secondaryIndex is the CREATE INDEX of --secondary's index on id, ""
+// where createSQL declared it.
+func (w *Workload) secondaryIndex(d target.Dialect, n int) string {
+	if !w.opt.Secondary || d.InlineIndex("xid", "id") != "" {
+		return ""
+	}
+	return fmt.Sprintf("CREATE INDEX xid_%d ON %s(id)", n, tableName(n))
 }
 
 // rowsToLoad is how many rows prepare puts in each table.
@@ -132,7 +136,11 @@ const dataSet = "sbtest"
 
 func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.Conn, n int, rows int64, progressed func(int64)) error {
 	name := tableName(n)
-	if err := c.Exec(ctx, w.createSQL(env.Target, n)); err != nil {
+	create, err := w.createSQL(env.Target.Dialect(), n)
+	if err != nil {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	if err := c.Exec(ctx, create); err != nil {
 		if ctx.Err() == nil {
 			return fmt.Errorf("create table %s: %w (if it exists from an earlier prepare, run cleanup first)", name, err)
 		}
@@ -164,8 +172,8 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 	if w.name == "bulk_insert" {
 		return nil
 	}
-	if w.opt.Secondary && env.Target.Kind() != "mysql" {
-		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX xid_%d ON %s(id)", n, name)); err != nil {
+	if ix := w.secondaryIndex(env.Target.Dialect(), n); ix != "" {
+		if err := c.Exec(ctx, ix); err != nil {
 			return fmt.Errorf("create index xid_%d: %w", n, err)
 		}
 	}

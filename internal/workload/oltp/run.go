@@ -162,7 +162,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		return nil, err
 	}
 	sh := &shared{w: w, plan: p, opOf: opOf, noRowOf: noRowOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write),
-		mysql: env.Target.Kind() == "mysql"}
+		nextID: env.Target.Dialect().NextID()}
 	return &workload.Load{
 		Ops: ops,
 		NewWorker: func(ctx context.Context, s workload.Seat) (workload.Worker, error) {
@@ -181,7 +181,7 @@ type shared struct {
 	ids     *randgen.Generator
 	env     workload.Env
 	begin   string
-	mysql   bool // the target is MySQL/MariaDB
+	nextID  string // what an INSERT gives an auto-increment id to have it assigned; "": leave it out
 }
 
 type worker struct {
@@ -263,9 +263,6 @@ func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *met
 
 // placeholders rewrites ? markers into the target's own.
 func placeholders(sql string, d target.Dialect) string {
-	if d.Placeholder(1) == "?" {
-		return sql
-	}
 	var b strings.Builder
 	n := 0
 	for _, r := range sql {
@@ -425,8 +422,8 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 }
 
 // insertText is oltp_insert: one INSERT sent as text, letting the engine
-// assign the id with --auto-inc (given as 0 on MySQL, left out elsewhere,
-// as sysbench does), or a unique client id without it.
+// assign the id with --auto-inc (given as the dialect's NextID, or left
+// out, as sysbench does), or a unique client id without it.
 func (wk *worker) insertText(ctx context.Context) error {
 	t := wk.src.Uniform(1, int64(wk.w.opt.Tables))
 	k := wk.ids.Int(wk.src)
@@ -435,10 +432,8 @@ func (wk *worker) insertText(ctx context.Context) error {
 	b := append(wk.text[:0], "INSERT INTO sbtest"...)
 	b = strconv.AppendInt(b, t, 10)
 	switch {
-	case wk.w.opt.AutoInc && wk.mysql:
-		// As sysbench sends it: an id of 0 asks for the next
-		// AUTO_INCREMENT value (unless sql_mode has NO_AUTO_VALUE_ON_ZERO).
-		b = append(b, " (id, k, c, pad) VALUES (0, "...)
+	case wk.w.opt.AutoInc && wk.nextID != "":
+		b = append(b, " (id, k, c, pad) VALUES ("+wk.nextID+", "...)
 	case wk.w.opt.AutoInc:
 		b = append(b, " (k, c, pad) VALUES ("...)
 	default:

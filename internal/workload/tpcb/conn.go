@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // Args takes pgbench's database name, given after the options
@@ -37,7 +39,7 @@ func (w *Workload) FillTarget(raw string) (string, error) {
 	if err != nil {
 		return raw, nil // the target's own parser says what is wrong
 	}
-	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+	if !target.LibpqScheme(u.Scheme) {
 		return "", fmt.Errorf("-h, -p, -U and a database name are PostgreSQL's connection options, and --target is a %s URL: leave them out, or give a postgres:// target", u.Scheme)
 	}
 	if o.Port != "" {

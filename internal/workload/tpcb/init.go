@@ -33,13 +33,13 @@ func (o *Options) initSteps() string {
 	return steps
 }
 
-func (o *Options) schema(kind string) *schema {
-	return &schema{kind: kind, scale: o.Scale, fillfactor: o.Fillfactor, unlogged: o.Unlogged,
+func (o *Options) schema(d target.Dialect) *schema {
+	return &schema{d: d, scale: o.Scale, fillfactor: o.Fillfactor, unlogged: o.Unlogged,
 		partitions: o.Partitions, method: o.PartitionMethod, tablespace: o.Tablespace, indexTablespace: o.IndexTablespace}
 }
 
 // validateInit checks the init options against the engine.
-func (o *Options) validateInit(kind string) []string {
+func (o *Options) validateInit(d target.Dialect) []string {
 	var errs []string
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	for _, c := range o.InitSteps {
@@ -65,50 +65,36 @@ func (o *Options) validateInit(kind string) []string {
 		add("--partition-method requires --partitions greater than zero")
 	}
 	steps := o.initSteps()
-	if kind != "postgres" {
+	if d.Supports(target.Tablespaces) != nil {
 		for _, ts := range []struct{ flag, v string }{{"--tablespace", o.Tablespace}, {"--index-tablespace", o.IndexTablespace}} {
 			if ts.v != "" {
-				add("%s %q: tablespaces are PostgreSQL's; on %s leave it out", ts.flag, ts.v, engineName(kind))
+				add("%s %q: tablespaces are PostgreSQL's; on %s leave it out", ts.flag, ts.v, d.Name())
 			}
 		}
 	}
-	switch kind {
-	case "mysql":
-		if o.Fillfactor != 100 {
-			add("--fillfactor %d: MariaDB and MySQL have no per-table fill factor (InnoDB's is the server's innodb_fill_factor)", o.Fillfactor)
+	lacks := func(f target.Feature, format string, a ...any) {
+		if err := d.Supports(f); err != nil {
+			add("%s: %v", fmt.Sprintf(format, a...), err)
 		}
-		if o.Unlogged {
-			add("--unlogged-tables: MariaDB and MySQL have no unlogged tables")
+	}
+	if o.Fillfactor != 100 {
+		lacks(target.FillFactor, "--fillfactor %d", o.Fillfactor)
+	}
+	if o.Unlogged {
+		lacks(target.Unlogged, "--unlogged-tables")
+	}
+	fks := strings.Contains(steps, "f")
+	if o.Partitions > 0 {
+		if d.Supports(target.Partitions) != nil {
+			lacks(target.Partitions, "--partitions")
+		} else if fks {
+			lacks(target.ForeignKeysOnPartitions, "--foreign-keys with --partitions")
 		}
-		if o.Partitions > 0 && strings.Contains(steps, "f") {
-			add("--foreign-keys with --partitions: InnoDB does not allow foreign keys on partitioned tables")
-		}
-	case "sqlite":
-		if o.Fillfactor != 100 {
-			add("--fillfactor %d: SQLite has no fill factor", o.Fillfactor)
-		}
-		if o.Unlogged {
-			add("--unlogged-tables: SQLite has no unlogged tables")
-		}
-		if o.Partitions > 0 {
-			add("--partitions: SQLite has no partitioned tables")
-		}
-		if strings.Contains(steps, "f") {
-			add("--foreign-keys (init step f): SQLite cannot add a foreign key to an existing table")
-		}
+	}
+	if fks && d.Supports(target.AddedForeignKeys) != nil {
+		add("--foreign-keys (init step f): %s cannot add a foreign key to an existing table", d.Name())
 	}
 	return errs
-}
-
-// engineName is the name a message gives an engine kind.
-func engineName(kind string) string {
-	switch kind {
-	case "mysql":
-		return "MariaDB and MySQL"
-	case "sqlite":
-		return "SQLite"
-	}
-	return kind
 }
 
 // Prepare is pgbench -i: the -I steps in order, timed, with a progress bar
@@ -120,7 +106,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 			return fmt.Errorf("%s: options of a run, not of the tables' initialization (pgbench -i); give them to dbmark run tpcb", strings.Join(given, ", "))
 		}
 	}
-	if errs := o.validateInit(env.Target.Kind()); len(errs) > 0 {
+	if errs := o.validateInit(env.Target.Dialect()); len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	if o.PartitionMethod == "" && o.Partitions > 0 {
@@ -131,7 +117,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 		return err
 	}
 	defer c.Close()
-	sc := o.schema(env.Target.Kind())
+	sc := o.schema(env.Target.Dialect())
 	if err := workload.MarkIncomplete(ctx, c, dataSet); err != nil {
 		return fmt.Errorf("prepare tpcb: %w", err)
 	}
@@ -170,10 +156,14 @@ func (w *Workload) initStep(ctx context.Context, env workload.Env, c target.Conn
 		return "drop tables", execAll(ctx, c, sc.dropTables())
 	case 't':
 		say("creating tables...")
-		if sc.partitions > 0 && sc.kind == "postgres" {
+		stmts, err := sc.createTables()
+		if err != nil {
+			return "create tables", err
+		}
+		if len(stmts) > len(tables) { // the partitions are tables of their own
 			say(fmt.Sprintf("creating %d partitions...", sc.partitions))
 		}
-		return "create tables", execAll(ctx, c, sc.createTables())
+		return "create tables", execAll(ctx, c, stmts)
 	case 'g':
 		say("generating data (client-side)...")
 		return "client-side generate", w.generateClientSide(ctx, env, c, sc)
@@ -187,10 +177,18 @@ func (w *Workload) initStep(ctx context.Context, env workload.Env, c target.Conn
 		return "vacuum", execAll(ctx, c, sc.vacuum())
 	case 'p':
 		say("creating primary keys...")
-		return "primary keys", execAll(ctx, c, sc.primaryKeyDDL())
+		stmts, err := sc.primaryKeyDDL()
+		if err != nil {
+			return "primary keys", err
+		}
+		return "primary keys", execAll(ctx, c, stmts)
 	case 'f':
 		say("creating foreign keys...")
-		return "foreign keys", execAll(ctx, c, sc.foreignKeyDDL())
+		stmts, err := sc.foreignKeyDDL()
+		if err != nil {
+			return "foreign keys", err
+		}
+		return "foreign keys", execAll(ctx, c, stmts)
 	}
 	return string(step), fmt.Errorf("unrecognized initialization step %q", step)
 }
@@ -209,19 +207,13 @@ func firstLine(s string) string {
 	return s
 }
 
-// inTx runs fn after emptying the tables, in one transaction on
-// PostgreSQL as pgbench does (the other engines' bulk paths commit as they
-// go). On MariaDB the tables are emptied with the foreign keys unchecked,
-// since InnoDB refuses to truncate a referenced table.
+// inTx runs fn after emptying the tables, within what the engine puts
+// around a reload (one transaction, as pgbench does, where the engine
+// can; foreign keys unchecked where truncating a referenced table is
+// refused).
 func inTx(ctx context.Context, c target.Conn, sc *schema, fn func() error) error {
-	var pre, post []string
-	switch sc.kind {
-	case "postgres":
-		pre, post = []string{"begin"}, []string{"commit"}
-	case "mysql":
-		pre, post = []string{"set foreign_key_checks = 0"}, []string{"set foreign_key_checks = 1"}
-	}
-	if err := execAll(ctx, c, pre); err != nil {
+	r := sc.d.Reload()
+	if err := execAll(ctx, c, r.Before); err != nil {
 		return err
 	}
 	err := execAll(ctx, c, sc.truncateTables())
@@ -229,12 +221,12 @@ func inTx(ctx context.Context, c target.Conn, sc *schema, fn func() error) error
 		err = fn()
 	}
 	if err != nil {
-		if sc.kind == "postgres" {
-			_ = c.Exec(context.WithoutCancel(ctx), "rollback")
+		for _, s := range r.Abort {
+			_ = c.Exec(context.WithoutCancel(ctx), s)
 		}
 		return err
 	}
-	return execAll(ctx, c, post)
+	return execAll(ctx, c, r.After)
 }
 
 // generateClientSide is pgbench's initGenerateDataClientSide: branches,
@@ -320,7 +312,7 @@ func withConn(ctx context.Context, tg target.Target, fn func(c target.Conn) erro
 // Cleanup drops pgbench's tables.
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	return withConn(ctx, env.Target, func(c target.Conn) error {
-		if err := execAll(ctx, c, w.opt.schema(env.Target.Kind()).dropTables()); err != nil {
+		if err := execAll(ctx, c, w.opt.schema(env.Target.Dialect()).dropTables()); err != nil {
 			return fmt.Errorf("cleanup tpcb: %w", err)
 		}
 		if err := workload.MarkComplete(ctx, c, dataSet); err != nil {

@@ -239,8 +239,10 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		rate, _ := w.fs.GetFloat64("rate")
 		rs.rate = rate > 0
 		rs.measured = rs.rate || rs.limit > 0 || fsDuration(w.fs, "report-interval") > 0
-		if f := w.fs.Lookup("pg-mode"); f != nil && env.Target.Kind() == "postgres" {
-			rs.mode = f.Value.String()
+		if _, ok := env.Target.(target.ProtocolTarget); ok {
+			if f := w.fs.Lookup("pg-mode"); f != nil {
+				rs.mode = f.Value.String()
+			}
 		}
 	}
 	if rs.mode == "" {
@@ -346,7 +348,7 @@ func (rs *runState) setup(ctx context.Context) error {
 		return nil
 	}
 	// pgbench's vacuum: its errors are reported and ignored.
-	for _, s := range vacuumBeforeRun(rs.env.Target.Kind(), o.VacuumAll) {
+	for _, s := range vacuumBeforeRun(rs.env.Target.Dialect(), o.VacuumAll) {
 		if err := c.Exec(ctx, s); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -358,20 +360,15 @@ func (rs *runState) setup(ctx context.Context) error {
 }
 
 // vacuumBeforeRun is pgbench's vacuum before a run: vacuum branches and
-// tellers, empty the history, and with -v vacuum accounts too. Engines
-// without VACUUM only empty the history.
-func vacuumBeforeRun(kind string, all bool) []string {
-	switch kind {
-	case "postgres":
-		out := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"}
-		if all {
-			out = append(out, "vacuum analyze pgbench_accounts")
-		}
-		return out
-	case "mysql":
-		return []string{"truncate table pgbench_history"}
+// tellers, empty the history, and with -v vacuum and analyze accounts
+// too. Engines without VACUUM only empty the history.
+func vacuumBeforeRun(d target.Dialect, all bool) []string {
+	out := append(d.Maintain("pgbench_branches", target.Vacuum), d.Maintain("pgbench_tellers", target.Vacuum)...)
+	out = append(out, d.Truncate("pgbench_history")...)
+	if all && len(d.Maintain("pgbench_accounts", target.Vacuum)) > 0 {
+		out = append(out, d.Maintain("pgbench_accounts", target.Vacuum|target.Analyze)...)
 	}
-	return []string{"delete from pgbench_history"}
+	return out
 }
 
 // lockedWriter lets the clients write to one writer, a line at a time.

@@ -2,10 +2,9 @@ package tpcb
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // pgbench's sizes per scale unit (pgbench.c: nbranches, ntellers, naccounts).
@@ -58,60 +57,50 @@ var foreignKeys = []struct{ table, name, col, ref, refCol string }{
 	{"pgbench_history", "pgbench_history_aid_fkey", "aid", "pgbench_accounts", "aid"},
 }
 
-// schema renders the DDL for one engine kind ("postgres", "mysql", "sqlite").
+// schema renders the DDL in the engine's dialect.
 type schema struct {
-	kind       string
+	d          target.Dialect
 	scale      int64
 	fillfactor int
 	unlogged   bool
 	partitions int
 	method     string // "range" or "hash" when partitions > 0
-	// PostgreSQL's tablespaces for the tables and for the primary keys'
-	// indexes ("": the database's default).
+	// Tablespaces for the tables and for the primary keys' indexes ("":
+	// the database's default).
 	tablespace, indexTablespace string
 }
+
+// layout is pgbench's: lower case, a partition's clauses on lines of
+// their own.
+var layout = target.Layout{Break: "\n  "}
 
 func (s *schema) columns(t table) string {
 	cols := t.small
 	if s.scale >= bigIDScale {
 		cols = t.big
 	}
-	if s.kind == "mysql" {
-		// MariaDB's timestamp has whole seconds and ends in 2038; datetime(6)
-		// is what PostgreSQL's timestamp is.
-		cols = strings.Replace(cols, "mtime timestamp", "mtime datetime(6)", 1)
-	}
-	return cols
+	return strings.Replace(cols, "mtime timestamp", "mtime "+s.d.Type(target.Timestamp), 1)
 }
 
-// createTables is pgbench's initCreateTables, per engine.
-func (s *schema) createTables() []string {
+// createTables is pgbench's initCreateTables, in the engine's dialect.
+func (s *schema) createTables() ([]string, error) {
 	var out []string
 	for _, t := range tables {
-		accounts := t.name == "pgbench_accounts"
-		var b strings.Builder
-		b.WriteString("create")
-		if s.unlogged {
-			b.WriteString(" unlogged")
+		spec := target.Table{Name: t.name, Unlogged: s.unlogged, Tablespace: s.tablespace, Layout: layout}
+		if t.withFillfactor {
+			spec.FillFactor = s.fillfactor
 		}
-		fmt.Fprintf(&b, " table %s(%s)", t.name, s.columns(t))
-		switch {
-		case accounts && s.partitions > 0 && s.kind == "postgres":
-			fmt.Fprintf(&b, " partition by %s (aid)", s.method)
-		case accounts && s.partitions > 0 && s.kind == "mysql":
-			b.WriteString(s.mysqlPartitions())
-		case t.withFillfactor && s.kind == "postgres":
-			fmt.Fprintf(&b, " with (fillfactor=%d)", s.fillfactor)
+		if t.name == "pgbench_accounts" && s.partitions > 0 {
+			spec.Partitions = s.accountPartitions()
 		}
-		if s.tablespace != "" {
-			b.WriteString(" tablespace " + pgx.Identifier{s.tablespace}.Sanitize())
+		ddl, err := s.d.CreateTable(spec)
+		if err != nil {
+			return nil, fmt.Errorf("create table %s: %w", t.name, err)
 		}
-		out = append(out, b.String())
-		if accounts && s.partitions > 0 && s.kind == "postgres" {
-			out = append(out, s.pgPartitions()...)
-		}
+		out = append(out, fmt.Sprintf("%s %s(%s)%s", ddl.Head, t.name, s.columns(t), ddl.Tail))
+		out = append(out, ddl.After...)
 	}
-	return out
+	return out, nil
 }
 
 // accountCount is the number of accounts at the scale.
@@ -122,168 +111,79 @@ func (s *schema) partSize() int64 {
 	return (s.accountCount() + int64(s.partitions) - 1) / int64(s.partitions)
 }
 
-// pgPartitions is pgbench's createPartitions: open-ended first and last
-// range partitions, or hash partitions by modulus and remainder.
-func (s *schema) pgPartitions() []string {
-	var out []string
-	unlogged := ""
-	if s.unlogged {
-		unlogged = " unlogged"
-	}
-	for p := 1; p <= s.partitions; p++ {
-		var b strings.Builder
-		fmt.Fprintf(&b, "create%s table pgbench_accounts_%d\n  partition of pgbench_accounts\n  for values ", unlogged, p)
-		if s.method == "range" {
-			b.WriteString("from (")
-			if p == 1 {
-				b.WriteString("minvalue")
-			} else {
-				b.WriteString(strconv.FormatInt(int64(p-1)*s.partSize()+1, 10))
+// accountPartitions is pgbench's createPartitions: open-ended first and
+// last range partitions of partSize accounts, or hash partitions.
+// Partitions that are tables are pgbench_accounts_1 and so on; those
+// named within the table are p1, p2, ...
+func (s *schema) accountPartitions() *target.Partitioning {
+	p := &target.Partitioning{Hash: s.method == "hash", Column: "aid", Count: s.partitions,
+		Name: func(i int, table bool) string {
+			if table {
+				return fmt.Sprintf("pgbench_accounts_%d", i+1)
 			}
-			b.WriteString(") to (")
-			if p < s.partitions {
-				b.WriteString(strconv.FormatInt(int64(p)*s.partSize()+1, 10))
-			} else {
-				b.WriteString("maxvalue")
-			}
-			b.WriteString(")")
-		} else {
-			fmt.Fprintf(&b, "with (modulus %d, remainder %d)", s.partitions, p-1)
-		}
-		fmt.Fprintf(&b, " with (fillfactor=%d)", s.fillfactor)
-		out = append(out, b.String())
+			return fmt.Sprintf("p%d", i+1)
+		}}
+	for i := 1; i < s.partitions; i++ {
+		p.Bounds = append(p.Bounds, int64(i)*s.partSize()+1)
 	}
-	return out
+	return p
 }
 
-// mysqlPartitions declares the same partitions in MariaDB's syntax, which
-// names them with the table: pgbench_accounts_1 and so on are partitions
-// p1, p2, ... of pgbench_accounts. MariaDB's HASH is the key modulo N, not
-// PostgreSQL's hash, so rows spread differently.
-func (s *schema) mysqlPartitions() string {
-	if s.method == "hash" {
-		return fmt.Sprintf(" partition by hash (aid) partitions %d", s.partitions)
-	}
-	var b strings.Builder
-	b.WriteString(" partition by range (aid) (")
-	for p := 1; p <= s.partitions; p++ {
-		if p > 1 {
-			b.WriteString(", ")
-		}
-		if p < s.partitions {
-			fmt.Fprintf(&b, "partition p%d values less than (%d)", p, int64(p)*s.partSize()+1)
-		} else {
-			fmt.Fprintf(&b, "partition p%d values less than maxvalue", p)
-		}
-	}
-	b.WriteString(")")
-	return b.String()
-}
+// childrenFirst are the tables, each before those it references.
+var childrenFirst = []string{"pgbench_history", "pgbench_accounts", "pgbench_tellers", "pgbench_branches"}
 
 // dropTables is pgbench's initDropTables.
-func (s *schema) dropTables() []string {
-	if s.kind == "sqlite" {
-		// One table per statement; children first, for foreign keys.
-		return []string{
-			"drop table if exists pgbench_history", "drop table if exists pgbench_accounts",
-			"drop table if exists pgbench_tellers", "drop table if exists pgbench_branches",
-		}
-	}
-	drop := "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"
-	if s.kind == "mysql" {
-		// InnoDB checks foreign keys table by table even within one DROP.
-		return []string{"set foreign_key_checks = 0", drop, "set foreign_key_checks = 1"}
-	}
-	return []string{drop}
-}
+func (s *schema) dropTables() []string { return s.d.DropTables(childrenFirst...) }
 
 // truncateTables empties the tables before data generation.
-func (s *schema) truncateTables() []string {
-	switch s.kind {
-	case "postgres":
-		return []string{"truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"}
-	case "mysql":
-		return []string{"truncate table pgbench_history", "truncate table pgbench_accounts",
-			"truncate table pgbench_tellers", "truncate table pgbench_branches"}
-	}
-	return []string{"delete from pgbench_history", "delete from pgbench_accounts",
-		"delete from pgbench_tellers", "delete from pgbench_branches"}
-}
+func (s *schema) truncateTables() []string { return s.d.Truncate(childrenFirst...) }
 
 // vacuum is pgbench's initVacuum; the other engines refresh their
 // statistics, which is the part of it they have.
 func (s *schema) vacuum() []string {
 	var out []string
 	for _, t := range []string{"pgbench_branches", "pgbench_tellers", "pgbench_accounts", "pgbench_history"} {
-		switch s.kind {
-		case "postgres":
-			out = append(out, "vacuum analyze "+t)
-		case "mysql":
-			out = append(out, "analyze table "+t)
-		default:
-			out = append(out, "analyze "+t)
-		}
+		out = append(out, s.d.Maintain(t, target.Vacuum|target.Analyze)...)
 	}
 	return out
 }
 
-// primaryKeyDDL is pgbench's initCreatePKeys. SQLite cannot add a primary
-// key to a table, so it gets the unique index PostgreSQL builds for one,
-// under the same name.
-func (s *schema) primaryKeyDDL() []string {
+// primaryKeyDDL is pgbench's initCreatePKeys.
+func (s *schema) primaryKeyDDL() ([]string, error) {
 	var out []string
 	for _, pk := range primaryKeys {
-		if s.kind == "sqlite" {
-			out = append(out, fmt.Sprintf("create unique index %s_pkey on %s (%s)", pk.table, pk.table, pk.col))
-			continue
-		}
-		ddl := fmt.Sprintf("alter table %s add primary key (%s)", pk.table, pk.col)
-		if s.indexTablespace != "" {
-			ddl += " using index tablespace " + pgx.Identifier{s.indexTablespace}.Sanitize()
+		ddl, err := s.d.AddPrimaryKey(pk.table, pk.col, s.indexTablespace)
+		if err != nil {
+			return nil, fmt.Errorf("primary key of %s: %w", pk.table, err)
 		}
 		out = append(out, ddl)
 	}
-	return out
+	return out, nil
 }
 
-// foreignKeyDDL is pgbench's initCreateFKeys. MariaDB wants the referenced
-// column named.
-func (s *schema) foreignKeyDDL() []string {
+// foreignKeyDDL is pgbench's initCreateFKeys.
+func (s *schema) foreignKeyDDL() ([]string, error) {
 	var out []string
 	for _, fk := range foreignKeys {
-		ref := fk.ref
-		if s.kind == "mysql" {
-			ref += " (" + fk.refCol + ")"
+		ddl, err := s.d.AddForeignKey(target.ForeignKey{Table: fk.table, Name: fk.name, Column: fk.col, Ref: fk.ref, RefColumn: fk.refCol})
+		if err != nil {
+			return nil, fmt.Errorf("foreign key %s: %w", fk.name, err)
 		}
-		out = append(out, fmt.Sprintf("alter table %s add constraint %s foreign key (%s) references %s", fk.table, fk.name, fk.col, ref))
+		out = append(out, ddl)
 	}
-	return out
+	return out, nil
 }
 
-// serverSide is pgbench's initGenerateDataServerSide: generate_series on
-// PostgreSQL, a recursive common table expression elsewhere.
+// serverSide is pgbench's initGenerateDataServerSide, with the engine's
+// series of integers.
 func (s *schema) serverSide() []string {
-	div := "/"
-	if s.kind == "mysql" {
-		div = "div"
-	}
-	series := func(col string, n int64) (with, from string) {
-		if s.kind == "postgres" {
-			return "", fmt.Sprintf("generate_series(1, %d) as %s", n, col)
-		}
-		return fmt.Sprintf("with recursive s(%s) as (select 1 union all select %s + 1 from s where %s < %d) ", col, col, col, n), "s"
-	}
-	w1, f1 := series("bid", branchesPerScale*s.scale)
-	w2, f2 := series("tid", tellersPerScale*s.scale)
-	w3, f3 := series("aid", s.accountCount())
-	var pre []string
-	if s.kind == "mysql" {
-		// MariaDB stops a recursive CTE after 1000 rounds by default.
-		pre = []string{fmt.Sprintf("set session max_recursive_iterations = %d", s.accountCount()+1)}
-	}
-	return append(pre,
-		fmt.Sprintf("insert into pgbench_branches(bid,bbalance) %sselect bid, 0 from %s", w1, f1),
-		fmt.Sprintf("insert into pgbench_tellers(tid,bid,tbalance) %sselect tid, (tid - 1) %s %d + 1, 0 from %s", w2, div, tellersPerScale, f2),
-		fmt.Sprintf("insert into pgbench_accounts(aid,bid,abalance,filler) %sselect aid, (aid - 1) %s %d + 1, 0, '' from %s", w3, div, accountsPerScale, f3),
+	div := s.d.IntDiv()
+	b := s.d.Series("bid", branchesPerScale*s.scale)
+	t := s.d.Series("tid", tellersPerScale*s.scale)
+	a := s.d.Series("aid", s.accountCount())
+	return append(a.Setup, // the largest series' setup serves all three
+		fmt.Sprintf("insert into pgbench_branches(bid,bbalance) %sselect bid, 0 from %s", b.With, b.From),
+		fmt.Sprintf("insert into pgbench_tellers(tid,bid,tbalance) %sselect tid, (tid - 1) %s %d + 1, 0 from %s", t.With, div, tellersPerScale, t.From),
+		fmt.Sprintf("insert into pgbench_accounts(aid,bid,abalance,filler) %sselect aid, (aid - 1) %s %d + 1, 0, '' from %s", a.With, div, accountsPerScale, a.From),
 	)
 }

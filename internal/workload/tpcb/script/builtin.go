@@ -3,6 +3,8 @@ package script
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // builtin is one of pgbench's built-in scripts: its name, its description
@@ -94,9 +96,9 @@ func Builtin(name string) (*Script, error) {
 	for _, c := range s.Commands {
 		switch c.Text {
 		case "BEGIN;":
-			c.txn = txnBegin
+			c.txn = target.TxnBegin
 		case "END;":
-			c.txn = txnEnd
+			c.txn = target.TxnEnd
 		}
 	}
 	return s, nil

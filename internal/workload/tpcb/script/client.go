@@ -88,7 +88,6 @@ type Client struct {
 	id     int
 	conn   target.Conn
 	d      target.Dialect
-	pg     bool // PostgreSQL: builtin BEGIN/END stay as written
 	vars   []variable
 	index  map[string]int
 	rnd    Rand
@@ -130,7 +129,6 @@ func NewClient(sh *Shared, id int, conn target.Conn, d target.Dialect) (*Client,
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
-	c.pg = d != nil && d.Placeholder(1) == "$1"
 	if pc, ok := conn.(target.ProtocolConn); ok {
 		c.proto, c.simple = pc, pc.Protocol() == "simple"
 	}
@@ -564,24 +562,9 @@ func (c *Client) debug(cs *clientScript, v value) {
 	_, _ = c.sh.Debug.Write(b)
 }
 
-// txnKind marks a builtin script's BEGIN and END, which other engines
-// spell their own way.
-type txnKind uint8
-
-const (
-	txnNone txnKind = iota
-	txnBegin
-	txnEnd
-)
-
-// statementText is cmd's SQL with the dialect's placeholders.
+// statementText is cmd's SQL with the dialect's placeholders, as the
+// engine prepares a script's statement.
 func (c *Client) statementText(cmd *Command) string {
-	switch {
-	case cmd.txn == txnBegin && !c.pg:
-		return c.d.Begin(true)
-	case cmd.txn == txnEnd && !c.pg:
-		return "COMMIT"
-	}
 	var b strings.Builder
 	for i, p := range cmd.parts {
 		if i > 0 {
@@ -589,11 +572,7 @@ func (c *Client) statementText(cmd *Command) string {
 		}
 		b.WriteString(p)
 	}
-	text := strings.TrimRight(b.String(), " \t\r\n")
-	if !c.pg { // a trailing semicolon is not part of a prepared statement elsewhere
-		text = strings.TrimRight(strings.TrimSuffix(text, ";"), " \t\r\n")
-	}
-	return text
+	return c.d.ScriptStatement(strings.TrimRight(b.String(), " \t\r\n"), cmd.txn)
 }
 
 // stmt returns command pc's statement, preparing it on first use.

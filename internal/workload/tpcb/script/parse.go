@@ -3,6 +3,8 @@ package script
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // Kind says whether a command is SQL or a meta-command.
@@ -90,7 +92,7 @@ type Command struct {
 	next    int  // \if, \elif: the next branch or \endif; \elif, \else: the \endif
 	endif   int
 	sleep   sleepArg
-	txn     txnKind // a builtin's BEGIN or END
+	txn     target.Txn // a builtin's BEGIN or END, which engines spell their own way
 }
 
 // sleepArg is \sleep's duration: a number or a variable, times a unit.
