@@ -82,7 +82,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	}
 	cfg, err := my.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, red, err)
+		// The driver quotes values raw: quoted again, a newline in one
+		// cannot split the message.
+		return nil, fmt.Errorf("%w %q: %q", target.ErrBadURL, red, err.Error())
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
@@ -104,7 +106,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	cfg.DialFunc = dial
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, red, err)
+		// The driver quotes values raw: quoted again, a newline in one
+		// cannot split the message.
+		return nil, fmt.Errorf("%w %q: %q", target.ErrBadURL, red, err.Error())
 	}
 	return &Target{cfg: cfg, connector: connector, psMode: mode, redacted: red}, nil
 }
