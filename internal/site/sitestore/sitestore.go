@@ -30,6 +30,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/pressly/goose/v3"
+
+	"github.com/dbmark/dbmark/internal/secret"
 )
 
 //go:embed migrations
@@ -247,13 +249,8 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+// redactURL masks the secrets of the store's address by the secret policy.
+func redactURL(s string) string { return secret.Target(s) }
 
 func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
 
