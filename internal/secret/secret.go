@@ -15,6 +15,7 @@ package secret
 import (
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -161,6 +162,59 @@ func Target(raw string) string {
 	return DSN(raw)
 }
 
+// wordSeparators split a target into the words Hidden compares.
+const wordSeparators = "@/:?#&=;,()'\" \t\r\n"
+
+// Hidden returns the words of raw, a target given whole, that Target
+// masks (a password or the pieces of one, a secret parameter's value), as
+// written and unescaped, longest first: what to take out of a message that
+// quotes raw in another form, as an engine's error may.
+func Hidden(raw string) []string { return hiddenWords(raw, Target(raw)) }
+
+// Message masks the secrets of an error message of a command run with
+// args: what Text finds, and every word of args that Args hides, however
+// the message quotes it (an engine's error may name a password with an
+// unescaped "@" as a database).
+func Message(msg string, args []string) string {
+	for _, h := range hiddenWords(strings.Join(args, " "), strings.Join(Args(args), " ")) {
+		msg = strings.ReplaceAll(msg, h, Mask)
+	}
+	return Text(msg)
+}
+
+// hiddenWords are the words of raw that masked, raw with its secrets
+// masked, lacks, also unescaped, longest first. Words shorter than four
+// characters are left out, as too likely to stand in other words.
+func hiddenWords(raw, masked string) []string {
+	kept := map[string]bool{}
+	for _, w := range words(masked) {
+		kept[w] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(w string) {
+		if len(w) >= 4 && !kept[w] && !seen[w] && !strings.Contains(w, Mask) {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, w := range words(raw) {
+		add(w)
+		if u, err := url.QueryUnescape(w); err == nil && u != w {
+			add(u)
+			for _, p := range words(u) {
+				add(p)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(wordSeparators, r) })
+}
+
 // isURL says whether s starts as a URL does: a scheme, then "://".
 func isURL(s string) bool {
 	i := strings.Index(s, "://")
@@ -274,7 +328,9 @@ var (
 	// assignment is NAME= or NAME: (quoted or not) where a word may start:
 	// the value that follows is masked when the name carries a secret.
 	// The first match is the leftmost, so a name is matched whole.
-	assignment = regexp.MustCompile(`(["']?)(\$?[\pL_][\pL\pN_.-]*)(["']?)(\s*(?:=|:)\s*)`)
+	// A name may be quoted, and quoted again (""name"" in CSV, \"name\"
+	// in JSON).
+	assignment = regexp.MustCompile(`((?:\\?["']){0,2})(\$?[\pL_][\pL\pN_.-]*)((?:\\?["']){0,2})(\s*(?:=|:)\s*)`)
 	// spacedOption is an option whose value is the next word: --password X.
 	spacedOption = regexp.MustCompile(`(?i)(?:^|\s)--[a-z0-9_-]*(?:password|passwd|passphrase|secret|token|api-?key)\s+`)
 	// mysqlClient is a MySQL or MariaDB client's command, up to the end of
@@ -422,29 +478,48 @@ func maskSpans(s, mask string, locs [][]int, span func(l []int) (start, end int)
 }
 
 // valueLen is the length of the value at the start of v: a quoted string
-// (with backslash escapes), or a word that ends at a space, "&", ";", ","
-// or a quote. A value masked before is left as it is: 0.
+// (with backslash escapes), a string quoted as text quoted again writes it
+// (""pw"" in CSV, \"pw\" in JSON), or a word that ends at a space, "&",
+// ";", "," or a quote. A value masked before is left as it is: 0.
 func valueLen(v, mask string) int {
-	if strings.HasPrefix(v, mask) || len(v) > len(mask)+1 && (v[0] == '"' || v[0] == '\'') &&
-		strings.HasPrefix(v[1:], mask) && v[len(mask)+1] == v[0] {
-		return 0
-	}
-	if v != "" && (v[0] == '"' || v[0] == '\'') {
-		for i := 1; i < len(v); i++ {
-			switch v[i] {
-			case '\\':
-				i++
-			case v[0]:
-				return i + 1
-			}
+	for _, q := range []string{`""`, `''`, `\"`, `\'`, `"`, `'`} {
+		if !strings.HasPrefix(v, q) {
+			continue
+		}
+		if strings.HasPrefix(v[len(q):], mask+q) {
+			return 0
+		}
+		if end := closingQuote(v[len(q):], q); end >= 0 {
+			return len(q) + end + len(q)
 		}
 		return len(v) // unterminated: the rest is the value
+	}
+	if strings.HasPrefix(v, mask) {
+		return 0
 	}
 	n := strings.IndexAny(v, " \t\r\n&;,\"'")
 	if n < 0 {
 		return len(v)
 	}
 	return n
+}
+
+// closingQuote is the index in v of the quote q that ends a quoted value,
+// or -1; a backslash escapes what follows it in a value quoted by one
+// character.
+func closingQuote(v, q string) int {
+	if len(q) > 1 {
+		return strings.Index(v, q)
+	}
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case q[0]:
+			return i
+		}
+	}
+	return -1
 }
 
 // formats masks keys and tokens of a well-known shape, and the secret that

@@ -245,7 +245,7 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Target, 
 	}
 	t, err := o(ctx, u, opts)
 	if err != nil {
-		return nil, scrub(err, u)
+		return nil, scrub(err, u, raw)
 	}
 	return t, nil
 }
@@ -259,11 +259,12 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-// scrub takes the secrets of u out of err's text, in the forms a URL
-// prints them (user:password@ and secret parameters, escaped or not), and
-// whatever else the secret policy finds in it, so an engine that quotes the
+// scrub takes the secrets of u, parsed from raw, out of err's text, in the
+// forms a URL prints them (user:password@ and secret parameters, escaped or
+// not), the words of raw the secret policy hides, and whatever else it
+// finds in the text, so an engine that quotes the
 // URL or DSN it was given cannot show them.
-func scrub(err error, u *url.URL) error {
+func scrub(err error, u *url.URL, raw string) error {
 	msg := err.Error()
 	out := msg
 	if u.User != nil {
@@ -283,6 +284,11 @@ func scrub(err error, u *url.URL) error {
 				out = strings.ReplaceAll(out, form, k+"="+secret.Mask)
 			}
 		}
+	}
+	// An engine may quote raw in its own words (a password with an
+	// unescaped "@" read as a database's name).
+	for _, h := range secret.Hidden(raw) {
+		out = strings.ReplaceAll(out, h, secret.Mask)
 	}
 	out = secret.Text(out)
 	if out == msg {
