@@ -24,6 +24,8 @@ targets="
 ./internal/result FuzzHistogramDecode
 ./internal/sweep FuzzValues
 ./internal/redact FuzzRules
+./internal/redact FuzzPlantedSecret
+./internal/secret FuzzScrub
 "
 
 ran=0

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/postgres"
@@ -114,7 +115,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	if errors.As(err, &d) && d.Detail() != "" {
 		fmt.Fprintln(stderr, d.Detail())
 	}
-	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(err.Error()))
+	// No secret of the command line is printed, however the error quotes it.
+	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(secret.Message(err.Error(), args)))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 	"github.com/dbmark/dbmark/internal/store"
@@ -156,10 +156,5 @@ func storeLabel(dsn string) string {
 	if !strings.Contains(dsn, "://") {
 		return dsn
 	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.RawQuery = "" // may hold a password too
-	return u.Redacted()
+	return secret.Target(dsn)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
@@ -708,26 +709,6 @@ func fill(res *result.Result, out *runner.Outcome) {
 	}
 }
 
-// redactArgs removes passwords from a command line: in URLs, and in the
-// value of any option whose name mentions a password.
-func redactArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, s := range args {
-		name, val, hasEq := strings.Cut(s, "=")
-		switch {
-		case strings.Contains(strings.ToLower(name), "password") && hasEq:
-			out[i] = name + "=xxxxx"
-		case i > 0 && strings.Contains(strings.ToLower(args[i-1]), "password") && !strings.Contains(args[i-1], "="):
-			out[i] = "xxxxx"
-		case strings.Contains(s, "://"):
-			if hasEq && strings.HasPrefix(name, "-") {
-				out[i] = name + "=" + target.Redact(val)
-			} else {
-				out[i] = target.Redact(s)
-			}
-		default:
-			out[i] = s
-		}
-	}
-	return out
-}
+// redactArgs masks the secrets of a command line by the secret policy:
+// options that carry one, URLs and DSNs, NAME=VALUE and keys in any value.
+func redactArgs(args []string) []string { return secret.Args(args) }

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/target"
 )
 
@@ -39,15 +40,17 @@ var personalKeys = map[string]bool{
 }
 
 var (
-	ipv4  = regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`)
-	ipv6  = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4})?\b|::1\b`)
-	mac   = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b`)
-	uuid  = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	home  = regexp.MustCompile(`(/home/|/Users/|/var/home/)[^/\s"':,;]+`)
-	root  = regexp.MustCompile(`/root\b`)
-	email = regexp.MustCompile(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
-	cred  = regexp.MustCompile(`(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)[^\s&,;"']+`)
-	urlRE = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s"']+`)
+	ipv4 = regexp.MustCompile(`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`)
+	ipv6 = regexp.MustCompile(`(?i)\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{1,4}\b|(?i)\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4})?\b|::1\b`)
+	mac  = regexp.MustCompile(`(?i)\b[0-9a-f]{2}(?::[0-9a-f]{2}){5}\b`)
+	uuid = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	home = regexp.MustCompile(`(/home/|/Users/|/var/home/)[^/\s"':,;]+`)
+	// winHome is a Windows profile's directory, C:\Users\NAME (or with
+	// slashes, or without the drive).
+	winHome = regexp.MustCompile(`(?i)((?:\b[A-Z]:)?\\+(?:Users|Documents and Settings)\\+|\b[A-Z]:/+(?:Users|Documents and Settings)/+)[^\\/\s"':,;]+`)
+	root    = regexp.MustCompile(`/root\b`)
+	email   = regexp.MustCompile(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
+	urlRE   = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s"']+`)
 	// pathRE finds a path where a word may start (group 1 is what precedes
 	// it): it runs to a space, a quote, a bracket, a comma or a semicolon.
 	pathRE = regexp.MustCompile("(^|[\\s=:\"'(\\[{,])((?:~|\\.{1,2})?/[^\\s\"'`()\\[\\]{}<>,;]*)")
@@ -60,27 +63,93 @@ var (
 
 // Result returns a redacted copy of r; r is unchanged.
 func Result(r *result.Result) (*result.Result, error) {
-	b, err := json.Marshal(r)
+	s := &scrubber{literals: literals(r)}
+	return through(r, func(doc any) any { return s.value("", doc) })
+}
+
+// Secrets returns r as JSON with its secrets masked by the secret policy
+// (secret.Mask), and nothing else changed: what the results store keeps of
+// a result or a sweep. Host and user names and paths stay; they leave the
+// machine only through Result and Sweep.
+func Secrets(v any) ([]byte, error) {
+	doc, err := decodedNumbers(v)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(walk("", doc, func(key, s string) string {
+		if secret.Secret(key, s) && !data(key, s) {
+			return secret.Mask
+		}
+		return secret.Text(s)
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
-	// Numbers stay json.Number: through float64 a 64-bit seed loses digits.
+	return b, nil
+}
+
+// through is a copy of v, a value that encodes as JSON, changed by fn on
+// its JSON document.
+func through[T any](v *T, fn func(any) any) (*T, error) {
+	doc, err := decodedNumbers(v)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(fn(doc))
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
+	return &out, nil
+}
+
+// decodedNumbers is v through JSON, its numbers kept as json.Number:
+// through float64 a 64-bit seed loses digits.
+func decodedNumbers(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("redact: %w", err)
+	}
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("redact: %w", err)
 	}
-	s := &scrubber{literals: literals(r)}
-	doc = s.value("", doc)
-	if b, err = json.Marshal(doc); err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
+	return doc, nil
+}
+
+// walk replaces each string of a decoded JSON document with fn(key, s),
+// key being the name of the field that holds it (or holds its list).
+func walk(key string, v any, fn func(key, s string) string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = walk(k, e, fn)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = walk(key, e, fn)
+		}
+		return x
+	case string:
+		return fn(key, x)
 	}
-	var out result.Result
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
-	}
-	return &out, nil
+	return v
+}
+
+// base64Text is what an encoded histogram is made of.
+var base64Text = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
+
+// data says whether s, under key, is data rather than text: the run's own
+// identity, or an encoded histogram, whose letters could take the shape of
+// a key by chance and must not be changed.
+func data(key, s string) bool {
+	return key == "id" || key == "encoded" && base64Text.MatchString(s)
 }
 
 // literals are the personal words the document itself reveals, removed
@@ -111,37 +180,26 @@ func literals(r *result.Result) []string {
 type scrubber struct{ literals []string }
 
 func (s *scrubber) value(key string, v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = s.value(k, e)
+	return walk(key, v, func(key, x string) string {
+		if data(key, x) {
+			return x // the run's own random identity, needed to refer to it; a histogram
 		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = s.value(key, e)
-		}
-		return x
-	case string:
-		if key == "id" {
-			return x // the run's own random identity, needed to refer to it
-		}
-		if x != "" && personalKeys[strings.ToLower(key)] {
+		if x != "" && personalKeys[strings.ToLower(key)] || secret.Secret(key, x) {
 			return Mask
 		}
 		return s.String(x)
-	}
-	return v
+	})
 }
 
 // patternChars are the characters one of which every pattern above needs
-// (a dot, a colon, a slash, @, = or a dash): text with none of them can
+// (a dot, a colon, a slash, @, = or a dash), but for the keys of a
+// well-known format, which secret.May finds: text with none of them can
 // hold only the literals, and skips the regular expressions.
 const patternChars = ".:/@=-"
 
 // String removes personal data from free text.
 func (s *scrubber) String(v string) string {
-	if !strings.ContainsAny(v, patternChars) {
+	if !strings.ContainsAny(v, patternChars) && !secret.May(v) {
 		for _, l := range s.literals {
 			v = replaceWord(v, l)
 		}
@@ -195,8 +253,8 @@ func Path(p string) string {
 // without the words a result itself reveals (its host and user names).
 func Text(v string) string { return (&scrubber{}).String(v) }
 
-// rule is one pattern's replacement and a test that is false only for
-// text the pattern cannot match: the characters or words each match must
+// rule is one pattern's replacement (re is nil for a rule of several
+// patterns) and a test that is false only for text the rule cannot change: the characters or words each match must
 // hold. Most strings of a result (times, versions, settings, base64
 // histograms) pass none, and a test is far cheaper than the pattern (which
 // made the site's check of a submission cost milliseconds).
@@ -209,7 +267,9 @@ type rule struct {
 // rules are applied in this order, each to the previous one's output.
 var rules = []rule{
 	{urlRE, func(v string) bool { return strings.Contains(v, "://") }, func(v string) string { return urlRE.ReplaceAllStringFunc(v, redactURL) }},
-	{cred, mayHoldCredential, func(v string) string { return cred.ReplaceAllString(v, "${1}${2}"+Mask) }},
+	// Every secret, by the one policy (secret.Scrub): key=value, command
+	// lines, DSNs, key formats, private keys.
+	{nil, secret.May, func(v string) string { return secret.Scrub(v, Mask) }},
 	{email, func(v string) bool { return strings.Contains(v, "@") }, func(v string) string { return email.ReplaceAllString(v, Mask) }},
 	{uuid, func(v string) bool { return strings.Count(v, "-") >= 4 }, func(v string) string { return uuid.ReplaceAllString(v, Mask) }},
 	{mac, func(v string) bool { return strings.Count(v, ":") >= 5 }, func(v string) string { return mac.ReplaceAllString(v, Mask) }},
@@ -228,6 +288,8 @@ var rules = []rule{
 	}},
 	{home, func(v string) bool { return strings.Contains(v, "/home/") || strings.Contains(v, "/Users/") },
 		func(v string) string { return home.ReplaceAllString(v, "${1}USER") }},
+	{winHome, func(v string) bool { return strings.Contains(v, `\`) || strings.Contains(v, ":/") },
+		func(v string) string { return winHome.ReplaceAllString(v, "${1}USER") }},
 	{root, func(v string) bool { return strings.Contains(v, "/root") }, func(v string) string { return root.ReplaceAllString(v, "/ROOT") }},
 	// Every other path, outside URLs (redactURL has decided on theirs).
 	{pathRE, func(v string) bool { return strings.Contains(v, "/") }, func(v string) string {
@@ -243,38 +305,6 @@ var rules = []rule{
 			})
 		})
 	}},
-}
-
-// credWords are what the credential pattern starts with, in lower case
-// (api[_-]?key starts with "api").
-var credWords = []string{"password", "passwd", "pwd", "secret", "token", "api"}
-
-// mayHoldCredential is false only for text the credential pattern cannot
-// match: no = or :, or ASCII text without one of its words in any case.
-// Text with other bytes is always tried: the pattern's case folding also
-// matches letters such as the Kelvin sign (K) and the long s.
-func mayHoldCredential(v string) bool {
-	if !strings.ContainsAny(v, "=:") {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if v[i] >= 0x80 {
-			return true
-		}
-	}
-	// One pass, without a lower-case copy of what may be a long string.
-	for i := 0; i < len(v); i++ {
-		c := v[i] | 0x20 // lower case, for a letter
-		if c != 'p' && c != 's' && c != 't' && c != 'a' {
-			continue
-		}
-		for _, w := range credWords {
-			if w[0] == c && len(v)-i >= len(w) && strings.EqualFold(v[i:i+len(w)], w) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // replaceWord replaces w where it stands as a word of its own, so a user
@@ -329,11 +359,15 @@ func redactURL(raw string) string {
 		if strings.Contains(v, Mask) {
 			continue // redacted before
 		}
+		if secret.Secret(k, v) {
+			q.Set(k, "x")
+			continue
+		}
 		if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
 			q.Set(k, Path(v)) // a socket, a certificate, a key file
 			continue
 		}
-		if lk == "password" || lk == "user" || lk == "sslkey" || lk == "sslcert" || lk == "host" && !strings.HasPrefix(q.Get(k), "/") {
+		if lk == "user" || lk == "sslcert" || lk == "host" && !strings.HasPrefix(q.Get(k), "/") {
 			q.Set(k, "x")
 		}
 	}
@@ -402,23 +436,7 @@ func decoded(v any) (any, error) {
 // Sweep returns a redacted copy of a sweep's record (its command line and
 // options), by the rules of Result; sw is unchanged.
 func Sweep(sw *result.Sweep) (*result.Sweep, error) {
-	b, err := json.Marshal(sw)
-	if err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
-	}
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
-	}
-	doc = (&scrubber{}).value("", doc)
-	if b, err = json.Marshal(doc); err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
-	}
-	var out result.Sweep
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("redact: %w", err)
-	}
-	return &out, nil
+	return through(sw, func(doc any) any { return (&scrubber{}).value("", doc) })
 }
 
 // find walks v (reached at path, under key) and returns the path of the

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,7 +12,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
@@ -122,7 +123,9 @@ func rowOf(r *result.Result) (row, error) {
 	}
 	// Compact, unlike result.Marshal: the store is not read by people, and
 	// PostgreSQL re-encodes JSONB anyway. NaN or infinite numbers fail here.
-	doc, err := json.Marshal(r)
+	// No secret is stored: what the run was given (a password in its
+	// target or command line, a token in a setting) is masked first.
+	doc, err := redact.Secrets(r)
 	if err != nil {
 		return row{}, fmt.Errorf("encode: %w", err)
 	}
@@ -132,7 +135,7 @@ func rowOf(r *result.Result) (row, error) {
 		endedAt:      r.EndedAt,
 		workload:     r.Workload.Name,
 		targetKind:   r.Target.Kind,
-		targetURL:    r.Target.URL,
+		targetURL:    secret.Text(r.Target.URL), // as Secrets masks it in the document
 		status:       string(r.Status),
 		headline:     r.Summary.Headline,
 		headlineUnit: r.Summary.HeadlineUnit,

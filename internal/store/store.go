@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/store/postgres"
 	"github.com/dbmark/dbmark/internal/store/sqlite"
 )
@@ -115,9 +116,9 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (Store, error) {
 	case kindPostgres:
 		db, err := postgres.Open(ctx, loc, logger)
 		if err != nil {
-			return nil, fmt.Errorf("store: open %s: %w", redact(loc), err)
+			return nil, fmt.Errorf("store: open %s: %w", redactDSN(loc), err)
 		}
-		logger.DebugContext(ctx, "results store opened", "backend", "postgres", "url", redact(loc))
+		logger.DebugContext(ctx, "results store opened", "backend", "postgres", "url", redactDSN(loc))
 		return newSQLStore(db, dialectPostgres, logger), nil
 	default:
 		if loc == "" {
@@ -206,10 +207,10 @@ func parseDSN(dsn string) (backendKind, string, error) {
 		return 0, "", fmt.Errorf("store: an in-memory SQLite store would lose every result on exit; use %s", accepted)
 	}
 	if scheme, ok := urlScheme(dsn); ok {
-		return 0, "", fmt.Errorf("store: unsupported results store %q (scheme %q): use %s", redact(dsn), scheme, accepted)
+		return 0, "", fmt.Errorf("store: unsupported results store %q (scheme %q): use %s", redactDSN(dsn), scheme, accepted)
 	}
 	if strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:") {
-		return 0, "", fmt.Errorf("store: %q is not a PostgreSQL URL (want postgres://user@host:5432/db)", redact(dsn))
+		return 0, "", fmt.Errorf("store: %q is not a PostgreSQL URL (want postgres://user@host:5432/db)", redactDSN(dsn))
 	}
 	return kindSQLite, dsn, nil
 }
@@ -254,18 +255,9 @@ func filePath(dsn string) (string, error) {
 	return p, nil
 }
 
-// redact hides a URL's password, so errors and logs can show where the
-// store is without leaking credentials.
-func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if err != nil && strings.Contains(s, "@") {
-			return "(unparsable URL)"
-		}
-		return s
-	}
-	return u.Redacted()
-}
+// redactDSN masks the secrets of a store's address by the secret policy,
+// so errors and logs can show where the store is without leaking them.
+func redactDSN(s string) string { return secret.Target(s) }
 
 // DataDir is dbmark's per-user data directory, where the default results
 // store and the embedded benchmark database live: $DBMARK_HOME if set, else

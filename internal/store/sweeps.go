@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/result"
 )
 
@@ -48,7 +49,7 @@ func (s *sqlStore) SaveSweep(ctx context.Context, sw *result.Sweep) (ID, error) 
 	if sw.StartedAt.IsZero() {
 		return 0, fmt.Errorf("store: save sweep %s: start time is not set", sw.ID)
 	}
-	doc, err := json.Marshal(sw)
+	doc, err := redact.Secrets(sw) // as a run's: no secret is stored
 	if err != nil {
 		return 0, fmt.Errorf("store: save sweep %s: encode: %w", sw.ID, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/errclass"
+	"github.com/dbmark/dbmark/internal/secret"
 )
 
 // Target is one database endpoint. It is safe for concurrent use; the Conns
@@ -210,11 +211,11 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Target, 
 	o, ok := r.openers[strings.ToLower(u.Scheme)]
 	r.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q: unknown scheme %q (use one of %s)", ErrBadURL, Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+		return nil, fmt.Errorf("%w %q: %s", ErrBadURL, Redact(raw), unknownScheme(raw, u.Scheme, r.Schemes()))
 	}
 	t, err := o(ctx, u, opts)
 	if err != nil {
-		return nil, scrub(err, u)
+		return nil, scrub(err, u, raw)
 	}
 	return t, nil
 }
@@ -228,34 +229,54 @@ type scrubbedError struct {
 func (e *scrubbedError) Error() string { return e.msg }
 func (e *scrubbedError) Unwrap() error { return e.err }
 
-// scrub takes the password of u out of err's text, in the forms a URL
-// prints it (user:password@ and a password parameter), so an engine that
-// quotes the URL it was given cannot show it.
-func scrub(err error, u *url.URL) error {
+// scrub takes the secrets of u, parsed from raw, out of err's text, in the
+// forms a URL prints them (user:password@ and secret parameters, escaped or
+// not), the words of raw the secret policy hides, and whatever else it
+// finds in the text, so an engine that quotes the
+// URL or DSN it was given cannot show them.
+func scrub(err error, u *url.URL, raw string) error {
 	msg := err.Error()
 	out := msg
 	if u.User != nil {
 		if _, has := u.User.Password(); has {
-			out = strings.ReplaceAll(out, u.User.String()+"@", url.UserPassword(u.User.Username(), "xxxxx").String()+"@")
+			out = strings.ReplaceAll(out, u.User.String()+"@", url.UserPassword(u.User.Username(), secret.Mask).String()+"@")
 		}
 	}
 	for k, vs := range u.Query() {
-		if !strings.EqualFold(k, "password") {
+		if !secret.Key(k) {
 			continue
 		}
 		for _, v := range vs {
 			if v == "" {
 				continue
 			}
-			for _, form := range []string{url.QueryEscape(k) + "=" + url.QueryEscape(v), k + "=" + v} {
-				out = strings.ReplaceAll(out, form, k+"=xxxxx")
+			for _, form := range []string{url.QueryEscape(k) + "=" + url.QueryEscape(v), k + "=" + v, v} {
+				out = strings.ReplaceAll(out, form, k+"="+secret.Mask)
 			}
 		}
 	}
+	// An engine may quote raw in its own words (a password with an
+	// unescaped "@" read as a database's name).
+	for _, h := range secret.Hidden(raw) {
+		out = strings.ReplaceAll(out, h, secret.Mask)
+	}
+	out = secret.Text(out)
 	if out == msg {
 		return err
 	}
 	return &scrubbedError{msg: out, err: err}
+}
+
+// unknownScheme says why raw names no engine: a Go MySQL DSN or a libpq
+// keyword string is named as such, with the URL to write instead.
+func unknownScheme(raw, scheme string, schemes []string) string {
+	switch secret.FormOf(raw) {
+	case secret.FormGoDSN:
+		return "a Go MySQL DSN is not a target URL: write it as mysql://USER:PASSWORD@HOST:PORT/DB"
+	case secret.FormKeywords:
+		return "a libpq keyword string is not a target URL: write it as postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=..."
+	}
+	return fmt.Sprintf("unknown scheme %q (use one of %s)", scheme, strings.Join(schemes, ", "))
 }
 
 func unwrapURLError(err error) error {
@@ -266,50 +287,9 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Redact removes the password from a URL, including a password given as a
-// query parameter. Unparseable input is reduced to its scheme.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Only a well-formed scheme is kept: what stands before "://" in
-		// an unparseable string may be anything, a password included.
-		if i := strings.Index(raw, "://"); i > 0 && validScheme(raw[:i]) {
-			return strings.ToLower(raw[:i]) + "://(unparseable)"
-		}
-		return "(unparseable)"
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if strings.EqualFold(k, "password") {
-			q.Set(k, "xxxxx")
-			changed = true
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// validScheme says whether s is a URL scheme (RFC 3986: a letter, then
-// letters, digits, "+", "-" or ".").
-func validScheme(s string) bool {
-	for i, c := range s {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return s != ""
-}
+// Redact masks the secrets of a target given in any form the engines
+// accept: see secret.Target.
+func Redact(raw string) string { return secret.Target(raw) }
 
 // Row is what RowStmt.RunRow returns: how many rows the statement returned
 // or affected and, when it returned rows, the last row's column names and

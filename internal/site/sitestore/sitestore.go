@@ -36,6 +36,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/pressly/goose/v3"
 
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/store/sqldb"
 )
 
@@ -267,13 +268,8 @@ func (s *Store) q(query string) string {
 	return sqldb.Rebind(query)
 }
 
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
+// redactURL masks the secrets of the store's address by the secret policy.
+func redactURL(s string) string { return secret.Target(s) }
 
 func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
 
