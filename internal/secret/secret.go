@@ -152,14 +152,26 @@ func DSN(raw string) string {
 // since what stands in it may be anything, a password included.
 func Target(raw string) string {
 	if _, err := url.Parse(raw); err != nil {
-		// Only a well-formed scheme is kept: what stands before "://"
-		// may be a password too.
-		if i := strings.Index(raw, "://"); i > 0 && validScheme(raw[:i]) {
-			return strings.ToLower(raw[:i]) + "://(unparseable)"
-		}
-		return "(unparseable)"
+		return unparseable(raw)
 	}
-	return DSN(raw)
+	out := DSN(raw)
+	// Masking can leave text that no longer parses (a fragment that held
+	// the rest of the user part): it is then reduced as the raw would be,
+	// so that masking the result again changes nothing.
+	if _, err := url.Parse(out); err != nil {
+		return unparseable(raw)
+	}
+	return out
+}
+
+// unparseable is what Target shows of a target that does not parse: only
+// a well-formed scheme is kept, since what stands before "://" may be a
+// password too.
+func unparseable(raw string) string {
+	if i := strings.Index(raw, "://"); i > 0 && validScheme(raw[:i]) {
+		return strings.ToLower(raw[:i]) + "://(unparseable)"
+	}
+	return "(unparseable)"
 }
 
 // wordSeparators split a target into the words Hidden compares.
