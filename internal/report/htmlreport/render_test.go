@@ -174,3 +174,17 @@ func TestCPUFrequencyWithoutMaximum(t *testing.T) {
 		}
 	}
 }
+
+// A degraded run says so in the summary table, with its outage.
+func TestDegradedRunInSummary(t *testing.T) {
+	res := *sharedSample(t)[0].Result
+	res.Status = result.StatusDegraded
+	res.Summary.Disconnects = []result.Disconnect{{Client: 0, StartS: 1, BackS: 8, Back: true, DisconnectedS: 7, WaitS: 7.2}, {Client: 1, StartS: 1, BackS: 8.1, Back: true, DisconnectedS: 7.1, WaitS: 7.25}}
+	res.Summary.ReconnectWait = &result.Latency{MaxMS: 7250}
+	page, _ := renderSpecs(t, []htmlreport.Run{{Result: &res}})
+	for _, want := range []string{`class="status-degraded"`, ">degraded <span", "2 clients lost their connection; reconnect wait max 7250 ms"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
