@@ -32,7 +32,7 @@ import (
 
 // Exit codes, as pgbench uses them, plus the shell's code for SIGINT.
 const (
-	ExitOK          = 0
+	ExitOK          = 0 // ok, or degraded: the summary and the result say which
 	ExitUsage       = 1 // bad options or a failed setup
 	ExitRunFailed   = 2 // the run hit an error it could not survive; partial result kept
 	ExitInterrupted = 130

@@ -324,7 +324,8 @@ func TestPostgresWrongPassword(t *testing.T) {
 }
 
 // TestLostConnectionsReconnect kills the workers' sessions mid-run: the run
-// reconnects, counts it, and finishes ok.
+// reconnects, counts it, and finishes degraded, with exit code 0 (as
+// README.md says) and the reconnect wait in its summary.
 func TestLostConnectionsReconnect(t *testing.T) {
 	cases := []struct {
 		env, victims, kill string
@@ -384,8 +385,13 @@ func TestLostConnectionsReconnect(t *testing.T) {
 				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
 			}
 			r := readResult(t, jsonPath)
-			if r.Summary.Reconnects == 0 || r.Status != result.StatusOK || r.Summary.Events == 0 {
-				t.Fatalf("reconnects %d status %s events %d; want a reconnect and an ok run", r.Summary.Reconnects, r.Status, r.Summary.Events)
+			if r.Summary.Reconnects == 0 || r.Status != result.StatusDegraded || r.Summary.Events == 0 || len(r.Summary.Disconnects) == 0 {
+				t.Fatalf("reconnects %d status %s events %d disconnects %v; want a reconnect and a degraded run", r.Summary.Reconnects, r.Status, r.Summary.Events, r.Summary.Disconnects)
+			}
+			for _, want := range []string{"status: degraded", "Reconnect wait (ms", "Latency including reconnects", "Disconnected clients"} {
+				if !strings.Contains(o.stdout, want) {
+					t.Errorf("the summary lacks %q:\n%s", want, o.stdout)
+				}
 			}
 		})
 	}

@@ -53,7 +53,7 @@ func (a *App) resultsCmd() *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&f.Workload, "workload", "", "only this workload")
-	list.Flags().StringVar(&f.Status, "status", "", "only this status: ok, interrupted or failed")
+	list.Flags().StringVar(&f.Status, "status", "", "only this status: ok, degraded, interrupted or failed")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many (0: all)")
 	list.Flags().BoolVar(&all, "all", false, "every one (as --limit 0)")
 

@@ -89,6 +89,8 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "status: %s", r.Status)
 	if r.Error != "" {
 		fmt.Fprintf(w, " (%s)", r.Error)
+	} else if r.Status == result.StatusDegraded {
+		fmt.Fprint(w, " (clients lost their connection and reconnected: see the reconnect wait)")
 	}
 	fmt.Fprintf(w, "\nthreads: %d  seed: %d", r.Run.Threads, r.Seed)
 	if r.Run.Rate > 0 {
@@ -165,12 +167,40 @@ func Summary(w io.Writer, r *result.Result) {
 			fmt.Fprintf(w, " %9.3f\n", o.Latency.MaxMS)
 		}
 	}
+	if len(s.Disconnects) > 0 {
+		writeDisconnects(w, s)
+	}
 	if r.Rows != nil {
 		writeRows(w, r.Rows, r.Run.Percentiles)
 	}
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+// writeDisconnects shows a degraded run's outages: the wait from each
+// failed attempt's start to the client's next committed event, the
+// latency with those waits counted, and each client's outage.
+func writeDisconnects(w io.Writer, s *result.Summary) {
+	if l := s.ReconnectWait; l != nil {
+		fmt.Fprintf(w, "\nReconnect wait (ms, from the failed attempt's start to the next committed event):\n")
+		fmt.Fprintf(w, "         outages:                        %d\n", len(s.Disconnects))
+		fmt.Fprintf(w, "         avg:                            %.3f\n", l.MeanMS)
+		fmt.Fprintf(w, "         max:                            %.3f\n", l.MaxMS)
+	}
+	writeLatency(w, "Latency including reconnects (ms, each reconnect wait counted as an event):", s.LatencyWithReconnects)
+	fmt.Fprintln(w, "\nDisconnected clients (s since the start):")
+	fmt.Fprintf(w, "    %-8s %10s %10s %14s %10s\n", "client", "lost at", "back at", "disconnected", "wait")
+	for _, d := range s.Disconnects {
+		back, wait := "not back", "-"
+		if d.Back {
+			back = fmt.Sprintf("%.3f", d.BackS)
+		}
+		if d.WaitS > 0 {
+			wait = fmt.Sprintf("%.3f", d.WaitS)
+		}
+		fmt.Fprintf(w, "    %-8d %10.3f %10s %14.3f %10s\n", d.Client, d.StartS, back, d.DisconnectedS, wait)
 	}
 }
 

@@ -87,3 +87,39 @@ func TestHistogram(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// A degraded run says so in its status line, and shows the reconnect
+// wait, the latency including it and each client's outage.
+func TestSummaryDegraded(t *testing.T) {
+	var b strings.Builder
+	r := &result.Result{Target: result.Target{Kind: "postgres"}, Workload: result.Workload{Name: "oltp_read_write", Headline: "tps"},
+		Status: result.StatusDegraded,
+		Summary: result.Summary{Events: 100, EventsPerS: 50, DurationS: 2, Reconnects: 2,
+			Latency:               &result.Latency{MaxMS: 163.7},
+			ReconnectWait:         &result.Latency{MeanMS: 7050, MaxMS: 7100.5},
+			LatencyWithReconnects: &result.Latency{MaxMS: 7100.5},
+			Disconnects: []result.Disconnect{
+				{Client: 0, StartS: 8.012, BackS: 15.05, Back: true, DisconnectedS: 7.038, WaitS: 7.1005, Reconnects: 1},
+				{Client: 1, StartS: 8.013, DisconnectedS: 2, Reconnects: 1},
+			}}}
+	Summary(&b, r)
+	out := b.String()
+	for _, want := range []string{
+		"status: degraded (clients lost their connection",
+		"Reconnect wait (ms, from the failed attempt's start to the next committed event):",
+		"max:                            7100.500",
+		"Latency including reconnects",
+		"    0             8.012     15.050          7.038      7.101",
+		"    1             8.013   not back          2.000          -",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	r.Status, r.Summary.Disconnects, r.Summary.ReconnectWait, r.Summary.LatencyWithReconnects = result.StatusOK, nil, nil, nil
+	Summary(&b, r)
+	if out := b.String(); strings.Contains(out, "Reconnect wait") || strings.Contains(out, "Disconnected") {
+		t.Errorf("an ok run shows outages:\n%s", out)
+	}
+}

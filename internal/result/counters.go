@@ -21,6 +21,11 @@ type CounterSeries struct {
 	// Points are [t, value]: t in seconds since the run's start, like the
 	// series' t, at the end of the sampling interval.
 	Points [][2]float64 `json:"points"`
+	// Gaps are where samples are missing because the source lost its
+	// connection (the server restarted): [from, to] in seconds on the
+	// same axis, from the last sample before to the first after (to the
+	// run's end when it never came back). A chart breaks its line there.
+	Gaps [][2]float64 `json:"gaps,omitempty"`
 }
 
 // Counter kinds.

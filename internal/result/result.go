@@ -24,10 +24,28 @@ const SchemaVersion = 1
 type Status string
 
 const (
-	StatusOK          Status = "ok"
+	StatusOK Status = "ok"
+	// StatusDegraded is a run that went to its end, but whose clients
+	// lost their connection and reconnected on the way (the server
+	// restarted, a backend was killed): its figures hold the outage, and
+	// Summary.Disconnects says when and for how long.
+	StatusDegraded    Status = "degraded"
 	StatusInterrupted Status = "interrupted"
 	StatusFailed      Status = "failed"
 )
+
+// Statuses are every status, best first.
+var Statuses = []Status{StatusOK, StatusDegraded, StatusInterrupted, StatusFailed}
+
+// Valid says whether s is one of Statuses.
+func (s Status) Valid() bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
 
 // Result is one run.
 type Result struct {
@@ -176,6 +194,20 @@ type Summary struct {
 	ScheduleLag  *Latency     `json:"schedule_lag,omitempty"` // under --rate
 	Ops          []OpSummary  `json:"ops"`
 	Clamped      int64        `json:"clamped,omitempty"` // latencies above one hour, recorded as one hour
+	// Disconnects are the clients' outages: each time a client lost its
+	// connection, from the start of the attempt that failed to when it
+	// was connected again and to its next committed event. A run with any
+	// is degraded.
+	Disconnects []Disconnect `json:"disconnects,omitempty"`
+	// ReconnectWait is the distribution of the Disconnects' waits: from
+	// the failed attempt's start to the client's next committed event.
+	ReconnectWait *Latency `json:"reconnect_wait,omitempty"`
+	// LatencyWithReconnects is Latency with each of those waits counted
+	// as one more event's latency (the transaction the outage cut off):
+	// the worst a client lived through. Latency itself, and the
+	// histograms, hold only the events that ran, as in a clean run, so
+	// runs stay comparable.
+	LatencyWithReconnects *Latency `json:"latency_with_reconnects,omitempty"`
 	// LatencyOps names the operations Latency is of, when not every event
 	// (iibench: its inserts, not its queries).
 	LatencyOps []string `json:"latency_ops,omitempty"`
@@ -196,6 +228,26 @@ type Summary struct {
 	Extra        map[string]string `json:"extra,omitempty"`
 	Headline     float64           `json:"headline"`
 	HeadlineUnit string            `json:"headline_unit"`
+}
+
+// Disconnect is one client's outage. Times are seconds since the run's
+// start, on the series' axis.
+type Disconnect struct {
+	Client int `json:"client"`
+	// StartS is when the attempt that met the lost connection began.
+	StartS float64 `json:"start_s"`
+	// BackS is when the client was connected again; 0 (with Back false)
+	// when the run ended first.
+	BackS float64 `json:"back_s,omitempty"`
+	Back  bool    `json:"back"`
+	// DisconnectedS is BackS - StartS, or to the run's end when not back.
+	DisconnectedS float64 `json:"disconnected_s"`
+	// WaitS is from StartS to the client's next committed event; 0 when
+	// it committed none after.
+	WaitS float64 `json:"wait_s,omitempty"`
+	// Reconnects counts the connections it lost in this outage (the
+	// first and any that failed again before an event committed).
+	Reconnects int `json:"reconnects"`
 }
 
 // QueryCounts splits statements like sysbench does.

@@ -303,6 +303,9 @@ loop:
 		out.Err = cause
 	}
 	r.summarize(out)
+	if out.Status == result.StatusOK && len(out.Summary.Disconnects) > 0 {
+		out.Status = result.StatusDegraded // see outage.go
+	}
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("closing the load", "err", err)
@@ -390,6 +393,7 @@ type run struct {
 	window  *window // the totals at the time limit; nil without one
 	clients []client
 	stuck   []Stall // clients abandoned at the end
+	outages outages
 	cfg     Config
 	src     workload.Clients
 	load    *workload.Load
@@ -457,6 +461,7 @@ type worker struct {
 	sched  *schedule
 	clock  *workload.Clock // shared with a worker that reads the time itself
 	cl     *client
+	out    *outage // since it lost its connection, until its next committed event
 }
 
 // newWorker connects worker id; nil when it has nothing to do or the run
@@ -514,6 +519,7 @@ func (r *run) serve(ctx context.Context, id int, events int64, connected func(),
 		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), r.start)
 	}
 	err = r.runWorker(ctx, wk)
+	r.settle(wk, time.Time{}) // an outage the run ended in
 	if err != nil && r.cfg.AbortClient && ctx.Err() == nil {
 		r.abort(err)
 		return nil
@@ -596,6 +602,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if !end.After(began) {
 			end = wk.clock.Read()
 		}
+		r.settle(wk, end)
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
@@ -636,6 +643,7 @@ type attempt struct {
 func (r *run) event(ctx context.Context, wk *worker) attempt {
 	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
+		tryStart := time.Now()
 		op, err := wk.w.Event(ctx, try > 1)
 		if err == nil {
 			return attempt{op: op, ok: true, tries: try}
@@ -662,6 +670,7 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 				return attempt{}
 			}
 			h.Reconnect()
+			r.lost(wk, tryStart)
 			wk.w.Close()
 			wk.sess.Close()
 			wk.w, wk.sess = nil, nil
@@ -674,6 +683,7 @@ func (r *run) event(ctx context.Context, wk *worker) attempt {
 			}
 			wk.w, wk.sess = nw, ns
 			wk.cl.setSession(ns)
+			wk.out.back = time.Now()
 			return attempt{}
 		case errclass.Retryable:
 			wk.sess.Reset(ctx)
@@ -839,6 +849,7 @@ func (r *run) summarize(out *Outcome) {
 	}
 	s.Retries, s.Reconnects, s.Clamped = tot.Retries, tot.Reconnects, tot.Clamped
 	s.Latency = result.LatencyOf(r.headHist(tot), r.cfg.Percentiles)
+	r.outages.summarize(s, r.headHist(tot), r.cfg.Percentiles)
 	for _, op := range r.load.LatencyOf {
 		s.LatencyOps = append(s.LatencyOps, tot.Ops[op].Spec.Name)
 	}

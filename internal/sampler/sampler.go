@@ -84,6 +84,9 @@ type Sampler struct {
 	series  map[string]*counterSeries
 	latest  map[string]float64
 	unknown map[string]string
+	// gaps[source] are the spans its connection was lost, on the
+	// sampler's axis; the last one is open (to < 0) until it is back.
+	gaps map[string][][2]float32
 
 	// Driven mode: kicks[source] wakes that source's loop; done[source]
 	// is the last kick it has answered (all kicks once it has stopped);
@@ -103,7 +106,7 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{cfg: cfg, base: time.Now(), cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{},
+	s := &Sampler{cfg: cfg, base: time.Now(), cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{}, gaps: map[string][][2]float32{},
 		kicks: map[string]chan struct{}{}, done: map[string]uint64{}, updated: make(chan struct{})}
 	sources := []string{"os"}
 	if cfg.DB != nil {
@@ -268,6 +271,16 @@ func (s *Sampler) Stop(start, end time.Time) *result.Counters {
 				cs.Points = append(cs.Points, [2]float64{t, p.v})
 			}
 		}
+		for _, g := range s.gaps[sr.source] {
+			from, _ := point{at: g[0]}.onAxis(shift)
+			to := last
+			if g[1] >= 0 {
+				to, _ = point{at: g[1]}.onAxis(shift)
+			}
+			if to > 0 && from < last {
+				cs.Gaps = append(cs.Gaps, [2]float64{max(from, 0), to})
+			}
+		}
 		if len(cs.Points) > 0 {
 			c.Series = append(c.Series, cs)
 		}
@@ -336,41 +349,93 @@ func (s *Sampler) every(ctx context.Context, source string, read func() (more, s
 	}
 }
 
-func (s *Sampler) dbLoop(ctx context.Context) {
-	defer s.wg.Done()
-	defer s.answer("db", allKicks)
+// openDB opens the engine's counters and reads them once, the base of
+// the first rates.
+func (s *Sampler) openDB(ctx context.Context) (target.CounterReader, []target.Counter, error) {
 	rd, err := s.cfg.DB.OpenCounters(ctx)
 	if err != nil {
-		s.fail("db", err)
-		return
+		return nil, nil, err
 	}
-	defer rd.Close()
 	prev, err := rd.ReadCounters(ctx)
 	for errors.Is(err, target.ErrCountersBusy) && ctx.Err() == nil {
 		time.Sleep(10 * time.Millisecond)
 		prev, err = rd.ReadCounters(ctx)
 	}
 	if err != nil {
+		rd.Close()
+		return nil, nil, err
+	}
+	return rd, prev, nil
+}
+
+// dbLoop samples the engine's counters. A read that fails once sampling
+// has begun is a lost connection (the server restarted): the loop
+// connects again at each interval, the samples it could not take are
+// marked as a gap, and the rates start again from a new base.
+func (s *Sampler) dbLoop(ctx context.Context) {
+	defer s.wg.Done()
+	defer s.answer("db", allKicks)
+	rd, prev, err := s.openDB(ctx)
+	if err != nil {
 		s.fail("db", err)
 		return
 	}
+	defer func() {
+		if rd != nil {
+			rd.Close()
+		}
+	}()
 	prevAt := time.Now()
 	s.every(ctx, "db", func() (bool, bool) {
+		if rd == nil {
+			r, p, err := s.openDB(ctx)
+			if err != nil {
+				return ctx.Err() == nil, false
+			}
+			s.cfg.Logger.Debug("counters: connected again", "source", "db")
+			rd, prev, prevAt = r, p, time.Now()
+			return true, false // the first sample after the gap is the next
+		}
 		cur, err := rd.ReadCounters(ctx)
 		if errors.Is(err, target.ErrCountersBusy) {
 			return true, false // the next sample covers this interval too
 		}
 		if err != nil {
-			if ctx.Err() == nil {
-				s.fail("db", err)
+			if ctx.Err() != nil {
+				return false, false
 			}
-			return false, false
+			s.cfg.Logger.Debug("counters: connection lost; connecting again", "source", "db", "err", err)
+			rd.Close()
+			rd = nil
+			s.lose("db", prevAt)
+			return true, false
 		}
 		at := time.Now()
 		s.add(at, "db", DBRates(prev, cur, at.Sub(prevAt).Seconds()))
+		s.resume("db", at)
 		prev, prevAt = cur, at
 		return true, true
 	})
+}
+
+// lose opens a gap in source's series after its last sample, at last.
+func (s *Sampler) lose(source string, last time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gaps[source]
+	if n := len(g); n > 0 && g[n-1][1] < 0 {
+		return // still open
+	}
+	s.gaps[source] = append(g, [2]float32{secondsSince(s.base, last), -1})
+}
+
+// resume closes source's open gap, if any, at its first sample after.
+func (s *Sampler) resume(source string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.gaps[source]; len(g) > 0 && g[len(g)-1][1] < 0 {
+		g[len(g)-1][1] = secondsSince(s.base, at)
+	}
 }
 
 // DBRates turns two reads of the engine's counters into readings: rates per

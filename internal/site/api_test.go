@@ -436,3 +436,32 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// TestSubmitDegraded: a run whose clients lost their connection is taken,
+// listed as degraded, and its page names each client's outage.
+func TestSubmitDegraded(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", nil)
+	r := variant(t, realRun(t, "oltp_point_select"), func(r *result.Result) {
+		r.Status = result.StatusDegraded
+		r.Summary.Reconnects = 1
+		r.Summary.Disconnects = []result.Disconnect{{Client: 3, StartS: 8.012, BackS: 15.25, Back: true, DisconnectedS: 7.238, WaitS: 7.3, Reconnects: 1}}
+		p := []result.Percentile{{P: 95, MS: 7300}}
+		r.Summary.ReconnectWait = &result.Latency{MinMS: 7300, MeanMS: 7300, MaxMS: 7300, Percentiles: p}
+		r.Summary.LatencyWithReconnects = &result.Latency{MinMS: 0.1, MeanMS: 2, MaxMS: 7300, Percentiles: p}
+	})
+	a := ts.submit(submission(r))
+	if a.Status != http.StatusCreated {
+		t.Fatalf("a degraded run: %d %s", a.Status, a.Body)
+	}
+	var sa site.SubmitAnswer
+	a.json(t, &sa)
+	page := ts.do("GET", "/r/"+sa.ID, nil)
+	for _, want := range []string{"The run ended <strong>degraded</strong>", "Disconnected clients", "<td>3</td>", "7.24", "7300"} {
+		if !bytes.Contains(page.Body, []byte(want)) {
+			t.Errorf("the result page lacks %q", want)
+		}
+	}
+	if l := ts.do("GET", "/results", nil); !bytes.Contains(l.Body, []byte(`class="status-degraded"`)) {
+		t.Errorf("the list does not show the run as degraded:\n%s", l.Body)
+	}
+}

@@ -382,6 +382,11 @@ type resultView struct {
 	Ops                                                                 [][6]string
 	Work                                                                [][2]string
 	Reproductions                                                       []reproduction
+	// A degraded run's outages: client, lost at, back at, disconnected,
+	// wait (seconds since the start); and the waits' and the latency's
+	// maximum with them.
+	Disconnects                   [][5]string
+	ReconnectWait, WithReconnects string
 }
 
 func (s *Server) chartsOf(runs []*result.Result) ([]htmlreport.ChartSection, template.JS, error) {
@@ -414,6 +419,22 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	}
 	for _, k := range slices.Sorted(maps.Keys(sub.Tags)) {
 		v.Tags = append(v.Tags, kv{k, sub.Tags[k]})
+	}
+	for _, d := range p.Summary.Disconnects {
+		back, wait := "not back", "-"
+		if d.Back {
+			back = num(d.BackS)
+		}
+		if d.WaitS > 0 {
+			wait = num(d.WaitS)
+		}
+		v.Disconnects = append(v.Disconnects, [5]string{strconv.Itoa(d.Client), num(d.StartS), back, num(d.DisconnectedS), wait})
+	}
+	if l := p.Summary.ReconnectWait; l != nil {
+		v.ReconnectWait = num(l.MaxMS)
+	}
+	if l := p.Summary.LatencyWithReconnects; l != nil {
+		v.WithReconnects = num(l.MaxMS)
 	}
 	if l := p.Summary.Latency; l != nil {
 		v.Percentiles = append(v.Percentiles, kv{"min ms", num(l.MinMS)}, kv{"mean ms", num(l.MeanMS)})

@@ -263,10 +263,8 @@ func validateRun(at string, r *result.Result) error {
 	case r.Run.Threads < 0 || r.Run.Threads > 1<<20:
 		return bad(at+".run.threads", "out of range")
 	}
-	switch r.Status {
-	case result.StatusOK, result.StatusInterrupted, result.StatusFailed:
-	default:
-		return bad(at+".status", "must be ok, interrupted or failed")
+	if !r.Status.Valid() {
+		return bad(at+".status", "must be ok, degraded, interrupted or failed")
 	}
 	sm := r.Summary
 	for _, n := range []struct {
@@ -487,6 +485,10 @@ func worstStatus(s *Submission) string {
 			return "failed"
 		case result.StatusInterrupted:
 			st = "interrupted"
+		case result.StatusDegraded:
+			if st == "ok" {
+				st = "degraded"
+			}
 		}
 	}
 	if s.Sweep != nil && s.Sweep.Status != result.SweepDone && st == "ok" {

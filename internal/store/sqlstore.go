@@ -116,7 +116,7 @@ func rowOf(r *result.Result) (row, error) {
 		return row{}, fmt.Errorf("schema version %d is not supported (this dbmark writes 1 to %d)", r.SchemaVersion, result.SchemaVersion)
 	}
 	if !validStatus(string(r.Status)) {
-		return row{}, fmt.Errorf("status %q is not ok, interrupted or failed", r.Status)
+		return row{}, fmt.Errorf("status %q is not ok, degraded, interrupted or failed", r.Status)
 	}
 	if r.StartedAt.IsZero() {
 		return row{}, errors.New("start time is not set")
@@ -149,11 +149,7 @@ func rowOf(r *result.Result) (row, error) {
 }
 
 func validStatus(s string) bool {
-	switch result.Status(s) {
-	case result.StatusOK, result.StatusInterrupted, result.StatusFailed:
-		return true
-	}
-	return false
+	return result.Status(s).Valid()
 }
 
 // upsertSQL replaces a run saved before under the same UUID in place, so it
@@ -369,7 +365,7 @@ func (s *sqlStore) query(ctx context.Context, q string, args ...any) ([]match, e
 
 func (s *sqlStore) List(ctx context.Context, f Filter) ([]Summary, error) {
 	if f.Status != "" && !validStatus(f.Status) {
-		return nil, fmt.Errorf("store: list results: status %q is not ok, interrupted or failed", f.Status)
+		return nil, fmt.Errorf("store: list results: status %q is not ok, degraded, interrupted or failed", f.Status)
 	}
 	q := `SELECT id, uuid, started_at, workload, target_kind, status, headline, headline_unit, duration_s, sweep_id FROM runs`
 	var where []string

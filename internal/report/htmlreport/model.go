@@ -51,6 +51,10 @@ type chart struct {
 type series struct {
 	Name   string       `json:"name"`
 	Points [][2]float64 `json:"points,omitempty"`
+	// Breaks are the indexes of Points before which the line is broken:
+	// the samples between them are missing (a counter source that lost
+	// its connection).
+	Breaks []int        `json:"breaks,omitempty"`
 	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
 	Boxes  [][5]float64 `json:"boxes,omitempty"`
 }
@@ -66,6 +70,7 @@ type band struct {
 type timeSeries struct {
 	Name string
 	T, V []float64
+	Gaps [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
 }
 
 // xySeries is a value against something other than time.
@@ -94,7 +99,7 @@ func sampledCounters(r *result.Result) []timeSeries {
 	}
 	out := make([]timeSeries, 0, len(r.Counters.Series))
 	for _, c := range r.Counters.Series {
-		ts := timeSeries{Name: c.Name}
+		ts := timeSeries{Name: c.Name, Gaps: c.Gaps}
 		if c.Unit != "" {
 			ts.Name += " (" + c.Unit + ")"
 		}
@@ -650,6 +655,7 @@ func counterCharts(anchor string, runs []Run, lb labeler, maxT float64, timeGrou
 				for i := range ts.T {
 					s.Points = append(s.Points, [2]float64{ts.T[i], ts.V[i]})
 				}
+				s.Breaks = breaks(ts)
 				if len(s.Points) == 0 {
 					continue
 				}
@@ -761,4 +767,19 @@ func percentilePoints(enc result.Histogram) ([][2]float64, error) {
 		}
 	}
 	return append(pts, [2]float64{max(float64(n), 1), float64(vals[len(xs)]) / 1e6}), nil
+}
+
+// breaks are the indexes of ts's points that follow a gap: the first
+// sample after it, where the line must not join the one before.
+func breaks(ts timeSeries) []int {
+	var out []int
+	for i := 1; i < len(ts.T); i++ {
+		for _, g := range ts.Gaps {
+			if mid := (g[0] + g[1]) / 2; ts.T[i-1] < mid && mid <= ts.T[i] {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -109,8 +109,10 @@ type view struct {
 
 type summaryRow struct {
 	Ref, Anchor, Started, Workload, Target, Cell, Status, Error string
-	Threads                                                     int
-	Duration, Headline, P95, P99, Errors                        string
+	// Outage sums up a degraded run's: how many, the longest wait.
+	Outage                               string
+	Threads                              int
+	Duration, Headline, P95, P99, Errors string
 }
 
 func summaryRows(runs []Run) []summaryRow {
@@ -136,6 +138,16 @@ func summaryRows(runs []Run) []summaryRow {
 			Duration: fmt.Sprintf("%.1f s", s.DurationS),
 			Headline: fmt.Sprintf("%s %s", num(s.Headline), s.HeadlineUnit),
 			Errors:   strconv.FormatInt(s.ErrorsTotal, 10),
+		}
+		if len(s.Disconnects) > 0 {
+			clients := map[int]bool{}
+			for _, d := range s.Disconnects {
+				clients[d.Client] = true
+			}
+			row.Outage = fmt.Sprintf("%d clients lost their connection", len(clients))
+			if s.ReconnectWait != nil {
+				row.Outage += fmt.Sprintf("; reconnect wait max %s ms", num(s.ReconnectWait.MaxMS))
+			}
 		}
 		if v, ok := s.Latency.Get(95); ok {
 			row.P95 = num(v)

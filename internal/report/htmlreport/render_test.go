@@ -22,6 +22,7 @@ type chartSpec struct {
 	Series      []struct {
 		Name   string
 		Points [][2]float64
+		Breaks []int
 		Values []*float64
 		Boxes  [][5]float64
 	}
@@ -172,5 +173,45 @@ func TestCPUFrequencyWithoutMaximum(t *testing.T) {
 			i := strings.Index(page, "CPU MHz")
 			t.Errorf("max %v: want %q, not %q: %s", c.max, c.want, c.lack, page[i:min(len(page), i+80)])
 		}
+	}
+}
+
+// A degraded run says so in the summary table, with its outage.
+func TestDegradedRunInSummary(t *testing.T) {
+	res := *sharedSample(t)[0].Result
+	res.Status = result.StatusDegraded
+	res.Summary.Disconnects = []result.Disconnect{{Client: 0, StartS: 1, BackS: 8, Back: true, DisconnectedS: 7, WaitS: 7.2}, {Client: 1, StartS: 1, BackS: 8.1, Back: true, DisconnectedS: 7.1, WaitS: 7.25}}
+	res.Summary.ReconnectWait = &result.Latency{MaxMS: 7250}
+	page, _ := renderSpecs(t, []htmlreport.Run{{Result: &res}})
+	for _, want := range []string{`class="status-degraded"`, ">degraded <span", "2 clients lost their connection; reconnect wait max 7250 ms"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// A counter series with missing samples (its source lost its connection)
+// is drawn with a break after the last sample before the gap.
+func TestCounterGapBreaksTheLine(t *testing.T) {
+	res := *sharedSample(t)[0].Result
+	res.Counters = &result.Counters{IntervalS: 1, Series: []result.CounterSeries{{
+		Name: "db.xact_commit", Unit: "/s", Kind: result.CounterRate, Source: "db",
+		Points: [][2]float64{{1, 10}, {2, 11}, {3, 12}, {9, 13}, {10, 14}},
+		Gaps:   [][2]float64{{3, 9}},
+	}}}
+	_, specs := renderSpecs(t, []htmlreport.Run{{Result: &res}})
+	found := false
+	for _, c := range specs {
+		for _, s := range c.Series {
+			if len(s.Points) == 5 && s.Points[3][0] == 9 {
+				found = true
+				if !slices.Equal(s.Breaks, []int{3}) {
+					t.Errorf("breaks %v, want [3]: the line must not join 3 s to 9 s", s.Breaks)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no counter chart of db.xact_commit")
 	}
 }

@@ -61,7 +61,7 @@
           // not: its label is dropped where it would crowd the last tick's.
           o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null, axisLabel: { hideOverlap: true } }, axisName(c.xName, 28));
           o.series = c.series.map(function (s) {
-            return { type: 'line', name: s.name, data: s.points, showSymbol: s.points.length < 40, symbolSize: 4 };
+            return { type: 'line', name: s.name, data: broken(s), showSymbol: s.points.length < 40, symbolSize: 4 };
           });
           var m = shade(c);
           if (m && o.series.length) o.series[0].markArea = m;
@@ -96,6 +96,22 @@
         return o;
     }
     throw new Error('unknown chart kind ' + c.kind);
+  }
+
+  // broken is a series' points with an empty value ('-') before each of
+  // its breaks: ECharts draws a gap there, not a line across the samples
+  // that are missing.
+  function broken(s) {
+    if (!s.breaks || !s.breaks.length) return s.points;
+    var out = [], b = 0;
+    s.points.forEach(function (p, i) {
+      if (b < s.breaks.length && s.breaks[b] === i) {
+        out.push('-');
+        b++;
+      }
+      out.push(p);
+    });
+    return out;
   }
 
   function drawnPoints(chart) {
