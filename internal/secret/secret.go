@@ -385,13 +385,15 @@ func Scrub(s, mask string) string {
 	if strings.Contains(s, "@") {
 		s = replaceGroup(goDSNInText, s, 3, mask)
 	}
+	// A MySQL client's command is found before assignments: an empty
+	// NAME= before it takes the next word, the client's name, as its value.
+	if strings.Contains(s, "-p") {
+		s = mysqlClient.ReplaceAllStringFunc(s, func(cmd string) string { return replaceGroup(mysqlP, cmd, 2, mask) })
+	}
 	if strings.ContainsAny(s, "=:") {
 		s = assignments(s, mask)
 	}
 	s = replaceAfter(spacedOption, s, mask)
-	if strings.Contains(s, "-p") {
-		s = mysqlClient.ReplaceAllStringFunc(s, func(cmd string) string { return replaceGroup(mysqlP, cmd, 2, mask) })
-	}
 	return formats(s, mask)
 }
 
