@@ -66,7 +66,7 @@ func (a *App) check(ctx context.Context, w workload.Spec, f *runFlags) error {
 		return err
 	}
 	defer tg.Close()
-	env := a.env(tg, f)
+	env := a.env(tg, f, f.threads)
 	env.Progress = a.Stdout
 	if err := w.Hooks.Check(ctx, env); err != nil {
 		if errors.Is(err, workload.ErrCheckFailed) {

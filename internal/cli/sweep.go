@@ -85,9 +85,6 @@ func (a *App) newSweepSetup(name string, args []string) (*sweepSetup, error) {
 	if err := s.fs.Parse(args); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%v (see: dbmark sweep %s --help)", err, name))
 	}
-	if err := legacyFlags(s.fs, io.Discard); err != nil { // warned of when the sweep started
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -131,9 +128,7 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 				if done, err := a.inform(w); done || err != nil {
 					return err
 				}
-				if err := legacyFlags(cmd.Flags(), a.Stdout); err != nil {
-					return err
-				}
+				warnLegacy(cmd.Flags(), a.Stdout)
 				return a.startSweep(cmd.Context(), name, cmd.NonInheritedFlags())
 			},
 		}
@@ -357,6 +352,13 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			for _, set := range c {
 				if err := s.fs.Set(set.Name, set.Value); err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", set.Name, set.Value, err))
+				}
+				// A cell's value is the option's, over a deprecated spelling
+				// of it given once for the whole sweep.
+				for _, l := range legacyNames {
+					if fl := s.fs.Lookup(l.old); fl != nil && l.now == set.Name {
+						fl.Changed = false
+					}
 				}
 			}
 			// The data is made afresh whenever the options it is made

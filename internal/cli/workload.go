@@ -153,22 +153,63 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 // they stand for, in the order sysbench warns of them.
 var legacyNames = []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}}
 
-// legacyFlags applies sysbench 1.0's deprecated options as sysbench does:
-// one given a value other than its default overrides the new option,
-// whatever the order on the command line, and earns sysbench's warning
-// on out.
-func legacyFlags(fs *pflag.FlagSet, out io.Writer) error {
+// warnLegacy gives sysbench's warning on out for each of sysbench 1.0's
+// deprecated options that overrides the new one: given a value other
+// than its default (legacyGiven). The plan applies them (workload.NewPlan).
+func warnLegacy(fs *pflag.FlagSet, out io.Writer) {
 	for _, l := range legacyNames {
-		fl := fs.Lookup(l.old)
-		if fl == nil || !fl.Changed || fl.Value.String() == fl.DefValue {
-			continue
-		}
-		fmt.Fprintf(out, "WARNING: --%s is deprecated, use --%s instead\n", l.old, l.now)
-		if err := fs.Set(l.now, fl.Value.String()); err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", l.old, fl.Value, err))
+		if legacyGiven(fs, l.old) {
+			fmt.Fprintf(out, "WARNING: --%s is deprecated, use --%s instead\n", l.old, l.now)
 		}
 	}
-	return nil
+}
+
+// legacyGiven says whether a deprecated spelling was given a value other
+// than its default, as sysbench counts one.
+func legacyGiven(fs *pflag.FlagSet, name string) bool {
+	fl := fs.Lookup(name)
+	return fl != nil && fl.Changed && fl.Value.String() != fl.DefValue
+}
+
+// given says whether the option name was given under any of its names:
+// a flag sharing its value is an alias (pgbench's -c for --threads).
+func given(fs *pflag.FlagSet, name string) bool {
+	fl := fs.Lookup(name)
+	if fl == nil {
+		return false
+	}
+	found := false
+	fs.VisitAll(func(o *pflag.Flag) {
+		found = found || o.Changed && sameValue(o, fl)
+	})
+	return found
+}
+
+// sameValue says whether flags a and b are names of one option: they
+// share a value, each perhaps made an axis of a sweep (sweepable).
+func sameValue(a, b *pflag.Flag) bool {
+	of := func(v pflag.Value) pflag.Value {
+		if ax, ok := v.(*axisValue); ok {
+			return ax.Value
+		}
+		return v
+	}
+	return of(a.Value) == of(b.Value)
+}
+
+// planInput is the common options as parsed into fs and f, for the plan.
+func (f *runFlags) planInput(fs *pflag.FlagSet, w workload.Spec) workload.PlanInput {
+	return workload.PlanInput{
+		Clients: f.threads, Time: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
+		Rate: f.rate, MaxTries: f.maxTries,
+		NumThreads: f.numThreads, MaxTime: time.Duration(f.maxTime), MaxRequests: f.maxRequests,
+		Given: workload.Given{
+			Clients: given(fs, "threads"), Time: given(fs, "time"), Events: given(fs, "events"),
+			Rate: given(fs, "rate"), MaxTries: given(fs, "max-tries"),
+			NumThreads: legacyGiven(fs, "num-threads"), MaxTime: legacyGiven(fs, "max-time"), MaxRequests: legacyGiven(fs, "max-requests"),
+		},
+		OwnTarget: w.OwnTarget != nil,
+	}
 }
 
 // workloadCmd builds "run", "prepare" or "cleanup" with one subcommand per
@@ -206,14 +247,14 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 				if done, err := a.inform(w); done || err != nil {
 					return err
 				}
-				if err := legacyFlags(cmd.Flags(), a.Stdout); err != nil {
-					return err
-				}
+				warnLegacy(cmd.Flags(), a.Stdout)
+				// A prepare loads with the clients --threads asks for.
+				clients := f.planInput(cmd.Flags(), w).Resolved().Clients
 				switch verb {
 				case "prepare":
-					return a.prepare(cmd.Context(), w, f)
+					return a.prepare(cmd.Context(), w, f, clients)
 				case "cleanup":
-					return a.cleanup(cmd.Context(), w, f)
+					return a.cleanup(cmd.Context(), w, f, clients)
 				}
 				if hasAxes(cmd.Flags()) {
 					return a.runAsSweep(cmd.Context(), name, cmd.NonInheritedFlags())
@@ -341,14 +382,11 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	return tg, embedded, nil
 }
 
-func (a *App) env(tg target.Target, f *runFlags) workload.Env {
-	return workload.Env{Target: tg, Logger: a.Logger, Threads: f.threads, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
+func (a *App) env(tg target.Target, f *runFlags, clients int) workload.Env {
+	return workload.Env{Target: tg, Logger: a.Logger, Threads: clients, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
 }
 
-func (a *App) validate(w workload.Spec, tg target.Target, f *runFlags) error {
-	if f.threads < 1 || f.threads > 100_000 {
-		return withCode(ExitUsage, fmt.Errorf("--threads %d: must be between 1 and 100000", f.threads))
-	}
+func (a *App) validate(w workload.Spec, tg target.Target) error {
 	if w.Hooks.Validate != nil {
 		if err := w.Hooks.Validate(tg); err != nil {
 			return withCode(ExitUsage, err)
@@ -364,30 +402,33 @@ func pickSeed(s uint64) uint64 {
 	return s
 }
 
-func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags) error {
+func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags, clients int) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
 	defer tg.Close()
-	if err := a.validate(w, tg, f); err != nil {
+	if err := workload.CheckClients(clients); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if err := a.validate(w, tg); err != nil {
 		return err
 	}
 	f.seed = pickSeed(f.seed)
-	if err := w.Hooks.Prepare(ctx, a.env(tg, f)); err != nil {
+	if err := w.Hooks.Prepare(ctx, a.env(tg, f, clients)); err != nil {
 		return setupError(ctx, err)
 	}
 	fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, tg.Redacted())
 	return nil
 }
 
-func (a *App) cleanup(ctx context.Context, w workload.Spec, f *runFlags) error {
+func (a *App) cleanup(ctx context.Context, w workload.Spec, f *runFlags, clients int) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
 	}
 	defer tg.Close()
-	if err := w.Hooks.Cleanup(ctx, a.env(tg, f)); err != nil {
+	if err := w.Hooks.Cleanup(ctx, a.env(tg, f, clients)); err != nil {
 		return setupError(ctx, err)
 	}
 	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta.Name, tg.Redacted())
@@ -434,21 +475,18 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 			return nil, withCode(ExitUsage, fmt.Errorf("--json %s: %w", f.jsonPath, err))
 		}
 	}
-	var hints workload.RunHints
-	if w.Hooks.AdjustRun != nil {
-		if hints, err = w.Hooks.AdjustRun(fs); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
+	// The clients and limits, computed once: the runner, the workload
+	// and the result take them from here.
+	plan, err := workload.NewPlan(f.planInput(fs, w), w.Hooks.Plan)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
 	}
 	cfg := runner.Config{
-		Threads: f.threads, Duration: time.Duration(f.time), Events: f.events, Warmup: time.Duration(f.warmup),
-		ReportInterval: time.Duration(f.interval), Rate: f.rate, MaxTries: f.maxTries, VerboseErrors: f.verboseErrs,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: hints.SkipLate, CountFailed: hints.CountFailed,
-		AbortClient:  hints.AbortClient,
+		Threads: plan.Clients, Duration: plan.Time, Events: plan.Events, Warmup: plan.Warmup,
+		ReportInterval: time.Duration(f.interval), Rate: plan.Rate, MaxTries: plan.MaxTries, VerboseErrors: f.verboseErrs,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: plan.SkipLate, CountFailed: plan.CountFailed,
+		AbortClient: plan.AbortClient, SelfLimited: plan.SelfLimited,
 		StallTimeout: time.Duration(f.stallTimeout),
-	}
-	if err := shapeRun(fs, w, f, &cfg); err != nil {
-		return nil, withCode(ExitUsage, err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -461,7 +499,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		return nil, err
 	}
 	defer tg.Close()
-	if err := a.validate(w, tg, f); err != nil {
+	if err := a.validate(w, tg); err != nil {
 		return nil, err
 	}
 	if w.Hooks.DefaultIgnoreErrors != nil && !fs.Changed("ignore-errors") {
@@ -478,7 +516,8 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	f.seed = pickSeed(f.seed)
 	cfg.Seed = f.seed
-	env := a.env(tg, f)
+	env := a.env(tg, f, plan.Clients)
+	env.Plan = plan
 
 	eng, err := tg.Inspect(ctx)
 	if err != nil {
@@ -517,7 +556,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		return nil, setupError(ctx, err)
 	}
 
-	res := a.newResult(w, tg, eng, fs, cfg)
+	res := a.newResult(w, tg, eng, fs, cfg, plan)
 	res.Sweep = o.sweep
 	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
 		return nil, err
@@ -656,7 +695,7 @@ func joinLine(errs []error) error {
 }
 
 // newResult starts the result document with everything known before the run.
-func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs *pflag.FlagSet, cfg runner.Config) *result.Result {
+func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs *pflag.FlagSet, cfg runner.Config, plan workload.Plan) *result.Result {
 	m := w.Meta
 	bi := buildinfo.Get()
 	opts := map[string]string{}
@@ -669,13 +708,19 @@ func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs
 		}
 		opts[fl.Name] = fl.Value.String()
 	})
-	// The limits as the run applied them: a workload that ends the run
-	// itself (iibench's --max-rows) leaves --time's default unused.
-	if _, ok := opts["time"]; ok {
-		opts["time"] = cfg.Duration.String()
-	}
-	if _, ok := opts["events"]; ok {
-		opts["events"] = strconv.FormatInt(cfg.Events, 10)
+	// The clients and limits as the plan made them, under every name of
+	// their options: a workload that ends the run itself (iibench's
+	// --max-rows) leaves --time's default unused, pgbench's -t makes
+	// --events.
+	for name, v := range map[string]string{"threads": strconv.Itoa(plan.Clients), "time": plan.Time.String(),
+		"events": strconv.FormatInt(plan.Events, 10), "max-tries": strconv.Itoa(plan.MaxTries)} {
+		if fl := fs.Lookup(name); fl != nil {
+			fs.VisitAll(func(o *pflag.Flag) {
+				if _, ok := opts[o.Name]; ok && sameValue(o, fl) {
+					opts[o.Name] = v
+				}
+			})
+		}
 	}
 	return &result.Result{
 		SchemaVersion: result.SchemaVersion,
@@ -689,6 +734,10 @@ func (a *App) newResult(w workload.Spec, tg target.Target, eng target.Engine, fs
 		Run: result.RunOptions{Threads: cfg.Threads, DurationS: cfg.Duration.Seconds(), Events: cfg.Events,
 			WarmupS: cfg.Warmup.Seconds(), ReportInterval: cfg.ReportInterval.Seconds(), Rate: cfg.Rate,
 			MaxTries: cfg.MaxTries, IgnoreErrors: cfg.IgnoreErrors, Percentiles: cfg.Percentiles},
+		Plan: &result.Plan{Clients: plan.Clients, Connections: plan.Connections, Events: plan.Events,
+			PerClient: plan.PerClient, TimeS: plan.Time.Seconds(), WarmupS: plan.Warmup.Seconds(), Rate: plan.Rate,
+			MaxTries: plan.MaxTries, SelfLimited: plan.SelfLimited, SkipLateS: plan.SkipLate.Seconds(),
+			CountFailed: plan.CountFailed, AbortClient: plan.AbortClient},
 	}
 }
 

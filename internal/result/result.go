@@ -71,6 +71,9 @@ type Result struct {
 	// Counters are the OS and database counters sampled during the run, on
 	// the series' time axis (see counters.go).
 	Counters *Counters `json:"counters,omitempty"`
+	// Plan is the run's shape as computed once from its options; documents
+	// written before it was recorded have none.
+	Plan *Plan `json:"plan,omitempty"`
 }
 
 // Rows is what a workload that grows a table reports (iibench): the rows
@@ -174,6 +177,25 @@ type RunOptions struct {
 	MaxTries       int       `json:"max_tries"`
 	IgnoreErrors   []string  `json:"ignore_errors,omitempty"`
 	Percentiles    []float64 `json:"percentiles"`
+}
+
+// Plan is a run's clients and limits as the command computed them from
+// the options given and what the workload declares (workload.NewPlan):
+// pgbench's -t made a total, its default, a self-ending workload's
+// unused --time.
+type Plan struct {
+	Clients     int     `json:"clients"`
+	Connections int     `json:"connections"` // one per client; 0 on a workload's own target
+	Events      int64   `json:"events,omitempty"`
+	PerClient   int64   `json:"events_per_client,omitempty"` // what Events was made from (pgbench's -t)
+	TimeS       float64 `json:"time_s,omitempty"`
+	WarmupS     float64 `json:"warmup_s,omitempty"`
+	Rate        float64 `json:"rate,omitempty"`
+	MaxTries    int     `json:"max_tries"`
+	SelfLimited bool    `json:"self_limited,omitempty"`
+	SkipLateS   float64 `json:"skip_late_s,omitempty"`
+	CountFailed bool    `json:"count_failed,omitempty"`
+	AbortClient bool    `json:"abort_client,omitempty"`
 }
 
 // Summary is the run after warm-up.

@@ -44,11 +44,11 @@ type Config struct {
 	// run (retried, failed after its tries, or ignored), as pgbench's
 	// --verbose-errors does.
 	VerboseErrors bool
-	// SkipLate and CountFailed are the workload's RunHints.
+	// SkipLate and CountFailed are the run plan's (workload.Plan).
 	SkipLate    time.Duration
 	CountFailed bool
-	// AbortClient is the workload's RunHints.AbortClient: a fatal error
-	// in an event ends its client only.
+	// AbortClient is the run plan's: a fatal error in an event ends its
+	// client only.
 	AbortClient bool
 	// StallTimeout is how long a client may go without finishing its
 	// event before the run ends as failed, naming it (0: never).

@@ -8,23 +8,6 @@ import (
 	"github.com/dbmark/dbmark/internal/metrics"
 )
 
-// RunHints are settings a workload asks of the runner once its flags are
-// parsed.
-type RunHints struct {
-	// SkipLate skips, under --rate, an event whose scheduled start is
-	// already this far behind when its turn comes (pgbench's -L with -R);
-	// 0 never skips.
-	SkipLate time.Duration
-	// CountFailed makes failed and skipped events count toward the event
-	// limit, as pgbench's -t counts them.
-	CountFailed bool
-	// AbortClient makes a fatal error end only the client that met it:
-	// the others go on to their limits and the run then ends failed, as
-	// pgbench 15 lets its other clients finish. Without it such an error
-	// ends the run.
-	AbortClient bool
-}
-
 // AfterEventError is what Worker.Event returns when its event did its
 // work and counts as committed, but the client cannot go on (pgbench's
 // script that ends inside a transaction block): Err is then the client's
@@ -42,7 +25,7 @@ const (
 	// EventFailed is an event given up on after its tries, or whose error
 	// code is ignored.
 	EventFailed
-	// EventSkipped is an event not started because it was too late (RunHints.SkipLate).
+	// EventSkipped is an event not started because it was too late (PlanAdjust.SkipLate).
 	EventSkipped
 )
 

@@ -79,18 +79,11 @@ type Hooks struct {
 	FillTarget func(raw string) (string, error)
 	// Validate checks the options before anything is touched.
 	Validate func(t target.Target) error
-	// Threads derives the thread count from the workload's own options
-	// (iibench's --inserters and --query-threads); set says whether
-	// --threads was given, and a conflicting one is an error.
-	Threads func(given int, set bool) (int, error)
-	// SelfLimited says the workload ends the run by itself (its workers
-	// return ErrWorkerDone, as iibench's inserters at --max-rows): no
-	// --time or --events is needed and the default --time does not apply.
-	SelfLimited func() bool
-	// AdjustRun settles options that depend on each other after parsing
-	// (pgbench's -t is per client while --events is a total) and returns
-	// the runner settings the workload needs.
-	AdjustRun func(fs *pflag.FlagSet) (RunHints, error)
+	// Plan declares what the workload needs of the run's plan, from its
+	// own options and the common ones as given (pgbench's -t per client,
+	// iibench's thread count and --max-rows): NewPlan combines it with
+	// the options. It checks what depends on both and changes nothing.
+	Plan func(in PlanInput) (PlanAdjust, error)
 	// DefaultIgnoreErrors names the error codes ignored on the target's
 	// engine when the user gives no --ignore-errors, as sysbench's drivers
 	// do (its pgsql driver ignores unique violations).
@@ -128,10 +121,14 @@ func (s Spec) Runnable() bool { return s.Load != nil }
 
 // Env is what a workload gets to work with.
 type Env struct {
-	Target  target.Target
-	Logger  *slog.Logger
+	Target target.Target
+	Logger *slog.Logger
+	// Threads is the number of clients: the plan's in a run, --threads
+	// in a prepare.
 	Threads int
-	Seed    uint64
+	// Plan is the run's plan; zero outside a run.
+	Plan Plan
+	Seed uint64
 	// Progress receives progress output (bars, notes) for a person; it may
 	// be io.Discard. It is the command's standard error.
 	Progress io.Writer

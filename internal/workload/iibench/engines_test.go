@@ -117,13 +117,14 @@ func (b *bench) run(t *testing.T, tg target.Target) (*runner.Outcome, *result.Re
 	if err := b.w.Validate(tg); err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	n, err := b.w.Threads(0, false)
+	adj, err := b.w.Plan(workload.PlanInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	n := adj.Clients
 	cfg := b.cfg
 	cfg.Threads = n
-	cfg.SelfLimited = b.w.SelfLimited()
+	cfg.SelfLimited = adj.SelfLimited
 	if !cfg.SelfLimited && cfg.Duration == 0 {
 		cfg.Duration = time.Second
 	}

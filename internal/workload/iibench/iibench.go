@@ -35,7 +35,7 @@ func Register(r *workload.Registry) {
 func (w *Workload) Spec() workload.Spec {
 	return workload.Spec{
 		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
-		Hooks: workload.Hooks{Validate: w.Validate, Threads: w.Threads, SelfLimited: w.SelfLimited, Cleanup: w.Cleanup},
+		Hooks: workload.Hooks{Validate: w.Validate, Plan: w.Plan, Cleanup: w.Cleanup},
 	}
 }
 
@@ -208,20 +208,16 @@ func (w *Workload) Validate(t target.Target) error {
 	return nil
 }
 
-// Threads is --inserters plus --query-threads; a different --threads is refused.
-func (w *Workload) Threads(given int, set bool) (int, error) {
+// Plan declares the run's clients, --inserters plus --query-threads (a
+// different --threads is refused), and that --max-rows ends the run.
+func (w *Workload) Plan(workload.PlanInput) (workload.PlanAdjust, error) {
 	n := w.opt.Inserters + w.opt.QueryThreads
-	if set && given != n {
-		return 0, fmt.Errorf("--threads %d conflicts with --inserters %d plus --query-threads %d (leave --threads out)", given, w.opt.Inserters, w.opt.QueryThreads)
-	}
 	if n < 1 {
-		return 0, errors.New("no threads: give --inserters or --query-threads")
+		return workload.PlanAdjust{}, errors.New("no threads: give --inserters or --query-threads")
 	}
-	return n, nil
+	return workload.PlanAdjust{Clients: n, SelfLimited: w.opt.MaxRows > 0,
+		ClientsFrom: fmt.Sprintf("--inserters %d plus --query-threads %d", w.opt.Inserters, w.opt.QueryThreads)}, nil
 }
-
-// SelfLimited says --max-rows ends the run.
-func (w *Workload) SelfLimited() bool { return w.opt.MaxRows > 0 }
 
 // Cleanup drops the table.
 func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {

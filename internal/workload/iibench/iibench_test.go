@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/sqlite"
+	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/iibench"
 )
 
@@ -297,11 +299,13 @@ func TestRefusals(t *testing.T) {
 	}
 	w := iibench.New()
 	w.Opts().Inserters, w.Opts().QueryThreads = 2, 3
-	if _, err := w.Threads(4, true); err == nil || !strings.Contains(err.Error(), "--threads 4 conflicts") {
+	in := workload.PlanInput{Clients: 4, Time: time.Second, MaxTries: 1, Given: workload.Given{Clients: true}}
+	if _, err := workload.NewPlan(in, w.Plan); err == nil || !strings.Contains(err.Error(), "--threads 4 conflicts") {
 		t.Errorf("--threads 4 with 2+3 workers: %v", err)
 	}
-	if n, err := w.Threads(1, false); err != nil || n != 5 {
-		t.Errorf("threads %d, %v: want 5", n, err)
+	in.Clients, in.Given.Clients = 1, false
+	if p, err := workload.NewPlan(in, w.Plan); err != nil || p.Clients != 5 {
+		t.Errorf("threads %d, %v: want 5", p.Clients, err)
 	}
 }
 

@@ -50,8 +50,12 @@ func (w *Workload) Annotate(res *result.Result) {
 	x["query_mode"] = rs.mode
 	put("clients", int64(rs.clients))
 	put("jobs", int64(w.opt.Jobs))
-	if w.opt.Transactions > 0 {
-		put("transactions_per_client", w.opt.Transactions)
+	if n := rs.env.Plan.PerClient; n > 0 {
+		put("transactions_per_client", n)
+		// -t as the run applied it: pgbench's default of 10 too.
+		if res.Workload.Options != nil {
+			res.Workload.Options["transactions"] = strconv.FormatInt(n, 10)
+		}
 	}
 	if rs.limit > 0 {
 		x["latency_limit_ms"] = strconv.FormatFloat(w.opt.LatencyLimitMS, 'g', -1, 64)
@@ -104,9 +108,9 @@ func (w *Workload) Report(out io.Writer, res *result.Result) {
 	fmt.Fprintf(out, "maximum number of tries: %d\n", rs.maxTries)
 	processed := s.Events + s.DrainEvents // pgbench counts those that finish after -T
 	all := processed + t.failures() + t.skipped
-	if w.opt.Transactions > 0 {
-		fmt.Fprintf(out, "number of transactions per client: %d\n", w.opt.Transactions)
-		fmt.Fprintf(out, "number of transactions actually processed: %d/%d\n", processed, w.opt.Transactions*int64(rs.clients))
+	if n := rs.env.Plan.PerClient; n > 0 {
+		fmt.Fprintf(out, "number of transactions per client: %d\n", n)
+		fmt.Fprintf(out, "number of transactions actually processed: %d/%d\n", processed, rs.env.Plan.Events)
 	} else {
 		fmt.Fprintf(out, "duration: %.0f s\n", res.Run.DurationS)
 		fmt.Fprintf(out, "number of transactions actually processed: %d\n", processed)

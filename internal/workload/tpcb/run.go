@@ -17,61 +17,47 @@ import (
 	"github.com/dbmark/dbmark/internal/workload/tpcb/script"
 )
 
-// AdjustRun settles pgbench's run options once they are all parsed: -t is
-// transactions per client (the runner's --events is a total), pgbench
-// runs 10 per client when neither -t nor -T is given, -L skips late
-// transactions under -R, and failed or skipped ones count toward -t.
-func (w *Workload) AdjustRun(fs *pflag.FlagSet) (workload.RunHints, error) {
+// Plan declares pgbench's ways with the run's limits: -t is transactions
+// per client (dbmark's --events is a total), 10 per client when neither
+// -t nor -T is given, --max-tries 0 is no limit, -L skips transactions
+// already late under -R, and failed or skipped ones count toward -t.
+func (w *Workload) Plan(in workload.PlanInput) (workload.PlanAdjust, error) {
 	o := &w.opt
-	var hints workload.RunHints
-	if err := w.validateRun(fs); err != nil {
-		return hints, err
+	var adj workload.PlanAdjust
+	if err := w.validateRun(w.fs, in); err != nil {
+		return adj, err
 	}
-	clients, _ := fs.GetInt("threads")
-	timeGiven := changed(fs, "time", "pgbench-T")
+	perClient := changed(w.fs, "transactions")
 	switch {
-	case changed(fs, "transactions") && timeGiven:
-		return hints, fmt.Errorf("specify either a number of transactions (-t) or a duration (-T), not both")
-	case changed(fs, "transactions") && changed(fs, "events"):
-		return hints, fmt.Errorf("specify either -t (transactions per client) or --events (in total), not both")
-	case changed(fs, "transactions"):
-		if o.Transactions < 1 {
-			return hints, fmt.Errorf("-t %d: invalid number of transactions (at least 1 per client)", o.Transactions)
-		}
-	case !timeGiven && !changed(fs, "events"):
-		o.Transactions = 10 // pgbench's default
+	case perClient && in.Given.Time:
+		return adj, fmt.Errorf("specify either a number of transactions (-t) or a duration (-T), not both")
+	case perClient && in.Given.Events:
+		return adj, fmt.Errorf("specify either -t (transactions per client) or --events (in total), not both")
+	case perClient && o.Transactions < 1:
+		return adj, fmt.Errorf("-t %d: invalid number of transactions (at least 1 per client)", o.Transactions)
+	case perClient:
+		adj.PerClient = o.Transactions
 	}
-	if o.Transactions > 0 {
-		if err := fs.Set("events", fmt.Sprint(o.Transactions*int64(clients))); err != nil {
-			return hints, err
-		}
-		if !timeGiven {
-			if err := fs.Set("time", "0"); err != nil {
-				return hints, err
-			}
-		}
-	}
-	if tries, _ := fs.GetInt("max-tries"); tries == 0 {
+	adj.DefaultPerClient = 10 // pgbench's
+	if in.MaxTries == 0 {
 		// pgbench's --max-tries=0: no limit, allowed only when something
 		// else ends a transaction's retries.
-		if !timeGiven && o.LatencyLimitMS == 0 {
-			return hints, fmt.Errorf("--max-tries 0 (unlimited) needs --latency-limit or a duration (-T)")
+		if !in.Given.Time && o.LatencyLimitMS == 0 {
+			return adj, fmt.Errorf("--max-tries 0 (unlimited) needs --latency-limit or a duration (-T)")
 		}
-		_ = fs.Set("max-tries", fmt.Sprint(math.MaxInt32))
+		adj.UnlimitedTries = true
 	}
-	if rate, _ := fs.GetFloat64("rate"); rate > 0 && o.LatencyLimitMS > 0 {
-		hints.SkipLate = time.Duration(o.LatencyLimitMS * float64(time.Millisecond))
-	}
-	if o.AggregateInterval > 0 && timeGiven {
-		if d := time.Duration(fsDuration(fs, "time")); d%(time.Duration(o.AggregateInterval)*time.Second) != 0 {
-			return hints, fmt.Errorf("--aggregate-interval %d: the duration (-T %v) must be a multiple of it", o.AggregateInterval, d)
+	adj.SkipLate = time.Duration(o.LatencyLimitMS * float64(time.Millisecond))
+	if o.AggregateInterval > 0 && in.Given.Time {
+		if d := in.Time; d%(time.Duration(o.AggregateInterval)*time.Second) != 0 {
+			return adj, fmt.Errorf("--aggregate-interval %d: the duration (-T %v) must be a multiple of it", o.AggregateInterval, d)
 		}
 	}
-	hints.CountFailed = true
+	adj.CountFailed = true
 	// pgbench 15 ends only the client that meets an error it neither
 	// retries nor ignores; --exit-on-abort (pgbench 16) ends them all.
-	hints.AbortClient = !o.ExitOnAbort
-	return hints, nil
+	adj.AbortClient = !o.ExitOnAbort
+	return adj, nil
 }
 
 func fsDuration(fs *pflag.FlagSet, name string) time.Duration {
@@ -108,7 +94,7 @@ func givenOf(fs *pflag.FlagSet, opts [][2]string) []string {
 }
 
 // validateRun checks the run options that stand alone.
-func (w *Workload) validateRun(fs *pflag.FlagSet) error {
+func (w *Workload) validateRun(fs *pflag.FlagSet, in workload.PlanInput) error {
 	o := &w.opt
 	var errs []string
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
@@ -122,8 +108,8 @@ func (w *Workload) validateRun(fs *pflag.FlagSet) error {
 	if d := fsDuration(fs, "report-interval"); changed(fs, "progress") && d < time.Second {
 		add("-P/--progress %v: must be at least 1 second (leave it out for no progress lines)", d)
 	}
-	if rate, _ := fs.GetFloat64("rate"); changed(fs, "rate", "pgbench-R") && rate <= 0 {
-		add("-R/--rate %v: invalid rate limit (above 0 transactions per second; leave it out for no limit)", rate)
+	if in.Given.Rate && in.Rate <= 0 {
+		add("-R/--rate %v: invalid rate limit (above 0 transactions per second; leave it out for no limit)", in.Rate)
 	}
 	if changed(fs, "latency-limit") && o.LatencyLimitMS <= 0 {
 		add("-L/--latency-limit %v: invalid latency limit (above 0 ms; leave it out for no limit)", o.LatencyLimitMS)
@@ -157,8 +143,8 @@ func (w *Workload) validateRun(fs *pflag.FlagSet) error {
 	if o.AggregateInterval > 0 && o.SamplingRate > 0 {
 		add("--sampling-rate and --aggregate-interval cannot be used at the same time")
 	}
-	if tries, _ := fs.GetInt("max-tries"); tries < 0 {
-		add("--max-tries %d: must not be negative", tries)
+	if in.MaxTries < 0 {
+		add("--max-tries %d: must not be negative", in.MaxTries)
 	}
 	if o.Scale < 1 {
 		add("--scale %d: must be at least 1", o.Scale)
@@ -234,11 +220,10 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	rs := &runState{w: w, env: env, scripts: scripts, scale: o.Scale, clients: env.Threads,
 		limit: time.Duration(o.LatencyLimitMS * float64(time.Millisecond)), dialect: env.Target.Dialect()}
+	rs.maxTries, rs.rate = env.Plan.MaxTries, env.Plan.Rate > 0
+	rs.measured = rs.rate || rs.limit > 0
 	if w.fs != nil {
-		rs.maxTries, _ = w.fs.GetInt("max-tries")
-		rate, _ := w.fs.GetFloat64("rate")
-		rs.rate = rate > 0
-		rs.measured = rs.rate || rs.limit > 0 || fsDuration(w.fs, "report-interval") > 0
+		rs.measured = rs.measured || fsDuration(w.fs, "report-interval") > 0
 		if _, ok := env.Target.(target.ProtocolTarget); ok {
 			if f := w.fs.Lookup("pg-mode"); f != nil {
 				rs.mode = f.Value.String()

@@ -34,7 +34,7 @@ func (w *Workload) Spec() workload.Spec {
 	return workload.Spec{
 		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
 		Hooks: workload.Hooks{
-			Inform: w.Inform, Args: w.Args, FillTarget: w.FillTarget, AdjustRun: w.AdjustRun,
+			Inform: w.Inform, Args: w.Args, FillTarget: w.FillTarget, Plan: w.Plan,
 			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, Check: w.Check,
 			LiveLine: w.LiveLine, Annotate: w.Annotate, Report: w.Report,
 		},
