@@ -303,6 +303,11 @@ loop:
 		out.Err = cause
 	}
 	r.summarize(out)
+	if out.Status == result.StatusOK && out.Summary.Events == 0 {
+		// Nothing measured is no result: not a throughput of 0.
+		out.Status = result.StatusFailed
+		out.Err = noEvents(cfg, out.Summary)
+	}
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("closing the load", "err", err)
@@ -416,6 +421,10 @@ type FatalError struct {
 }
 
 func (e *FatalError) Error() string {
+	if errclass.Full(e.Code) {
+		// Not an error to ignore: every event after it fails alike.
+		return fmt.Sprintf("worker %d: %v (code %s: the disk or the table is full; free space, or put --target on a filesystem with room)", e.Worker, e.Err, e.Code)
+	}
 	if e.Code != "" && e.Code != "client" {
 		return fmt.Sprintf("worker %d: %v (code %s; add it to --ignore-errors to count it and go on)", e.Worker, e.Err, e.Code)
 	}
@@ -423,6 +432,41 @@ func (e *FatalError) Error() string {
 }
 
 func (e *FatalError) Unwrap() error { return e.Err }
+
+// NoEventsError ends a run that measured no event, which is not ok
+// however it ended: every event failed on an ignored error, or an open
+// loop's rate scheduled none in the time.
+type NoEventsError struct {
+	Errors    int64              // the ignored errors counted instead
+	Top       *result.ErrorCount // the most frequent of them
+	Rate      float64
+	Duration  time.Duration
+	MeasuredS float64
+}
+
+func (e *NoEventsError) Error() string {
+	switch {
+	case e.Errors > 0:
+		top := ""
+		if e.Top != nil {
+			top = fmt.Sprintf(", most of them %s (%d)", e.Top.Code, e.Top.Count)
+		}
+		return fmt.Sprintf("every event failed: %d errors%s and no event done: a run whose every event failed measures nothing", e.Errors, top)
+	case e.Rate > 0 && e.Duration > 0:
+		return fmt.Sprintf("no event was measured: --rate %g over --time %v schedules about %.2g events; raise --rate or --time", e.Rate, e.Duration, e.Rate*e.Duration.Seconds())
+	}
+	return fmt.Sprintf("no event was measured in %.1fs", e.MeasuredS)
+}
+
+func noEvents(cfg Config, s result.Summary) error {
+	e := &NoEventsError{Errors: s.ErrorsTotal, Rate: cfg.Rate, Duration: cfg.Duration, MeasuredS: s.DurationS}
+	for i := range s.Errors {
+		if e.Top == nil || s.Errors[i].Count > e.Top.Count {
+			e.Top = &s.Errors[i]
+		}
+	}
+	return e
+}
 
 // AbortError ends a run in which fatal errors ended some clients
 // (Config.AbortClient) while the others ran to the end.

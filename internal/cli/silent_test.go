@@ -1,0 +1,44 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A full disk is not an error to ignore: the message says to free space
+// or move the target, never to add its code to --ignore-errors.
+func TestFullDiskHintIsNotToIgnore(t *testing.T) {
+	home(t)
+	dir := mountTmpfs(t, "size=4m")
+	ctx := context.Background()
+	tg := "sqlite://" + filepath.Join(dir, "t.db")
+	if o := dbmark(t, ctx, "prepare", "oltp_insert", "--target", tg, "--table-size", "1000"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	// Full but for room to open the database (its WAL and shared memory).
+	fillUp(t, dir)
+	fill := filepath.Join(dir, "fill")
+	st, err := os.Stat(fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(fill, st.Size()-128<<10); err != nil {
+		t.Fatal(err)
+	}
+	o := dbmark(t, ctx, "run", "oltp_insert", "--target", tg, "--table-size", "1000", "--time", "2")
+	if o.code == 0 {
+		t.Fatalf("a run on a full disk passed: %s", o.stdout)
+	}
+	last := lastLine(o.stderr)
+	if !strings.Contains(last, "SQLITE_13") || !strings.Contains(last, "free space") || strings.Contains(last, "--ignore-errors") {
+		t.Errorf("the full disk's message: %q", last)
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
