@@ -42,3 +42,28 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// An unknown flag before the command is named, not taken for the
+// command's value: "unknown command "list"" sent the user looking at the
+// wrong word.
+func TestUnknownFlagBeforeTheCommandIsNamed(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"--frobnicate", "results", "list"},
+		{"--frobnicate=1", "results", "list"},
+		{"-q", "--frobnicate", "results", "list"},
+		{"--store", "x.db", "--frobnicate", "results", "list"},
+	} {
+		o := dbmark(t, ctx, args...)
+		oneLineError(t, o, "unknown flag: --frobnicate")
+		if strings.Contains(o.stderr, "unknown command") {
+			t.Errorf("%v: %s", args, o.stderr)
+		}
+	}
+	// Known flags before the command still work.
+	if o := dbmark(t, ctx, "-q", "--verbosity", "3", "results", "list"); o.code != 0 {
+		t.Errorf("known flags before the command: exit %d: %s", o.code, o.stderr)
+	}
+	oneLineError(t, dbmark(t, ctx, "--stor", "x.db", "results", "list"), "did you mean --store?")
+}
