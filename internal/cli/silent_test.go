@@ -67,3 +67,25 @@ func TestUnknownFlagBeforeTheCommandIsNamed(t *testing.T) {
 	}
 	oneLineError(t, dbmark(t, ctx, "--stor", "x.db", "results", "list"), "did you mean --store?")
 }
+
+// With --no-store and no --json nothing is kept: a failed run does not
+// say that its partial result was.
+func TestNoStoreFailureDoesNotSayKept(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	tg := "sqlite://" + filepath.Join(t.TempDir(), "t.db")
+	if o := dbmark(t, ctx, "prepare", "oltp_point_select", "--target", tg, "--table-size", "100"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	// A rate that schedules no event in the time: a failed run.
+	o := dbmark(t, ctx, "run", "oltp_point_select", "--target", tg, "--table-size", "100", "--time", "1", "--rate", "0.0001", "--no-store")
+	last := lastLine(o.stderr)
+	if o.code == 0 || strings.Contains(last, "was kept") || !strings.Contains(last, "not kept") {
+		t.Errorf("--no-store without --json: exit %d, %q", o.code, last)
+	}
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	o = dbmark(t, ctx, "run", "oltp_point_select", "--target", tg, "--table-size", "100", "--time", "1", "--rate", "0.0001", "--no-store", "--json", jsonPath)
+	if last := lastLine(o.stderr); o.code == 0 || !strings.Contains(last, "the partial result was kept") {
+		t.Errorf("--no-store with --json: exit %d, %q", o.code, last)
+	}
+}
