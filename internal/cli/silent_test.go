@@ -2,10 +2,16 @@ package cli_test
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target/targettest"
 )
 
 // A full disk is not an error to ignore: the message says to free space
@@ -87,5 +93,82 @@ func TestNoStoreFailureDoesNotSayKept(t *testing.T) {
 	o = dbmark(t, ctx, "run", "oltp_point_select", "--target", tg, "--table-size", "100", "--time", "1", "--rate", "0.0001", "--no-store", "--json", jsonPath)
 	if last := lastLine(o.stderr); o.code == 0 || !strings.Contains(last, "the partial result was kept") {
 		t.Errorf("--no-store with --json: exit %d, %q", o.code, last)
+	}
+}
+
+// silentSite listens on 127.0.0.1, accepts and never answers: a site
+// that hangs.
+func silentSite(t *testing.T) string {
+	return "http://" + targettest.Listen(t, func(c net.Conn) {
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // read what comes, answer nothing, until the test ends
+	})
+}
+
+// storedRun makes one stored run on the embedded database.
+func storedRun(t *testing.T) {
+	t.Helper()
+	if o := dbmark(t, context.Background(), "run", "oltp_point_select", "--time", "0.5", "--table-size", "100"); o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+}
+
+// submit and reproduce give up on a silent site as a connect does: after
+// 10 s by default, or --timeout.
+func TestSiteThatNeverAnswersTimesOut(t *testing.T) {
+	home(t)
+	storedRun(t)
+	site := silentSite(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		args  []string
+		bound time.Duration
+	}{
+		{[]string{"submit", "1", "--server", site}, 10 * time.Second},
+		{[]string{"submit", "1", "--server", site, "--timeout", "1s"}, time.Second},
+		{[]string{"reproduce", site + "/r/abcdefabcdef", "--timeout", "1s"}, time.Second},
+	} {
+		start := time.Now()
+		o := dbmark(t, ctx, c.args...)
+		took := time.Since(start)
+		if o.code == 0 || !strings.Contains(lastLine(o.stderr), "no answer within "+c.bound.String()) || !strings.Contains(o.stderr, "--timeout") {
+			t.Errorf("%v: exit %d, %q", c.args, o.code, o.stderr)
+		}
+		if took < c.bound-100*time.Millisecond || took > c.bound+5*time.Second {
+			t.Errorf("%v: gave up after %v, want about %v", c.args, took, c.bound)
+		}
+	}
+	oneLineError(t, dbmark(t, ctx, "submit", "1", "--server", site, "--timeout", "0s"), "--timeout")
+}
+
+// SIGTERM during a submission says it was cancelled, not that what was
+// measured is kept; a second signal during a run says the result is lost.
+func TestSignalNoticesSayWhatBecomesOfTheWork(t *testing.T) {
+	home(t)
+	storedRun(t)
+	p := startDbmark(t, "submit", "1", "--server", silentSite(t), "--timeout", "30s")
+	time.Sleep(500 * time.Millisecond)
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	code := p.wait(t, 10*time.Second)
+	if s := p.stderr.String(); code == 0 || strings.Contains(s, "keeping what was measured") || !strings.Contains(s, "cancelling the submission") ||
+		!strings.Contains(lastLine(s), "submission was cancelled") {
+		t.Errorf("SIGTERM during submit: exit %d, stderr %q", code, s)
+	}
+
+	p = startDbmark(t, "run", "oltp_point_select", "--time", "60", "--table-size", "100", "--report-interval", "200ms")
+	p.waitFor(t, "[ ", 30*time.Second)
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "press Ctrl-C again"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no notice after the first SIGINT: %s", p.stderr)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	p.wait(t, 10*time.Second)
+	if s := p.stderr.String(); !strings.Contains(s, "keeping what was measured") || !strings.Contains(s, "quitting at once: the result of the run under way is not kept") {
+		t.Errorf("two SIGINTs during a run: stderr %q", s)
 	}
 }
