@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -88,8 +89,18 @@ func (c *Config) Validate() error {
 	case c.StallTimeout < 0:
 		return fmt.Errorf("--stall-timeout %v: must not be negative (0 turns the check off)", c.StallTimeout)
 	}
+	for _, code := range c.IgnoreErrors {
+		if code = strings.TrimSpace(code); code != "" && !errorCode.MatchString(code) {
+			return fmt.Errorf("--ignore-errors %q: not an error code (give a SQLSTATE such as 40001, a MySQL number such as 1213, a SQLite name such as SQLITE_BUSY or SQLITE_13, an errno name such as EIO, or all)", code)
+		}
+	}
 	return nil
 }
+
+// errorCode matches the codes the engines classify errors into: "all", a
+// SQLSTATE (5 letters and digits), a MySQL error number, a SQLite result
+// code's name or number, an errno's name.
+var errorCode = regexp.MustCompile(`^(all|[0-9A-Z]{5}|[0-9]{1,5}|SQLITE_[0-9A-Z_]+|E[0-9A-Z]+)$`)
 
 // Sink receives intervals as the run goes. It must not block for long: it
 // runs on the ticker, not on the workers.

@@ -640,3 +640,24 @@ func TestNoEventMeasuredIsNotOK(t *testing.T) {
 		t.Errorf("reason %q", msg)
 	}
 }
+
+// --ignore-errors takes error codes the engines give, or all: a word that
+// is none of them ignores nothing and is refused, with a hint.
+func TestValidateIgnoreErrors(t *testing.T) {
+	ok := runner.Config{Threads: 1, Duration: time.Second, MaxTries: 1}
+	for _, codes := range [][]string{{"all"}, {"40001", "40P01"}, {"1213", "1020"}, {"SQLITE_BUSY", "SQLITE_13"}, {"EIO", "ENOSPC"}, {" 1062"}} {
+		c := ok
+		c.IgnoreErrors = codes
+		if err := c.Validate(); err != nil {
+			t.Errorf("%q refused: %v", codes, err)
+		}
+	}
+	for _, code := range []string{"xyz", "ALL ", "sqlite_busy", "12345678", "deadlock"} {
+		c := ok
+		c.IgnoreErrors = []string{code}
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "--ignore-errors") || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			t.Errorf("%q: %v; want a refusal with a hint", code, err)
+		}
+	}
+}
