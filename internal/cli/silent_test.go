@@ -172,3 +172,19 @@ func TestSignalNoticesSayWhatBecomesOfTheWork(t *testing.T) {
 		t.Errorf("two SIGINTs during a run: stderr %q", s)
 	}
 }
+
+// --store in a missing directory is refused as --json's is: one line,
+// before anything is measured, and nothing created.
+func TestStoreInAMissingDirectoryIsRefusedBeforeTheRun(t *testing.T) {
+	h := home(t)
+	dir := filepath.Join(h, "no", "such")
+	start := time.Now()
+	o := dbmark(t, context.Background(), "run", "oltp_point_select", "--time", "30", "--table-size", "100", "--store", filepath.Join(dir, "x.db"))
+	oneLineError(t, o, "does not exist")
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("refused after %v: the run was measured first", took)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the directory was created: %v", err)
+	}
+}
