@@ -15,11 +15,13 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	first, again := cli.SignalNotices(os.Args[1:])
 	go func() {
 		<-sig
-		fmt.Fprintln(os.Stderr, "\ndbmark: stopping and keeping what was measured (press Ctrl-C again to quit at once)")
+		fmt.Fprintln(os.Stderr, "\ndbmark: "+first)
 		cancel()
 		<-sig
+		fmt.Fprintln(os.Stderr, "dbmark: "+again)
 		os.Exit(cli.ExitInterrupted)
 	}()
 	os.Exit(cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -105,7 +105,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	defer a.stopProfile()
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := leadingFlagError(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return ExitOK
 	}

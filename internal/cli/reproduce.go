@@ -26,6 +26,7 @@ import (
 func (a *App) reproduceCmd() *cobra.Command {
 	var targetURL string
 	var submitIt bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "reproduce URL/r/ID [--target URL] [--submit]",
 		Short: "Run a published result's workload with its options against your own target",
@@ -41,7 +42,11 @@ the original, whose page lists it with its ratio.`,
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			detail, err := fetchResult(ctx, base, id)
+			client, err := siteClient(timeout)
+			if err != nil {
+				return err
+			}
+			detail, err := fetchResult(ctx, client, timeout, base, id)
 			if err != nil {
 				return err
 			}
@@ -89,7 +94,7 @@ the original, whose page lists it with its ratio.`,
 					return err
 				}
 				endpoint, _ := submitEndpoint(base, false)
-				ans, err := post(ctx, &http.Client{Timeout: 2 * time.Minute}, endpoint, append(b, '\n'))
+				ans, err := post(ctx, client, timeout, endpoint, append(b, '\n'))
 				if err != nil {
 					return fmt.Errorf("submit the reproduction: %w", err)
 				}
@@ -100,6 +105,7 @@ the original, whose page lists it with its ratio.`,
 	}
 	cmd.Flags().StringVar(&targetURL, "target", "", "the target to run against (default: the embedded SQLite database)")
 	cmd.Flags().BoolVar(&submitIt, "submit", false, "publish the result on the same site, linked to the original")
+	siteTimeoutFlag(cmd.Flags(), &timeout)
 	return cmd
 }
 
@@ -117,19 +123,15 @@ func permalink(s string) (base, id string, err error) {
 	return strings.TrimSuffix(u.String(), "/"), id, nil
 }
 
-func fetchResult(ctx context.Context, base, id string) (*site.ResultDetail, error) {
+func fetchResult(ctx context.Context, client *http.Client, timeout time.Duration, base, id string) (*site.ResultDetail, error) {
 	u := base + "/api/v1/results/" + url.PathEscape(id)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	res, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, withCode(ExitUnavailable, fmt.Errorf("cannot reach %s: %v", base, err))
+		return nil, siteError("fetching the result was cancelled", base, timeout, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))

@@ -31,6 +31,7 @@ func (a *App) submitCmd() *cobra.Command {
 	var server, note, reproduces string
 	var tags []string
 	var dryRun bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "submit ID|sweep:ID... --server URL [--dry-run] [--note TEXT] [--tag key=value]",
 		Short: "Publish stored results on a results site, redacted as results export does",
@@ -50,6 +51,10 @@ Submitting the same result again prints the same permalink.`,
 			endpoint, err := submitEndpoint(server, dryRun)
 			if err != nil {
 				return withCode(ExitUsage, err)
+			}
+			client, err := siteClient(timeout)
+			if err != nil {
+				return err
 			}
 			tagMap, err := parseTags(tags)
 			if err != nil {
@@ -82,9 +87,8 @@ Submitting the same result again prints the same permalink.`,
 				}
 				return nil
 			}
-			client := &http.Client{Timeout: 2 * time.Minute}
 			for i, b := range bodies {
-				ans, err := post(ctx, client, endpoint, b)
+				ans, err := post(ctx, client, timeout, endpoint, b)
 				if err != nil {
 					return fmt.Errorf("submit %s: %w", args[i], err)
 				}
@@ -99,6 +103,7 @@ Submitting the same result again prints the same permalink.`,
 	f.StringVar(&note, "note", "", "a note shown with the result (checked like the result: nothing personal)")
 	f.StringArrayVar(&tags, "tag", nil, "a key=value tag shown with the result (repeatable)")
 	f.StringVar(&reproduces, "reproduces", "", "the id of the published result this run reproduces (its /r/ID)")
+	siteTimeoutFlag(f, &timeout)
 	return cmd
 }
 
@@ -186,7 +191,7 @@ func submissionOf(ctx context.Context, st store.Store, ref string) (*site.Submis
 
 // post sends one submission and turns every answer but success into one
 // line with the right exit code.
-func post(ctx context.Context, client *http.Client, endpoint string, body []byte) (*site.SubmitAnswer, error) {
+func post(ctx context.Context, client *http.Client, timeout time.Duration, endpoint string, body []byte) (*site.SubmitAnswer, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -195,11 +200,8 @@ func post(ctx context.Context, client *http.Client, endpoint string, body []byte
 	req.Header.Set("User-Agent", "dbmark/"+buildinfo.Get().Version)
 	res, err := client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, withCode(ExitUnavailable, fmt.Errorf("cannot reach %s: %v (is dbmark serve running there?)", endpoint, err))
+		// Submitting the same result again gives the same permalink.
+		return nil, siteError("the submission was cancelled (the site may have taken it: submitting again is safe)", endpoint, timeout, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))

@@ -174,3 +174,50 @@ func plainReason(reason string) string {
 		return "not true or false"
 	})
 }
+
+// leadingFlagError checks the global flags given before the command's
+// name. Cobra, looking for the command, takes an unknown flag there for
+// one with a value and skips the word after it: "dbmark --frobnicate
+// results list" would report the unknown command "list". The unknown
+// flag is the error, and is named.
+func leadingFlagError(root *cobra.Command, args []string) error {
+	fs := root.PersistentFlags()
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" || !strings.HasPrefix(arg, "-") || arg == "-" {
+			return nil // the command's name, or the end of the flags
+		}
+		var f *pflag.Flag
+		name, _, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		if strings.HasPrefix(arg, "--") {
+			f = fs.Lookup(string(normalize(fs, name)))
+		} else if len(name) == 1 {
+			f = fs.ShorthandLookup(name)
+		} else {
+			return nil // -abc: left to the parser
+		}
+		if f == nil {
+			if name == "h" || name == "help" {
+				return nil
+			}
+			prefix := "--"
+			if !strings.HasPrefix(arg, "--") {
+				prefix = "-"
+			}
+			var names []string
+			fs.VisitAll(func(f *pflag.Flag) {
+				if !f.Hidden {
+					names = append(names, f.Name)
+				}
+			})
+			if s, ok := closest(name, names); ok {
+				return withCode(ExitUsage, fmt.Errorf("unknown flag: %s%s: did you mean --%s? (see: dbmark --help)", prefix, name, s))
+			}
+			return withCode(ExitUsage, fmt.Errorf("unknown flag: %s%s (see: dbmark --help)", prefix, name))
+		}
+		if !hasValue && f.NoOptDefVal == "" {
+			i++ // its value is the next word
+		}
+	}
+	return nil
+}

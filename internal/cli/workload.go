@@ -598,13 +598,13 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	switch out.Status {
 	case result.StatusInterrupted:
-		return res, withCode(ExitInterrupted, errors.New("interrupted: the partial result was kept"))
+		return res, withCode(ExitInterrupted, errors.New("interrupted: "+keptNote(st, f.jsonPath)))
 	case result.StatusFailed:
 		code := ExitRunFailed
 		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
-		return res, withCode(code, fmt.Errorf("run failed: %v (the partial result was kept)", out.Err))
+		return res, withCode(code, fmt.Errorf("run failed: %v (%s)", out.Err, keptNote(st, f.jsonPath)))
 	}
 	return res, nil
 }

@@ -5,6 +5,7 @@ package compare
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -19,10 +20,11 @@ import (
 
 // Verdicts.
 const (
-	Faster = "faster"
-	Slower = "slower"
-	Same   = "no significant difference"
-	Untest = "not tested"
+	Faster     = "faster"
+	Slower     = "slower"
+	Same       = "no significant difference"
+	CannotTell = "cannot tell"
+	Untest     = "not tested"
 )
 
 // metric reads one number from a run and, for one-run comparisons, one
@@ -121,24 +123,46 @@ func Of(a, b []*result.Result) Report {
 			ba, errA := stats.BatchMeans(xa, k)
 			bb, errB := stats.BatchMeans(xb, k)
 			if errA != nil || errB != nil {
-				row.Note = "too few intervals: need 4 a side; use a longer --time"
+				row.Verdict = CannotTell
+				row.Note = fmt.Sprintf("%d and %d intervals are too few batches for a test: need %d batches of 2 intervals a side; use a longer --time or a shorter --report-interval",
+					len(xa), len(xb), stats.MinBatches)
 				rep.Rows = append(rep.Rows, row)
 				continue
 			}
 			xa, xb = ba, bb
 		}
 		if len(xa) >= 2 && len(xb) >= 2 {
-			if r, err := stats.RatioOf(xa, xb); err == nil {
+			r, err := stats.RatioOf(xa, xb)
+			switch {
+			case err == nil:
 				row.Ratio = r
+			case errors.Is(err, stats.ErrUnbounded):
+				row.Note = "no interval: A's mean is not clearly away from zero"
 			}
 			if t, err := stats.Welch(xa, xb); err == nil {
 				row.P = t.P
 				row.Verdict = verdict(t, m.lowerBetter)
 			}
+			agree(&row)
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
 	return rep
+}
+
+// agree keeps a verdict from contradicting its own interval. Fieller's
+// interval holds 1 exactly when Welch's test is not significant, so they
+// can only part at the edge, where rounding decides: there the answer is
+// that the data cannot tell.
+func agree(r *Row) {
+	if math.IsNaN(r.Ratio.Low) || math.IsNaN(r.Ratio.High) {
+		return
+	}
+	holdsOne := r.Ratio.Low <= 1 && 1 <= r.Ratio.High
+	if (r.Verdict == Same) != holdsOne && (r.Verdict == Same || r.Verdict == Faster || r.Verdict == Slower) {
+		r.Verdict = CannotTell
+		r.Note = "at the edge of significance: the test and the interval part on rounding"
+	}
 }
 
 func verdict(t stats.Test, lowerBetter bool) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -95,7 +96,7 @@ func TestOneRunEachUsesTheSeries(t *testing.T) {
 		t.Errorf("the same series: %+v", same)
 	}
 	short := row(t, Of([]*result.Result{run(1, 5, 1, 2)}, []*result.Result{run(1, 5, 1, 2)}), "tps")
-	if short.Verdict != Untest || short.Note == "" {
+	if short.Verdict != CannotTell || short.Note == "" {
 		t.Errorf("two intervals: %+v", short)
 	}
 }
@@ -245,5 +246,74 @@ func TestDiffAcrossEngines(t *testing.T) {
 	pg2 := changed(t, pg, func(r *result.Result) { r.Workload.Options["pg-mode"] = "prepared" })
 	if got := fields(Diff(pg, pg2)); !reflect.DeepEqual(got, []string{"work workload.options.pg-mode"}) {
 		t.Errorf("pg-mode on PostgreSQL differed in %q", got)
+	}
+}
+
+// consistent fails when a row's verdict contradicts its own interval: a
+// verdict of faster or slower whose interval holds 1, or no significant
+// difference with an interval clear of 1.
+func consistent(t *testing.T, what string, r Row) {
+	t.Helper()
+	if math.IsNaN(r.Ratio.Low) {
+		return
+	}
+	holdsOne := r.Ratio.Low <= 1 && 1 <= r.Ratio.High
+	switch r.Verdict {
+	case Faster, Slower:
+		if holdsOne {
+			t.Errorf("%s: %s with an interval [%g, %g] that holds 1", what, r.Verdict, r.Ratio.Low, r.Ratio.High)
+		}
+	case Same:
+		if !holdsOne {
+			t.Errorf("%s: %q with an interval [%g, %g] clear of 1", what, r.Verdict, r.Ratio.Low, r.Ratio.High)
+		}
+	}
+}
+
+// A short run against one that did nothing: 5 intervals make 2 batches,
+// and Welch's test on 2 batches a side has one degree of freedom. The
+// verdict cannot be "no significant difference" next to an interval of
+// [0, 0]; with so few batches it is "cannot tell", and says why.
+func TestTooFewBatchesCannotTell(t *testing.T) {
+	busy := run(613, 5, 613, 200, 200, 1026, 1026)
+	idle := run(0, 5, 0, 0, 0, 0, 0)
+	r := row(t, Of([]*result.Result{busy}, []*result.Result{idle}), "tps")
+	consistent(t, "613 tps against 0", r)
+	if r.Verdict != CannotTell || !strings.Contains(r.Note, "batches") || !strings.Contains(r.Note, "--time") {
+		t.Errorf("5 intervals a side: %+v, want %q with why", r, CannotTell)
+	}
+	var out bytes.Buffer
+	Write(&out, Of([]*result.Result{busy}, []*result.Result{idle}))
+	if strings.Contains(out.String(), Same) {
+		t.Errorf("printed:\n%s", out.String())
+	}
+	// Enough intervals: the same two runs are told apart.
+	var long, zero []float64
+	for i := range 20 {
+		long = append(long, 600+float64(i%4)*10)
+		zero = append(zero, 0)
+	}
+	r = row(t, Of([]*result.Result{run(613, 5, long...)}, []*result.Result{run(0, 5, zero...)}), "tps")
+	consistent(t, "20 intervals against 0", r)
+	if r.Verdict != Slower {
+		t.Errorf("20 intervals of 600 against 0: %+v", r)
+	}
+}
+
+// Whatever the samples, a verdict agrees with its interval.
+func TestVerdictNeverContradictsInterval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 1))
+	for i := range 2000 {
+		n, m := 2+rng.IntN(5), 2+rng.IntN(5)
+		scaleA, scaleB := rng.Float64()*100, rng.Float64()*100
+		var a, b []*result.Result
+		for range n {
+			a = append(a, run(1000+rng.NormFloat64()*scaleA, 5))
+		}
+		shift := []float64{0, 10, 100, -1000}[rng.IntN(4)]
+		for range m {
+			b = append(b, run(1000+shift+rng.NormFloat64()*scaleB, 5))
+		}
+		consistent(t, "draw "+strconv.Itoa(i), row(t, Of(a, b), "tps"))
 	}
 }

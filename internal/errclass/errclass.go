@@ -36,3 +36,12 @@ type Info struct {
 	Class Class
 	Code  string
 }
+
+// fullCodes are the errors of a full disk or table: SQLITE_FULL, MySQL's
+// ER_RECORD_FILE_FULL and ER_DISK_FULL, PostgreSQL's disk_full.
+var fullCodes = map[string]bool{"SQLITE_13": true, "1114": true, "1021": true, "53100": true}
+
+// Full reports whether code is the error of a full disk or table: not one
+// to ignore, since every event after it fails the same way until there is
+// room.
+func Full(code string) bool { return fullCodes[code] }

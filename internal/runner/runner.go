@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -88,8 +89,18 @@ func (c *Config) Validate() error {
 	case c.StallTimeout < 0:
 		return fmt.Errorf("--stall-timeout %v: must not be negative (0 turns the check off)", c.StallTimeout)
 	}
+	for _, code := range c.IgnoreErrors {
+		if code = strings.TrimSpace(code); code != "" && !errorCode.MatchString(code) {
+			return fmt.Errorf("--ignore-errors %q: not an error code (give a SQLSTATE such as 40001, a MySQL number such as 1213, a SQLite name such as SQLITE_BUSY or SQLITE_13, an errno name such as EIO, or all)", code)
+		}
+	}
 	return nil
 }
+
+// errorCode matches the codes the engines classify errors into: "all", a
+// SQLSTATE (5 letters and digits), a MySQL error number, a SQLite result
+// code's name or number, an errno's name.
+var errorCode = regexp.MustCompile(`^(all|[0-9A-Z]{5}|[0-9]{1,5}|SQLITE_[0-9A-Z_]+|E[0-9A-Z]+)$`)
 
 // Sink receives intervals as the run goes. It must not block for long: it
 // runs on the ticker, not on the workers.
@@ -303,6 +314,11 @@ loop:
 		out.Err = cause
 	}
 	r.summarize(out)
+	if out.Status == result.StatusOK && out.Summary.Events == 0 {
+		// Nothing measured is no result: not a throughput of 0.
+		out.Status = result.StatusFailed
+		out.Err = noEvents(cfg, out.Summary)
+	}
 	if out.Status == result.StatusOK && len(out.Summary.Disconnects) > 0 {
 		out.Status = result.StatusDegraded // see outage.go
 	}
@@ -420,6 +436,10 @@ type FatalError struct {
 }
 
 func (e *FatalError) Error() string {
+	if errclass.Full(e.Code) {
+		// Not an error to ignore: every event after it fails alike.
+		return fmt.Sprintf("worker %d: %v (code %s: the disk or the table is full; free space, or put --target on a filesystem with room)", e.Worker, e.Err, e.Code)
+	}
 	if e.Code != "" && e.Code != "client" {
 		return fmt.Sprintf("worker %d: %v (code %s; add it to --ignore-errors to count it and go on)", e.Worker, e.Err, e.Code)
 	}
@@ -427,6 +447,41 @@ func (e *FatalError) Error() string {
 }
 
 func (e *FatalError) Unwrap() error { return e.Err }
+
+// NoEventsError ends a run that measured no event, which is not ok
+// however it ended: every event failed on an ignored error, or an open
+// loop's rate scheduled none in the time.
+type NoEventsError struct {
+	Errors    int64              // the ignored errors counted instead
+	Top       *result.ErrorCount // the most frequent of them
+	Rate      float64
+	Duration  time.Duration
+	MeasuredS float64
+}
+
+func (e *NoEventsError) Error() string {
+	switch {
+	case e.Errors > 0:
+		top := ""
+		if e.Top != nil {
+			top = fmt.Sprintf(", most of them %s (%d)", e.Top.Code, e.Top.Count)
+		}
+		return fmt.Sprintf("every event failed: %d errors%s and no event done: a run whose every event failed measures nothing", e.Errors, top)
+	case e.Rate > 0 && e.Duration > 0:
+		return fmt.Sprintf("no event was measured: --rate %g over --time %v schedules about %.2g events; raise --rate or --time", e.Rate, e.Duration, e.Rate*e.Duration.Seconds())
+	}
+	return fmt.Sprintf("no event was measured in %.1fs", e.MeasuredS)
+}
+
+func noEvents(cfg Config, s result.Summary) error {
+	e := &NoEventsError{Errors: s.ErrorsTotal, Rate: cfg.Rate, Duration: cfg.Duration, MeasuredS: s.DurationS}
+	for i := range s.Errors {
+		if e.Top == nil || s.Errors[i].Count > e.Top.Count {
+			e.Top = &s.Errors[i]
+		}
+	}
+	return e
+}
 
 // AbortError ends a run in which fatal errors ended some clients
 // (Config.AbortClient) while the others ran to the end.

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -364,8 +365,10 @@ func TestTimeLimitBoundsTheWaitForEventsUnderWay(t *testing.T) {
 	start := time.Now()
 	out := sqlclient.Run(context.Background(), c, tg, slowIncrement(time.Minute), nil, quiet)
 	took := time.Since(start)
-	if out.Status != result.StatusOK || out.Summary.Events != 0 || counterValue(t, tg) != "0" {
-		t.Fatalf("status %s, %d events, counter %s; want ok and the unfinished event cancelled", out.Status, out.Summary.Events, counterValue(t, tg))
+	// No event ended: the run measured nothing, which is not ok.
+	var none *runner.NoEventsError
+	if out.Status != result.StatusFailed || !errors.As(out.Err, &none) || out.Summary.Events != 0 || counterValue(t, tg) != "0" {
+		t.Fatalf("status %s (%v), %d events, counter %s; want failed for no event and the unfinished event cancelled", out.Status, out.Err, out.Summary.Events, counterValue(t, tg))
 	}
 	if took < 2*time.Second || took > 4*time.Second {
 		t.Fatalf("run took %v; want the limit plus the 2 s the event under way may take", took)
@@ -384,9 +387,11 @@ func TestNoRetryAfterTheTimeLimit(t *testing.T) {
 	// Its tries failed before the limit (errors), but a transaction the
 	// limit cut short counts no retries, as in pgbench: only one that
 	// ended, committed or failed, does.
-	if out.Status != result.StatusOK || out.Summary.Events != 0 || out.Summary.ErrorsTotal == 0 || out.Summary.Retries != 0 {
-		t.Fatalf("status %s, %d events, %d errors, %d retries; want ok, none committed, errors before the limit and no retries counted",
-			out.Status, out.Summary.Events, out.Summary.ErrorsTotal, out.Summary.Retries)
+	// No event ended well: not ok.
+	var none *runner.NoEventsError
+	if out.Status != result.StatusFailed || !errors.As(out.Err, &none) || out.Summary.Events != 0 || out.Summary.ErrorsTotal == 0 || out.Summary.Retries != 0 {
+		t.Fatalf("status %s (%v), %d events, %d errors, %d retries; want failed for no event, none committed, errors before the limit and no retries counted",
+			out.Status, out.Err, out.Summary.Events, out.Summary.ErrorsTotal, out.Summary.Retries)
 	}
 	if took > time.Second {
 		t.Fatalf("run took %v: the event under way went on retrying after the limit", took)
@@ -605,6 +610,54 @@ func TestDrainJoinsTheLastPointsPercentiles(t *testing.T) {
 	for _, q := range last.Latency {
 		if q.MS > 100 {
 			t.Errorf("last point's p%g is %.1f ms: the one slow event of %d decided it", q.P, q.MS, int64(last.EventsPerS*last.DurationS))
+		}
+	}
+}
+
+// A run that measured no event is not ok: an open loop whose rate
+// schedules none within the time, and a run whose every event failed on
+// an ignored error. Each says why in one line.
+func TestNoEventMeasuredIsNotOK(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Rate, c.Duration = 0.0001, time.Second
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	if out.Status != result.StatusFailed || out.Summary.Events != 0 {
+		t.Fatalf("--rate 0.0001 --time 1: status %s, %d events, err %v", out.Status, out.Summary.Events, out.Err)
+	}
+	if msg := fmt.Sprint(out.Err); !strings.Contains(msg, "--rate 0.0001") || !strings.Contains(msg, "--time 1s") || strings.Contains(msg, "\n") {
+		t.Errorf("the reason names neither the rate nor the time, or is not one line: %q", msg)
+	}
+
+	c = cfg()
+	c.Duration = 300 * time.Millisecond
+	c.IgnoreErrors = []string{"all"}
+	out = sqlclient.Run(context.Background(), c, tg, script(func(int64) []string { return []string{"UPDATE no_such_table SET x = 1"} }), nil, quiet)
+	if out.Status != result.StatusFailed || out.Summary.ErrorsTotal == 0 {
+		t.Fatalf("every event failed: status %s, %d errors, err %v", out.Status, out.Summary.ErrorsTotal, out.Err)
+	}
+	if msg := fmt.Sprint(out.Err); !strings.Contains(msg, "every event failed") || !strings.Contains(msg, fmt.Sprint(out.Summary.ErrorsTotal)) {
+		t.Errorf("reason %q", msg)
+	}
+}
+
+// --ignore-errors takes error codes the engines give, or all: a word that
+// is none of them ignores nothing and is refused, with a hint.
+func TestValidateIgnoreErrors(t *testing.T) {
+	ok := runner.Config{Threads: 1, Duration: time.Second, MaxTries: 1}
+	for _, codes := range [][]string{{"all"}, {"40001", "40P01"}, {"1213", "1020"}, {"SQLITE_BUSY", "SQLITE_13"}, {"EIO", "ENOSPC"}, {" 1062"}} {
+		c := ok
+		c.IgnoreErrors = codes
+		if err := c.Validate(); err != nil {
+			t.Errorf("%q refused: %v", codes, err)
+		}
+	}
+	for _, code := range []string{"xyz", "ALL ", "sqlite_busy", "12345678", "deadlock"} {
+		c := ok
+		c.IgnoreErrors = []string{code}
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "--ignore-errors") || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			t.Errorf("%q: %v; want a refusal with a hint", code, err)
 		}
 	}
 }

@@ -549,13 +549,18 @@ func significance(base, sub *Submission, i int) string {
 	if err != nil {
 		return "single runs: no test (submit sweeps with --iterations 3 or more)"
 	}
-	ci, err := stats.RatioOf(a, b)
-	if err != nil {
-		return "-"
-	}
 	verdict := "not significant"
 	if t.Significant() {
 		verdict = "significant"
+	}
+	// Fieller's interval: it holds 1 exactly when the test is not
+	// significant, so the two never disagree.
+	ci, err := stats.RatioOf(a, b)
+	if errors.Is(err, stats.ErrUnbounded) {
+		return fmt.Sprintf("%s (p = %.3f; no interval for the ratio: the base's mean is not clearly away from zero; %d and %d repeats)", verdict, t.P, len(a), len(b))
+	}
+	if err != nil {
+		return "-"
 	}
 	return fmt.Sprintf("%s (p = %.3f; mean ratio %s, 95%% CI %s to %s, %d and %d repeats)", verdict, t.P, num(ci.Value), num(ci.Low), num(ci.High), len(a), len(b))
 }

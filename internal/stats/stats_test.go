@@ -1,7 +1,9 @@
 package stats
 
 import (
+	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -90,9 +92,12 @@ func TestWelchReference(t *testing.T) {
 }
 
 func TestRatioOf(t *testing.T) {
-	// Equal relative variances (5e-5 each) and n = 5 a side give
-	// df = 2(n-1) = 8, t(0.975, 8) = 2.306 (table):
-	// half-width = 2.306 × 2 × √(1e-4) = 0.04612.
+	// Fieller's interval. a: mean 100, variance of the mean sa = 2.5/5 =
+	// 0.5; b: mean 200, sb = 10/5 = 2. Welch's df = 2.5²/(0.5²/4 + 2²/4)
+	// = 5.882, t(0.975, 5.882) = 2.4588. The ends solve
+	// (200 - 100ρ)² = t²(2 + 0.5ρ²): qa = 100² - t²·0.5 = 9996.977,
+	// centre 100·200/qa = 2.000605, half-width
+	// √(t²(2·qa + 200²·0.5))/qa = 0.049188.
 	a := []float64{98, 99, 100, 101, 102}
 	b := []float64{196, 198, 200, 202, 204}
 	r, err := RatioOf(a, b)
@@ -100,14 +105,53 @@ func TestRatioOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	near(t, "ratio", r.Value, 2, 1e-12)
-	near(t, "low", r.Low, 2-0.04612, 0.0001)
-	near(t, "high", r.High, 2+0.04612, 0.0001)
+	near(t, "low", r.Low, 2.000605-0.049188, 0.00001)
+	near(t, "high", r.High, 2.000605+0.049188, 0.00001)
 	c, err := RatioOf([]float64{4, 4}, []float64{2, 2})
 	if err != nil || c.Value != 0.5 || c.Low != 0.5 || c.High != 0.5 {
 		t.Errorf("constants: %+v, %v", c, err)
 	}
 	if _, err := RatioOf([]float64{0, 0}, []float64{1, 2}); err == nil {
 		t.Error("ratio to a zero mean")
+	}
+	// A ratio of 0 to a first mean known only roughly: the interval is
+	// not [0, 0] (the delta method's) but holds 1, as Welch's test, with
+	// one degree of freedom, finds no difference.
+	z, err := RatioOf([]float64{200, 1026}, []float64{0, 0})
+	w, _ := Welch([]float64{200, 1026}, []float64{0, 0})
+	if w.Significant() || !(errors.Is(err, ErrUnbounded) || err == nil && z.Low < 1 && z.High > 1) {
+		t.Errorf("0 against a mean of 613 from 2 values: %+v, %v (p %g)", z, err, w.P)
+	}
+	if _, err := RatioOf([]float64{-1, 1, 2}, []float64{1, 2, 3}); !errors.Is(err, ErrUnbounded) {
+		t.Errorf("a first mean not clear of zero: %v", err)
+	}
+}
+
+// The interval holds 1 exactly when Welch's test is not significant.
+func TestRatioAgreesWithWelch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 5000 {
+		a := make([]float64, 2+rng.IntN(8))
+		b := make([]float64, 2+rng.IntN(8))
+		sa, sb, shift := rng.Float64()*50, rng.Float64()*50, rng.NormFloat64()*30
+		for j := range a {
+			a[j] = 100 + rng.NormFloat64()*sa
+		}
+		for j := range b {
+			b[j] = 100 + shift + rng.NormFloat64()*sb
+		}
+		w, _ := Welch(a, b)
+		r, err := RatioOf(a, b)
+		if errors.Is(err, ErrUnbounded) {
+			continue // no interval given
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds := r.Low <= 1 && 1 <= r.High
+		if holds == w.Significant() && math.Abs(w.P-0.05) > 1e-9 {
+			t.Errorf("draw %d: interval [%g, %g], p = %g", i, r.Low, r.High, w.P)
+		}
 	}
 }
 
@@ -123,7 +167,7 @@ func TestBatchMeans(t *testing.T) {
 	if _, err := BatchMeans([]float64{1, 2, 3}, 2); err == nil {
 		t.Error("3 values made 2 batches of 2")
 	}
-	for n, want := range map[int]int{3: 0, 4: 2, 9: 4, 19: 9, 20: 10, 600: 10} {
+	for n, want := range map[int]int{3: 0, 4: 0, 7: 0, 8: 4, 9: 4, 19: 9, 20: 10, 600: 10} {
 		if got := Batches(n); got != want {
 			t.Errorf("Batches(%d) = %d, want %d", n, got, want)
 		}

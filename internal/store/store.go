@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -125,6 +126,8 @@ func Open(ctx context.Context, dsn string, logger *slog.Logger) (Store, error) {
 			if loc, err = DefaultPath(); err != nil {
 				return nil, fmt.Errorf("store: %w", err)
 			}
+		} else if err := parentExists(loc); err != nil {
+			return nil, err
 		}
 		db, err := sqlite.Open(ctx, loc, logger)
 		if err != nil {
@@ -295,4 +298,19 @@ func dataDir(getenv func(string) string, home func() (string, error)) (string, e
 		return "", errors.New("data directory: no home directory; set DBMARK_HOME")
 	}
 	return filepath.Join(h, ".local", "share", "dbmark"), nil
+}
+
+// parentExists refuses a store path given explicitly in a directory that
+// does not exist, as --json's: only the default data directory is created
+// (a mistyped path would otherwise start a new, empty store).
+func parentExists(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store %s: the directory %s does not exist (create it first, or give --store a path in an existing directory)", path, dir)
+	}
+	if err == nil && !st.IsDir() {
+		return fmt.Errorf("store %s: %s is not a directory", path, dir)
+	}
+	return nil
 }

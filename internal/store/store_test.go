@@ -122,3 +122,17 @@ func testSaveFailsAfterWrite(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 }
+
+// An explicit store path in a directory that does not exist is refused,
+// as --json's is, not created along with a new empty store.
+func TestStoreInAMissingDirectoryIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "no", "such")
+	path := filepath.Join(dir, "x.db")
+	_, err := store.Open(context.Background(), path, nil)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), dir) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--store %s: %v; want one line saying the directory does not exist", path, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the directory was created: %v", err)
+	}
+}

@@ -17,8 +17,14 @@ import (
 
 func TestConformance(t *testing.T) {
 	storetest.RunDSN(t, func(t *testing.T) string {
-		// A directory that does not exist yet, and a name that needs escaping.
-		return filepath.Join(t.TempDir(), "new dir", "results?#%.db")
+		// A name that needs escaping, in a directory that does too. (An
+		// explicit store's directory must exist; sqlite.Open still makes
+		// the default data directory, TestOpenCreatesPrivateDirInWALMode.)
+		dir := filepath.Join(t.TempDir(), "new dir")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, "results?#%.db")
 	})
 }
 

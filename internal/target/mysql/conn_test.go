@@ -371,3 +371,24 @@ func BenchmarkPointSelect(b *testing.B) {
 		})
 	}
 }
+
+// A timeout in the URL that is negative or not a duration is refused in
+// one line: the driver took -5s and waited by the default instead.
+func TestBadTimeoutIsRefused(t *testing.T) {
+	for _, q := range []string{"timeout=-5s", "timeout=soon", "readTimeout=-1s", "writeTimeout=5", "timeout=-5s&socket=/x"} {
+		u, err := url.Parse("mysql://u:p@127.0.0.1:1/db?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = mysql.Open(context.Background(), u, target.Options{})
+		if err == nil || !errors.Is(err, target.ErrBadURL) || !strings.Contains(err.Error(), "imeout") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("?%s: %v; want a one-line refusal naming the timeout", q, err)
+		}
+	}
+	for _, q := range []string{"timeout=5s", "timeout=0", "readTimeout=30s&writeTimeout=1m"} {
+		u, _ := url.Parse("mysql://u:p@127.0.0.1:1/db?" + q)
+		if _, err := mysql.Open(context.Background(), u, target.Options{}); err != nil {
+			t.Errorf("?%s refused: %v", q, err)
+		}
+	}
+}

@@ -74,6 +74,17 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 		}
 		network, addr = "tcp", net.JoinHostPort(host, port)
 	}
+	// The driver takes a negative timeout, and dbmark then waits by its
+	// default: refused instead, as one that is not a duration.
+	for _, k := range []string{"timeout", "readTimeout", "writeTimeout"} {
+		v := q.Get(k)
+		if v == "" {
+			continue
+		}
+		if d, err := time.ParseDuration(v); err != nil || d < 0 {
+			return nil, fmt.Errorf("%w %q: %s=%q: must be a duration of 0 or more, such as 5s", target.ErrBadURL, red, k, v)
+		}
+	}
 	// The driver parses its own parameters (tls, timeout, charset...);
 	// given the address, it checks a TLS certificate against its host.
 	dsn := network + "(" + addr + ")/"

@@ -148,7 +148,11 @@ func notPostgres(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "unknown message type") || strings.Contains(msg, "invalid message")
+	// A message of a known type that has no place at connect (a MariaDB
+	// greeting's first byte, 'd', reads as CopyData): pgconn wraps no
+	// cause, so its text ends in "%!w(<nil>)".
+	return strings.Contains(msg, "unknown message type") || strings.Contains(msg, "invalid message") ||
+		strings.Contains(msg, "received unexpected message")
 }
 
 // Inspect reports the server's version and settings.

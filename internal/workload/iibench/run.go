@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/randgen"
 	"github.com/dbmark/dbmark/internal/target"
@@ -261,15 +262,11 @@ func (s *shared) sizer(ctx context.Context, c target.Conn) {
 	}
 }
 
-// fullCodes are the errors of a full disk or table: SQLITE_FULL, MySQL's
-// ER_RECORD_FILE_FULL and ER_DISK_FULL, PostgreSQL's disk_full.
-var fullCodes = map[string]bool{"SQLITE_13": true, "1114": true, "1021": true, "53100": true}
-
 // fullError turns a full disk into one clear line. It keeps the driver's
 // message but not its code, so the runner ends the run instead of
 // suggesting --ignore-errors.
 func (s *shared) fullError(err error) error {
-	if info := s.env.Target.Classify(err); fullCodes[info.Code] {
+	if info := s.env.Target.Classify(err); errclass.Full(info.Code) {
 		return fmt.Errorf("the disk or the table is full (%s: %v): free space or lower --max-rows; the rows inserted so far are kept", info.Code, err)
 	}
 	return err
