@@ -465,30 +465,8 @@ type runOpts struct {
 // its result and returns it (nil if the run did not start) with an error
 // that carries the exit code.
 func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f *runFlags, o runOpts) (*result.Result, error) {
-	ps, err := metrics.ParsePercentiles(f.percentiles)
+	cfg, plan, err := runConfig(w, fs, f)
 	if err != nil {
-		return nil, withCode(ExitUsage, fmt.Errorf("--percentiles: %w", err))
-	}
-	// A result that cannot be written is not worth measuring.
-	if f.jsonPath != "" {
-		if err := result.CheckWritable(f.jsonPath); err != nil {
-			return nil, withCode(ExitUsage, fmt.Errorf("--json %s: %w", f.jsonPath, err))
-		}
-	}
-	// The clients and limits, computed once: the runner, the workload
-	// and the result take them from here.
-	plan, err := workload.NewPlan(f.planInput(fs, w), w.Hooks.Plan)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	cfg := runner.Config{
-		Threads: plan.Clients, Duration: plan.Time, Events: plan.Events, Warmup: plan.Warmup,
-		ReportInterval: time.Duration(f.interval), Rate: plan.Rate, MaxTries: plan.MaxTries, VerboseErrors: f.verboseErrs,
-		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: plan.SkipLate, CountFailed: plan.CountFailed,
-		AbortClient: plan.AbortClient, SelfLimited: plan.SelfLimited,
-		StallTimeout: time.Duration(f.stallTimeout),
-	}
-	if err := cfg.Validate(); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
 	if !w.Runnable() {
@@ -523,29 +501,8 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if err != nil {
 		return nil, setupError(ctx, err)
 	}
-	if o.fresh {
-		if err := a.reprepare(ctx, w, env); err != nil {
-			return nil, setupError(ctx, err)
-		}
-	}
-	if w.Hooks.Prepared != nil {
-		if err := w.Hooks.Prepared(ctx, env); err != nil {
-			canPrepare := w.Hooks.Prepare != nil
-			if !(embedded || o.repair) || !canPrepare || ctx.Err() != nil {
-				return nil, setupError(ctx, fmt.Errorf("%s: %w", w.Meta.Name, err))
-			}
-			what := "preparing the embedded database"
-			if !embedded {
-				what = "preparing again for this sweep"
-			}
-			a.Logger.Info(what, "workload", w.Meta.Name, "target", tg.Redacted(), "because", err)
-			// The embedded database is dbmark's own: tables left by a run
-			// with other options are dropped rather than refused. In a
-			// sweep, data an earlier run changed is made again.
-			if err := a.reprepare(ctx, w, env); err != nil {
-				return nil, setupError(ctx, err)
-			}
-		}
+	if err := a.ready(ctx, w, env, embedded, o); err != nil {
+		return nil, setupError(ctx, err)
 	}
 	load, err := w.Load(ctx, env)
 	if err != nil {
@@ -582,12 +539,75 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		w.Hooks.Annotate(res)
 	}
 
+	return res, a.conclude(ctx, w, res, out, st, f, o)
+}
+
+// runConfig computes the run's clients and limits once (the runner, the
+// workload and the result take them from here) and the runner's settings.
+func runConfig(w workload.Spec, fs *pflag.FlagSet, f *runFlags) (runner.Config, workload.Plan, error) {
+	ps, err := metrics.ParsePercentiles(f.percentiles)
+	if err != nil {
+		return runner.Config{}, workload.Plan{}, fmt.Errorf("--percentiles: %w", err)
+	}
+	// A result that cannot be written is not worth measuring.
+	if f.jsonPath != "" {
+		if err := result.CheckWritable(f.jsonPath); err != nil {
+			return runner.Config{}, workload.Plan{}, fmt.Errorf("--json %s: %w", f.jsonPath, err)
+		}
+	}
+	plan, err := workload.NewPlan(f.planInput(fs, w), w.Hooks.Plan)
+	if err != nil {
+		return runner.Config{}, workload.Plan{}, err
+	}
+	cfg := runner.Config{
+		Threads: plan.Clients, Duration: plan.Time, Events: plan.Events, Warmup: plan.Warmup,
+		ReportInterval: time.Duration(f.interval), Rate: plan.Rate, MaxTries: plan.MaxTries, VerboseErrors: f.verboseErrs,
+		IgnoreErrors: f.ignoreErrors, Percentiles: ps, SkipLate: plan.SkipLate, CountFailed: plan.CountFailed,
+		AbortClient: plan.AbortClient, SelfLimited: plan.SelfLimited,
+		StallTimeout: time.Duration(f.stallTimeout),
+	}
+	return cfg, plan, cfg.Validate()
+}
+
+// ready makes the workload's data ready for the run: made afresh for a
+// sweep cell that asks (o.fresh), checked, and prepared again where the
+// data is dbmark's own (the embedded database) or a sweep's (o.repair).
+func (a *App) ready(ctx context.Context, w workload.Spec, env workload.Env, embedded bool, o runOpts) error {
+	if o.fresh {
+		if err := a.reprepare(ctx, w, env); err != nil {
+			return err
+		}
+	}
+	if w.Hooks.Prepared == nil {
+		return nil
+	}
+	err := w.Hooks.Prepared(ctx, env)
+	if err == nil {
+		return nil
+	}
+	if !(embedded || o.repair) || w.Hooks.Prepare == nil || ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", w.Meta.Name, err)
+	}
+	what := "preparing the embedded database"
+	if !embedded {
+		what = "preparing again for this sweep"
+	}
+	a.Logger.Info(what, "workload", w.Meta.Name, "target", env.Target.Redacted(), "because", err)
+	// The embedded database is dbmark's own: tables left by a run with
+	// other options are dropped rather than refused. In a sweep, data an
+	// earlier run changed is made again.
+	return a.reprepare(ctx, w, env)
+}
+
+// conclude keeps res, prints its summary and gives the run's outcome its
+// error and exit code.
+func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result, out *runner.Outcome, st store.Store, f *runFlags, o runOpts) error {
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
 	if err := a.keep(saveCtx, o.out, res, st, f.jsonPath); err != nil {
 		// What was measured is shown even when it could not be kept.
 		report.Summary(o.out, res)
-		return res, withCode(ExitRunFailed, err)
+		return withCode(ExitRunFailed, err)
 	}
 	if f.histogram {
 		a.histogram(o.out, res)
@@ -598,15 +618,15 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	switch out.Status {
 	case result.StatusInterrupted:
-		return res, withCode(ExitInterrupted, errors.New("interrupted: "+keptNote(st, f.jsonPath)))
+		return withCode(ExitInterrupted, errors.New("interrupted: "+keptNote(st, f.jsonPath)))
 	case result.StatusFailed:
 		code := ExitRunFailed
 		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
-		return res, withCode(code, fmt.Errorf("run failed: %v (%s)", out.Err, keptNote(st, f.jsonPath)))
+		return withCode(code, fmt.Errorf("run failed: %v (%s)", out.Err, keptNote(st, f.jsonPath)))
 	}
-	return res, nil
+	return nil
 }
 
 // histogram prints the latency histogram of res's events (sysbench's

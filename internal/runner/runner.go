@@ -157,16 +157,31 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	defer stop(nil)
 	wctx = workload.WithStop(wctx, sctx)
 
-	// One goroutine per client, each with its own connection: N clients
-	// are N statements in flight. The measured time starts when every
-	// client has connected and set up its worker (pgbench's "without
-	// initial connection time"): a run's first second would otherwise
-	// count connections and prepares as time no event ran.
+	done := r.startClients(wctx, cancel)
+	points, end := r.measure(wctx, done, cancel, stop, sink)
+
+	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
+	r.conclude(ctx, context.Cause(wctx), out)
+	if load.Close != nil {
+		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("closing the load", "err", err)
+		}
+	}
+	return out
+}
+
+// startClients starts one goroutine per client, each with its own
+// connection: N clients are N statements in flight. It returns once every
+// client has connected and set up its worker, or the run ended first, and
+// then starts the measured time (pgbench's "without initial connection
+// time": a run's first second would otherwise count connections and
+// prepares as time no event ran). done closes when every client returned.
+func (r *run) startClients(wctx context.Context, cancel context.CancelCauseFunc) (done <-chan struct{}) {
 	var wg, connected sync.WaitGroup
-	perWorker := splitEvents(cfg.Events, cfg.Threads)
-	r.clients = make([]client, cfg.Threads)
+	perWorker := splitEvents(r.cfg.Events, r.cfg.Threads)
+	r.clients = make([]client, r.cfg.Threads)
 	begin := make(chan struct{})
-	for i := range cfg.Threads {
+	for i := range r.cfg.Threads {
 		wg.Add(1)
 		connected.Add(1)
 		go func() {
@@ -177,10 +192,10 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 			}
 		}()
 	}
-	done := make(chan struct{})
+	all := make(chan struct{})
 	go func() {
 		wg.Wait()
-		close(done)
+		close(all)
 	}()
 	allConnected := make(chan struct{})
 	go func() {
@@ -191,11 +206,17 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	case <-allConnected:
 	case <-wctx.Done(): // a client could not connect, or the run was interrupted
 	}
-	start = time.Now()
-	r.start = start
-	reg.StartAt(start)
+	r.start = time.Now()
+	r.reg.StartAt(r.start)
 	close(begin)
+	return all
+}
 
+// measure owns the run's clock from the start: the time limit, the
+// warm-up, the ticks that make the series and the live lines, stalls, and
+// clients that do not return. It returns the series and the run's end.
+func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop context.CancelCauseFunc, sink Sink) ([]result.Interval, time.Time) {
+	cfg, reg, start := r.cfg, r.reg, r.start
 	if cfg.Duration > 0 {
 		stopTimer := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stop(errTimeUp) })
 		defer stopTimer.Stop()
@@ -279,25 +300,34 @@ loop:
 		}
 	}
 	end := time.Now()
-	iv := reg.Tick(end, end.Before(warmupEnd))
-	if iv.Totals.KindCount(metrics.Event) > 0 || iv.Seconds() > 0.05 {
-		// A last interval much shorter than a tick joins the one before
-		// (result.MergeIntervals weighs each by its length): drawn on its
-		// own, the few events of a drain look like a collapse.
-		p := r.point(iv)
-		if iv.Seconds() < tickEvery.Seconds()/2 {
-			// Its percentiles are taken over the joined point's events
-			// together (the merge keeps the worse of those and the
-			// point's own): the few of a drain must not decide them.
-			p.Latency = r.percentiles(reg.Recent())
-			points.MergeLast(p)
-		} else {
-			points.Add(p)
-		}
-	}
+	r.lastPoint(points, end, warmupEnd, tickEvery)
+	return points.Points(), end
+}
 
-	out := &Outcome{StartedAt: start, EndedAt: end, Series: points.Points(), Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
-	cause := context.Cause(wctx)
+// lastPoint adds what the clients did since the last tick to the series.
+func (r *run) lastPoint(points *series.Bounded[result.Interval], end, warmupEnd time.Time, tickEvery time.Duration) {
+	iv := r.reg.Tick(end, end.Before(warmupEnd))
+	if iv.Totals.KindCount(metrics.Event) == 0 && iv.Seconds() <= 0.05 {
+		return
+	}
+	// A last interval much shorter than a tick joins the one before
+	// (result.MergeIntervals weighs each by its length): drawn on its
+	// own, the few events of a drain look like a collapse.
+	p := r.point(iv)
+	if iv.Seconds() < tickEvery.Seconds()/2 {
+		// Its percentiles are taken over the joined point's events
+		// together (the merge keeps the worse of those and the
+		// point's own): the few of a drain must not decide them.
+		p.Latency = r.percentiles(r.reg.Recent())
+		points.MergeLast(p)
+	} else {
+		points.Add(p)
+	}
+}
+
+// conclude gives out its status from what ended the run (cause, the
+// workers' context's), and its summary.
+func (r *run) conclude(ctx context.Context, cause error, out *Outcome) {
 	switch {
 	case ctx.Err() != nil:
 		out.Status = result.StatusInterrupted
@@ -308,7 +338,7 @@ loop:
 		out.Err = &StallError{Stalls: r.stuck}
 	case len(r.aborted) > 0 && (cause == nil || errors.Is(cause, errTimeUp)):
 		out.Status = result.StatusFailed
-		out.Err = &AbortError{Clients: len(r.aborted), Of: cfg.Threads, First: r.aborted[0]}
+		out.Err = &AbortError{Clients: len(r.aborted), Of: r.cfg.Threads, First: r.aborted[0]}
 	case cause != nil && !errors.Is(cause, errTimeUp) && !errors.Is(cause, context.Canceled):
 		out.Status = result.StatusFailed
 		out.Err = cause
@@ -317,17 +347,11 @@ loop:
 	if out.Status == result.StatusOK && out.Summary.Events == 0 {
 		// Nothing measured is no result: not a throughput of 0.
 		out.Status = result.StatusFailed
-		out.Err = noEvents(cfg, out.Summary)
+		out.Err = noEvents(r.cfg, out.Summary)
 	}
 	if out.Status == result.StatusOK && len(out.Summary.Disconnects) > 0 {
 		out.Status = result.StatusDegraded // see outage.go
 	}
-	if load.Close != nil {
-		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
-			log.Warn("closing the load", "err", err)
-		}
-	}
-	return out
 }
 
 var errTimeUp = errors.New("time limit reached")

@@ -5,11 +5,9 @@ package targettest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +48,18 @@ type Engine struct {
 	Conflict func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error
 }
 
-// Run runs the suite.
+// suite is what the cases of Run share: the engine, its target, one
+// connection and a table of the suite's own.
+type suite struct {
+	e     Engine
+	tg    target.Target
+	c     target.Conn
+	d     target.Dialect
+	table string
+}
+
+// Run runs the suite: each case is a method of suite (cases.go) or a
+// function of its own (clients.go) where it needs clients of its own.
 func Run(t *testing.T, e Engine) {
 	ctx := context.Background()
 	tg := e.Open(t)
@@ -72,373 +81,19 @@ func Run(t *testing.T, e Engine) {
 		}
 	})
 
-	t.Run("Redacted", func(t *testing.T) {
-		if strings.Contains(tg.Redacted(), ":secret@") {
-			t.Errorf("Redacted() kept the password: %s", tg.Redacted())
-		}
-	})
-
-	t.Run("InsertSelectUpdate", func(t *testing.T) {
-		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (%s, %s, %s)", table, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3)))
-		if err != nil {
-			t.Fatalf("prepare insert: %v", err)
-		}
-		defer ins.Close()
-		args := make([]target.Value, 3)
-		for i := int64(1); i <= 10; i++ {
-			args[0].SetInt(i)
-			args[1].SetInt(i * 10)
-			args[2].SetStr([]byte("it's row " + strconv.FormatInt(i, 10) + ` with \ and "`))
-			n, err := ins.Run(ctx, args)
-			if err != nil {
-				t.Fatalf("insert %d: %v", i, err)
-			}
-			if n != 1 {
-				t.Fatalf("insert %d: %d rows affected, want 1", i, n)
-			}
-		}
-		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id BETWEEN %s AND %s", table, d.Placeholder(1), d.Placeholder(2)))
-		if err != nil {
-			t.Fatalf("prepare select: %v", err)
-		}
-		defer sel.Close()
-		n, err := sel.Run(ctx, []target.Value{target.IntVal(3), target.IntVal(7)})
-		if err != nil || n != 5 {
-			t.Fatalf("select range: %d rows, %v; want 5 rows", n, err)
-		}
-		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
-		if err != nil {
-			t.Fatalf("prepare update: %v", err)
-		}
-		defer upd.Close()
-		if n, err := upd.Run(ctx, []target.Value{target.IntVal(4)}); err != nil || n != 1 {
-			t.Fatalf("update: %d rows, %v; want 1", n, err)
-		}
-		v, ok, err := c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=4", table))
-		if err != nil || !ok || v != "41" {
-			t.Fatalf("k after update = %q, %v, %v; want 41", v, ok, err)
-		}
-		v, _, err = c.QueryRow(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id=2", table))
-		if err != nil || v != `it's row 2 with \ and "` {
-			t.Fatalf("string round trip = %q, %v", v, err)
-		}
-		if _, ok, err := c.QueryRow(ctx, fmt.Sprintf("SELECT c FROM %s WHERE id=-1", table)); err != nil || ok {
-			t.Fatalf("QueryRow on no rows = %v, %v; want false, nil", ok, err)
-		}
-	})
-
-	t.Run("RunRowKeepsTheLastRow", func(t *testing.T) {
-		st, err := c.Prepare(ctx, fmt.Sprintf("SELECT id, c, NULL AS n FROM %s WHERE id BETWEEN %s AND %s ORDER BY id", table, d.Placeholder(1), d.Placeholder(2)))
-		if err != nil {
-			t.Fatalf("prepare: %v", err)
-		}
-		defer st.Close()
-		rs, ok := st.(target.RowStmt)
-		if !ok {
-			t.Fatalf("%T does not implement target.RowStmt", st)
-		}
-		row, err := rs.RunRow(ctx, []target.Value{target.IntVal(3), target.IntVal(4)})
-		if err != nil {
-			t.Fatalf("RunRow: %v", err)
-		}
-		if row.Rows != 2 || len(row.Columns) != 3 || len(row.Values) != 3 {
-			t.Fatalf("RunRow = %d rows, columns %q, %d values; want 2 rows, 3 columns", row.Rows, row.Columns, len(row.Values))
-		}
-		if !strings.EqualFold(row.Columns[0], "id") || !strings.EqualFold(row.Columns[1], "c") || !strings.EqualFold(row.Columns[2], "n") {
-			t.Errorf("columns %q; want id, c, n", row.Columns)
-		}
-		if string(row.Values[0]) != "4" || string(row.Values[1]) != `it's row 4 with \ and "` || row.Values[2] != nil {
-			t.Errorf("last row %q; want 4, the string, NULL (nil)", row.Values)
-		}
-		row, err = rs.RunRow(ctx, []target.Value{target.IntVal(-2), target.IntVal(-1)})
-		if err != nil || row.Rows != 0 {
-			t.Fatalf("RunRow on no rows = %d rows, %v; want 0", row.Rows, err)
-		}
-		upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
-		if err != nil {
-			t.Fatalf("prepare update: %v", err)
-		}
-		defer upd.Close()
-		row, err = upd.(target.RowStmt).RunRow(ctx, []target.Value{target.IntVal(5)})
-		if err != nil || row.Rows != 1 || len(row.Columns) != 0 {
-			t.Fatalf("RunRow(update) = %d rows, columns %q, %v; want 1 row affected and no columns", row.Rows, row.Columns, err)
-		}
-	})
-
-	t.Run("NullArguments", func(t *testing.T) {
-		nt := table + "_null"
-		mustExec(t, c, "DROP TABLE IF EXISTS "+nt)
-		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, s VARCHAR(20), i INTEGER)", nt, d.IntPK("id")))
-		defer c.Exec(context.Background(), "DROP TABLE "+nt)
-		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, s, i) VALUES (%s, %s, %s)", nt, d.Placeholder(1), d.Placeholder(2), d.Placeholder(3)))
-		if err != nil {
-			t.Fatalf("prepare insert: %v", err)
-		}
-		defer ins.Close()
-		// A Value set to NULL after holding a string must not keep it; an
-		// empty string (even a nil slice) is not NULL.
-		v := target.StrVal([]byte("x"))
-		v.SetNull()
-		for _, args := range [][]target.Value{
-			{target.IntVal(1), target.NullVal(), target.NullVal()},
-			{target.IntVal(2), v, {Int: 7, IsNull: true}},
-			{target.IntVal(3), target.StrVal(nil), target.IntVal(0)},
-			{target.IntVal(4), target.StrVal([]byte("NULL")), target.IntVal(4)},
-		} {
-			if _, err := ins.Run(ctx, args); err != nil {
-				t.Fatalf("insert %d: %v", args[0].Int, err)
-			}
-		}
-		for q, want := range map[string]string{
-			"SELECT COUNT(*) FROM " + nt + " WHERE s IS NULL AND i IS NULL": "2",
-			"SELECT COUNT(*) FROM " + nt + " WHERE s = '' AND i = 0":        "1",
-			"SELECT COUNT(*) FROM " + nt + " WHERE s = 'NULL'":              "1",
-		} {
-			if got, _, err := c.QueryRow(ctx, q); err != nil || got != want {
-				t.Errorf("%s = %q, %v; want %s", q, got, err, want)
-			}
-		}
-		sel, err := c.Prepare(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE id = %s OR s = %s", nt, d.Placeholder(1), d.Placeholder(2)))
-		if err != nil {
-			t.Fatalf("prepare select: %v", err)
-		}
-		defer sel.Close()
-		// NULL compares as unknown: only the id matches.
-		row, err := sel.(target.RowStmt).RunRow(ctx, []target.Value{target.IntVal(4), target.NullVal()})
-		if err != nil || row.Rows != 1 || string(row.Values[0]) != "1" {
-			t.Fatalf("select with a NULL argument = %d rows %q, %v; want one row, 1", row.Rows, row.Values, err)
-		}
-	})
-
-	t.Run("Pipeline", func(t *testing.T) {
-		pc, ok := c.(target.ProtocolConn)
-		if !ok {
-			t.Skip("the engine has one protocol and no pipeline")
-		}
-		row, err := pc.RunText(ctx, fmt.Appendf(nil, "SELECT 1 AS a; SELECT id AS b, c FROM %s WHERE id IN (2, 3) ORDER BY id", table))
-		if err != nil || row.Rows != 2 || len(row.Columns) != 2 || row.Columns[0] != "b" || string(row.Values[0]) != "3" {
-			t.Fatalf("RunText = %d rows, columns %q, values %q, %v; want the last result's last row: b = 3", row.Rows, row.Columns, row.Values, err)
-		}
-		pl, err := pc.StartPipeline(ctx)
-		if pc.Protocol() == "simple" {
-			if err == nil || !strings.Contains(err.Error(), "simple query protocol") {
-				t.Fatalf("StartPipeline in the simple protocol = %v; want pgbench's refusal", err)
-			}
-			return
-		}
-		if err != nil {
-			t.Fatalf("StartPipeline: %v", err)
-		}
-		if err := pl.End(ctx); err != nil {
-			t.Fatalf("empty pipeline: %v", err)
-		}
-		ins, err := c.Prepare(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (%s, %s, 'pipelined')", table, d.Placeholder(1), d.Placeholder(2)))
-		if err != nil {
-			t.Fatalf("prepare: %v", err)
-		}
-		defer ins.Close()
-		count := func() string {
-			t.Helper()
-			v, _, err := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE c = 'pipelined'", table))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return v
-		}
-		// Two transactions (a sync between them) of reused arguments.
-		if pl, err = pc.StartPipeline(ctx); err != nil {
-			t.Fatal(err)
-		}
-		args := make([]target.Value, 2)
-		for i := int64(100); i < 106; i++ {
-			args[0].SetInt(i)
-			args[1].SetInt(i)
-			if err := pl.Queue(ins, args); err != nil {
-				t.Fatal(err)
-			}
-			if i == 102 {
-				if err := pl.Sync(); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := pl.End(ctx); err != nil || count() != "6" {
-			t.Fatalf("pipeline of 6 inserts: %v, %s rows; want 6", err, count())
-		}
-		// A duplicate key fails the third statement: the server skips the
-		// rest of its transaction and rolls back the first two (one
-		// implicit transaction, so one sync), then runs the next one.
-		if pl, err = pc.StartPipeline(ctx); err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range []int64{110, 111, 100, 112} {
-			pl.Queue(ins, []target.Value{target.IntVal(id), target.IntVal(0)})
-		}
-		pl.Sync()
-		pl.Queue(ins, []target.Value{target.IntVal(113), target.IntVal(0)})
-		err = pl.End(ctx)
-		var pe *target.PipelineError
-		if !errors.As(err, &pe) || pe.Index != 2 {
-			t.Fatalf("pipeline with a duplicate key: %v; want a PipelineError at statement 2", err)
-		}
-		if info := tg.Classify(err); info.Code != e.UniqueViolation {
-			t.Errorf("Classify(pipeline error) = %v %q; want %q", info.Class, info.Code, e.UniqueViolation)
-		}
-		v, _, qerr := c.QueryRow(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE id BETWEEN 110 AND 113", table))
-		if qerr != nil || v != "1" {
-			t.Fatalf("rows 110..113 after the failed pipeline: %s, %v; want only 113", v, qerr)
-		}
-		mustExec(t, c, fmt.Sprintf("DELETE FROM %s WHERE id >= 100", table))
-	})
-
-	t.Run("Transaction", func(t *testing.T) {
-		mustExec(t, c, d.Begin(true))
-		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=0 WHERE id=1", table))
-		mustExec(t, c, "ROLLBACK")
-		v, _, err := c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=1", table))
-		if err != nil || v != "10" {
-			t.Fatalf("k after rollback = %q, %v; want 10", v, err)
-		}
-		mustExec(t, c, d.Begin(true))
-		mustExec(t, c, fmt.Sprintf("UPDATE %s SET k=11 WHERE id=1", table))
-		mustExec(t, c, "COMMIT")
-		v, _, _ = c.QueryRow(ctx, fmt.Sprintf("SELECT k FROM %s WHERE id=1", table))
-		if v != "11" {
-			t.Fatalf("k after commit = %q; want 11", v)
-		}
-	})
-
-	t.Run("UniqueViolationIsFatal", func(t *testing.T) {
-		err := c.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (1, 1, 'dup')", table))
-		if err == nil {
-			t.Fatal("duplicate key accepted")
-		}
-		info := tg.Classify(err)
-		if info.Class != target.Fatal || info.Code != e.UniqueViolation {
-			t.Fatalf("Classify(duplicate key) = %v %q; want fatal %q (error: %v)", info.Class, info.Code, e.UniqueViolation, err)
-		}
-		// The connection stays usable after a statement error.
-		if _, _, err := c.QueryRow(ctx, "SELECT 1"); err != nil {
-			t.Fatalf("connection unusable after an error: %v", err)
-		}
-	})
-
-	t.Run("BulkInsert", func(t *testing.T) {
-		bulk := table + "_bulk"
-		mustExec(t, c, "DROP TABLE IF EXISTS "+bulk)
-		mustExec(t, c, fmt.Sprintf("CREATE TABLE %s (%s, k INTEGER NOT NULL, c VARCHAR(120) NOT NULL)", bulk, d.IntPK("id")))
-		defer c.Exec(context.Background(), "DROP TABLE "+bulk)
-		src := &counter{n: 25_000}
-		n, err := c.BulkInsert(ctx, bulk, []string{"id", "k", "c"}, src)
-		if err != nil || n != 25_000 {
-			t.Fatalf("bulk insert: %d rows, %v; want 25000", n, err)
-		}
-		v, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+bulk)
-		if err != nil || v != "25000" {
-			t.Fatalf("count after bulk insert = %q, %v", v, err)
-		}
-		v, _, _ = c.QueryRow(ctx, "SELECT c FROM "+bulk+" WHERE id=77")
-		if v != "tab\there 'quoted' back\\slash 77" {
-			t.Fatalf("bulk string round trip = %q", v)
-		}
-	})
-
-	t.Run("Inspect", func(t *testing.T) {
-		eng, err := tg.Inspect(ctx)
-		if err != nil {
-			t.Fatalf("inspect: %v", err)
-		}
-		if eng.Name == "" || eng.Version == "" || len(eng.Settings) < 5 {
-			t.Fatalf("inspect: name %q version %q, %d settings", eng.Name, eng.Version, len(eng.Settings))
-		}
-	})
-
-	t.Run("Facts", func(t *testing.T) {
-		fc, ok := tg.(target.Facter)
-		if !ok {
-			t.Skip("the target reports no engine facts")
-		}
-		f, err := fc.Facts(ctx)
-		if err != nil {
-			t.Fatalf("facts: %v", err)
-		}
-		// The suite's table holds rows, so the data has a size; every
-		// engine has a main cache and states its sizes.
-		if f.CacheBytes == 0 || f.DataBytes == 0 || len(f.Sizes) < 3 {
-			t.Fatalf("facts: cache %d, data %d, sizes %v", f.CacheBytes, f.DataBytes, f.Sizes)
-		}
-		for name, nd := range f.NonDefault {
-			if nd.Value == nd.Default {
-				t.Errorf("%s listed as changed but equals its default %q", name, nd.Default)
-			}
-		}
-	})
-
-	t.Run("Counters", func(t *testing.T) {
-		cs, ok := tg.(target.CounterSource)
-		if !ok {
-			t.Skip("the target exposes no counters")
-		}
-		r, err := cs.OpenCounters(ctx)
-		if err != nil {
-			t.Fatalf("open counters: %v", err)
-		}
-		defer r.Close()
-		first, err := r.ReadCounters(ctx)
-		if err != nil || len(first) < 5 {
-			t.Fatalf("counters: %d, %v", len(first), err)
-		}
-		// Work between two reads must move a cumulative counter.
-		for range 20 {
-			if _, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+table); err != nil {
-				t.Fatal(err)
-			}
-		}
-		before := map[string]float64{}
-		for _, x := range first {
-			before[x.Name] = x.Value
-		}
-		// Servers publish their statistics with a delay (PostgreSQL
-		// flushes a backend's at most once a second).
-		moved := false
-		for deadline := time.Now().Add(5 * time.Second); !moved && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			second, err := r.ReadCounters(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, x := range second {
-				if !x.Gauge && x.Value > before[x.Name] {
-					moved = true
-				}
-			}
-		}
-		if !moved {
-			t.Fatalf("no cumulative counter moved after 20 queries: %v", first)
-		}
-	})
-
-	t.Run("CancelInterruptsWithinASecond", func(t *testing.T) {
-		within(t, 15*time.Second, "a cancelled statement", func(ctx context.Context) {
-			cc, err := tg.Connect(ctx)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer cc.Close()
-			cctx, cancel := context.WithCancel(ctx)
-			time.AfterFunc(200*time.Millisecond, cancel)
-			start := time.Now()
-			err = cc.Exec(cctx, e.SleepSQL(10))
-			if took := time.Since(start); took > 1500*time.Millisecond {
-				t.Errorf("cancel took %v", took)
-			}
-			if err == nil {
-				t.Error("cancelled statement returned no error")
-			} else if info := tg.Classify(err); info.Class != target.Canceled {
-				t.Errorf("Classify(cancelled) = %v %q (%v); want canceled", info.Class, info.Code, err)
-			}
-		})
-	})
+	s := &suite{e: e, tg: tg, c: c, d: d, table: table}
+	t.Run("Redacted", s.redacted)
+	t.Run("InsertSelectUpdate", s.insertSelectUpdate)
+	t.Run("RunRowKeepsTheLastRow", s.runRowKeepsTheLastRow)
+	t.Run("NullArguments", s.nullArguments)
+	t.Run("Pipeline", s.pipeline)
+	t.Run("Transaction", s.transaction)
+	t.Run("UniqueViolationIsFatal", s.uniqueViolationIsFatal)
+	t.Run("BulkInsert", s.bulkInsert)
+	t.Run("Inspect", s.inspect)
+	t.Run("Facts", s.facts)
+	t.Run("Counters", s.counters)
+	t.Run("CancelInterruptsWithinASecond", s.cancelInterruptsWithinASecond)
 
 	t.Run("ConnOutlivesItsContexts", func(t *testing.T) { connOutlivesItsContexts(t, tg) })
 	t.Run("ClientsWaitAtOnce", func(t *testing.T) { clientsWaitAtOnce(t, tg, e) })
@@ -454,34 +109,10 @@ func Run(t *testing.T, e Engine) {
 	}
 
 	if e.Conflict != nil {
-		t.Run("ConflictIsRetryable", func(t *testing.T) {
-			within(t, 30*time.Second, "two conflicting transactions", func(ctx context.Context) {
-				conns, err := connectN(ctx, t, tg, 2)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				err = e.Conflict(ctx, t, conns[0], conns[1], table)
-				if err == nil {
-					t.Error("conflict produced no error")
-				} else if info := tg.Classify(err); info.Class != target.Retryable {
-					t.Errorf("Classify(conflict) = %v %q (%v); want retryable", info.Class, info.Code, err)
-				}
-			})
-		})
+		t.Run("ConflictIsRetryable", s.conflictIsRetryable)
 	}
 
-	t.Run("ClassifyCanceledContext", func(t *testing.T) {
-		if info := tg.Classify(context.Canceled); info.Class != target.Canceled {
-			t.Fatalf("Classify(context.Canceled) = %v", info.Class)
-		}
-		if info := tg.Classify(fmt.Errorf("wrapped: %w", context.Canceled)); info.Class != target.Canceled {
-			t.Fatalf("Classify(wrapped cancel) = %v", info.Class)
-		}
-		if info := tg.Classify(errors.New("something else")); info.Class != target.Fatal {
-			t.Fatalf("Classify(unknown) = %v", info.Class)
-		}
-	})
+	t.Run("ClassifyCanceledContext", s.classifyCanceledContext)
 }
 
 // Dial opens the target at raw with open and connects once; the
