@@ -4,9 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -20,6 +17,7 @@ import (
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/sqlclient"
+	"github.com/dbmark/dbmark/internal/workload/workloadtest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -33,64 +31,25 @@ type engine struct {
 	tg   target.Target
 }
 
-// engines are the real engines to test on: SQLite always, PostgreSQL and
-// MariaDB when the test servers' settings are in the environment
-// (eval "$(scripts/testenv.sh env)").
+// engines are the real engines to test on (workloadtest.Engines): SQLite
+// always, PostgreSQL and MariaDB when the test servers' settings are in
+// the environment (eval "$(scripts/testenv.sh env)"), each in testDB.
 func engines(t *testing.T) []engine {
 	t.Helper()
-	out := []engine{{"sqlite", sqlite.New(filepath.Join(t.TempDir(), "ii.db"))}}
-	if tg := serverTarget(t, "DBMARK_TEST_POSTGRES"); tg != nil {
-		out = append(out, engine{"postgres", tg})
-	}
-	if tg := serverTarget(t, "DBMARK_TEST_MYSQL"); tg != nil {
-		out = append(out, engine{"mariadb", tg})
-	}
-	return out
-}
-
-// serverTarget opens testDB on the server named by the environment
-// variable env, creating the database when it is missing; nil without the
-// variable.
-func serverTarget(t *testing.T, env string) target.Target {
-	t.Helper()
-	raw := os.Getenv(env)
-	if raw == "" {
-		t.Logf("%s is not set: skipping that engine (eval \"$(scripts/testenv.sh env)\")", env)
-		return nil
-	}
 	reg := target.NewRegistry()
 	postgres.Register(reg)
 	mysql.Register(reg)
-	ctx := context.Background()
-	admin, err := reg.Open(ctx, raw, target.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	c, err := admin.Connect(ctx)
-	if err != nil {
-		t.Fatalf("%s: %v", env, err)
-	}
-	defer c.Close()
-	if admin.Kind() == "postgres" {
-		if _, ok, err := c.QueryRow(ctx, "SELECT 1 FROM pg_database WHERE datname = '"+testDB+"'"); err != nil {
-			t.Fatal(err)
-		} else if !ok {
-			if err := c.Exec(ctx, "CREATE DATABASE "+testDB); err != nil {
-				t.Fatal(err)
-			}
+	sqlite.Register(reg)
+	var out []engine
+	for _, e := range workloadtest.Engines(t, testDB) {
+		tg, err := reg.Open(context.Background(), e.URL, target.Options{Logger: quiet})
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
 		}
-	} else if err := c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+testDB); err != nil {
-		t.Fatal(err)
+		t.Cleanup(func() { tg.Close() })
+		out = append(out, engine{e.Name, tg})
 	}
-	u, _ := url.Parse(raw)
-	u.Path = "/" + testDB
-	tg, err := reg.Open(ctx, u.String(), target.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
+	return out
 }
 
 // bench is one iibench run's setup, with small sizes.
