@@ -218,16 +218,22 @@ func TestFaultKillDuringResultWrite(t *testing.T) {
 	dir := home(t)
 	jsonPath := filepath.Join(dir, "r.json")
 	args := pgRunArgs(t, "300ms", "--report-interval", "100ms", "--json", jsonPath)
-	// One run to the end, to time it.
-	start := time.Now()
-	p := startDbmark(t, args...)
-	if code := p.wait(t, 60*time.Second); code != 0 {
-		t.Fatalf("exit %d: %s", code, p.stderr)
+	// Runs to the end, to time one: the shortest of three, since a run
+	// slowed by a busy machine would put most kills after the end.
+	var full time.Duration
+	for range 3 {
+		start := time.Now()
+		p := startDbmark(t, args...)
+		if code := p.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("exit %d: %s", code, p.stderr)
+		}
+		if d := time.Since(start); full == 0 || d < full {
+			full = d
+		}
 	}
-	full := time.Since(start)
 	readResult(t, jsonPath)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-	saved, kills, whole := 1, 0, 0
+	saved, kills, whole := 3, 0, 0
 	for i := 0; i < 30; i++ {
 		p := startDbmark(t, args...)
 		// Uniform over the second half of a run and a little past its end.
