@@ -230,7 +230,7 @@ func writeFile(ctx context.Context, f *os.File, file int, size, bs int64, buf []
 		fillRandom(b[s:], rng)
 		if _, err := f.WriteAt(b, off); err != nil {
 			if errors.Is(err, unix.ENOSPC) {
-				return errors.New("no space left on the device")
+				return unix.ENOSPC // the errno, without the path said twice
 			}
 			return err
 		}

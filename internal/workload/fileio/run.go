@@ -282,7 +282,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
 		x := w.expected(req)
-		n, err := pread(w.f.fds[req.file], buf, req.off)
+		n, err := preadFull(w.f.fds[req.file], buf, req.off)
 		unlock()
 		if err := ioResult("read", req, n, err); err != nil {
 			return 0, err
@@ -295,7 +295,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
 		w.prepareWrite(buf, req)
-		n, err := pwrite(w.f.fds[req.file], buf, req.off)
+		n, err := pwriteFull(w.f.fds[req.file], buf, req.off)
 		if err == nil && n == req.size {
 			w.written(req)
 		}
@@ -315,8 +315,12 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	return opEvent, nil
 }
 
-// ioResult turns a short or failed transfer into an error naming it.
+// ioResult turns a short or failed transfer into an error naming it; a
+// transfer that failed part-way says how much of it was done.
 func ioResult(what string, req request, n int, err error) error {
+	if err != nil && n > 0 {
+		return fmt.Errorf("%s %s at offset %d: %d of %d bytes, then %w", what, FileName(req.file), req.off, n, req.size, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s at offset %d: %w", what, FileName(req.file), req.off, err)
 	}
