@@ -53,6 +53,9 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 	if err != nil {
 		return nil, fmt.Errorf("no prepared files in %s: run dbmark prepare fileio first (%w)", d.path, err)
 	}
+	if m.Incomplete {
+		return nil, cutShort(d.path)
+	}
 	s := &shared{opt: o, plan: newPlan(&o), gen: m.Generation, align: 4096}
 	if o.Engine == EngineIOUring {
 		if err := uringAvailable(); err != nil {
