@@ -154,7 +154,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 var legacyNames = []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}}
 
 // warnLegacy gives sysbench's warning on out for each of sysbench 1.0's
-// deprecated options that overrides the new one: given a value other
+// deprecated options that stands for the new one: given a value other
 // than its default (legacyGiven). The plan applies them (workload.NewPlan).
 func warnLegacy(fs *pflag.FlagSet, out io.Writer) {
 	for _, l := range legacyNames {
