@@ -514,6 +514,15 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		}
 		defer st.Close()
 	}
+	// A run killed while writing the store's fallback file (keep) left
+	// its temporary file in the data directory.
+	if st != nil {
+		if dir, err := store.DataDir(); err == nil {
+			result.RemoveStaleTemps(dir, func(name string) bool {
+				return strings.HasPrefix(name, "unsaved-") && strings.HasSuffix(name, ".json")
+			})
+		}
+	}
 	f.seed = pickSeed(f.seed)
 	cfg.Seed = f.seed
 	env := a.env(tg, f, plan.Clients)
