@@ -582,3 +582,20 @@ func mustOpen(t *testing.T, path string) int {
 	t.Cleanup(func() { unix.Close(fd) })
 	return fd
 }
+
+// Deleting the generation table a verifying write run left does not turn
+// the stale-block check off silently: --verify refuses.
+func TestVerifyRefusesAMissingGenerationTable(t *testing.T) {
+	w, env := setup(t, 1, "64K", func(o *fileio.Options) { o.Mode, o.Verify = "rndwr", true })
+	if _, out := run(t, w, env, 1, 50); out.Status != result.StatusOK {
+		t.Fatalf("rndwr --verify: %v", out.Err)
+	}
+	if err := os.Remove(filepath.Join(w.Opts().Dir, fileio.GensName)); err != nil {
+		t.Fatal(err)
+	}
+	w.Opts().Mode = "seqrd"
+	_, err := w.Load(context.Background(), env)
+	if err == nil || !strings.Contains(err.Error(), fileio.GensName) || !strings.Contains(err.Error(), "missing") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("load after the generation table was removed: %v; want one line naming it missing", err)
+	}
+}

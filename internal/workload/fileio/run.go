@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +85,14 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 	var closeLoad func(context.Context) error
 	if writes(o.Mode) {
 		if o.Verify {
+			// The table exists from the first write on, so one that is
+			// missing later was removed (loadGens refuses that), not
+			// never saved by a run cut short.
+			if _, err := os.Stat(filepath.Join(d.path, GensName)); errors.Is(err, os.ErrNotExist) {
+				if err := s.gens.save(d.path, s.gens.through); err != nil {
+					return nil, err
+				}
+			}
 			if s.gens.through < m.Generation {
 				// A write run was cut short before it recorded its
 				// blocks: which ones it wrote is not known.
