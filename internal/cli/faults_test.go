@@ -425,3 +425,81 @@ func TestFaultNowhereToKeepTheResult(t *testing.T) {
 		t.Fatalf("the summary of what was measured is missing:\n%s", out)
 	}
 }
+
+// killedPrepare starts `dbmark prepare fileio` and kills it with SIGKILL
+// once its first test file has data, before it has finished.
+func killedPrepare(t *testing.T, args []string) {
+	t.Helper()
+	dir := args[1]
+	p := startDbmark(t, append([]string{"prepare", "fileio"}, args...)...)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if st, err := os.Stat(filepath.Join(dir, "test_file.0")); err == nil && st.Size() > 0 {
+			break
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("prepare ended before it was killed: %v\nstderr: %s", p.err, p.stderr)
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prepare wrote nothing within 30s\nstderr: %s", p.stderr)
+		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	if p.cmd.ProcessState.Success() {
+		t.Fatal("prepare finished before the kill: the test did not test")
+	}
+}
+
+// testFiles lists the test_file.* in dir.
+func testFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "test_file.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A prepare killed part-way leaves files that cleanup knows as dbmark's
+// and removes; a run refuses them, a prepare of other sizes refuses them
+// with a line saying to run cleanup, and a prepare of the same sizes
+// writes them again.
+func TestFaultKilledFileioPrepare(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--file-num", "4", "--file-total-size", "256M"}
+
+	killedPrepare(t, args)
+	if len(testFiles(t, dir)) == 0 {
+		t.Fatal("the killed prepare left no files: the test did not test")
+	}
+	o := dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "rndrd", "--time", "1", "--no-store"}, args...)...)
+	oneLineError(t, o, "cut short")
+	o = dbmark(t, ctx, "prepare", "fileio", "--dir", dir, "--file-num", "2", "--file-total-size", "1M")
+	oneLineError(t, o, "cleanup fileio")
+	o = dbmark(t, ctx, append([]string{"cleanup", "fileio"}, args...)...)
+	if o.code != 0 || strings.Contains(o.stdout+o.stderr, "nothing to clean up") {
+		t.Fatalf("cleanup after a killed prepare: exit %d\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+	}
+	if left := testFiles(t, dir); len(left) > 0 {
+		t.Fatalf("cleanup left %v", left)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Fatalf("cleanup left %d entries in the directory, e.g. %s", len(ents), ents[0].Name())
+	}
+
+	killedPrepare(t, args)
+	if o := dbmark(t, ctx, append([]string{"prepare", "fileio"}, args...)...); o.code != 0 {
+		t.Fatalf("prepare after a killed prepare: exit %d: %s", o.code, o.stderr)
+	}
+	if o := dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "rndrd", "--time", "0.2", "--no-store"}, args...)...); o.code != 0 {
+		t.Fatalf("run after a whole prepare: exit %d: %s", o.code, o.stderr)
+	}
+	dbmark(t, ctx, append([]string{"cleanup", "fileio"}, args...)...)
+}

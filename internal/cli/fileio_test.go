@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFileioPrepareRunCleanupStoresTheResult(t *testing.T) {
@@ -109,5 +110,38 @@ func TestFileioDirectOnTmpfs(t *testing.T) {
 	oneLineError(t, o, "refuses O_DIRECT")
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("left %v behind", ents)
+	}
+}
+
+// Temporary files a killed dbmark left beside --json's file and in the
+// data directory (the store's fallback) are removed by the next run that
+// writes there.
+func TestRunRemovesStaleResultTemps(t *testing.T) {
+	data := home(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	out := t.TempDir()
+	opts := []string{"--dir", dir, "--file-num", "1", "--file-total-size", "1M"}
+	if o := dbmark(t, ctx, append([]string{"prepare", "fileio"}, opts...)...); o.code != 0 {
+		t.Fatalf("prepare: %s", o.stderr)
+	}
+	old := time.Now().Add(-time.Hour)
+	stale := []string{filepath.Join(out, ".r1.json.tmp1234567"), filepath.Join(data, ".unsaved-0123.json.tmp98765")}
+	for _, p := range stale {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := dbmark(t, ctx, append([]string{"run", "fileio", "--mode", "rndrd", "--events", "10", "--time", "0", "--json", filepath.Join(out, "r1.json")}, opts...)...)
+	if o.code != 0 {
+		t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after the run (%v)", p, err)
+		}
 	}
 }

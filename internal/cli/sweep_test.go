@@ -401,3 +401,25 @@ func TestSweepOLTPTableSizePrepares(t *testing.T) {
 		t.Errorf("after the sweep sbtest1 has %d rows: the last cell (--table-size 300) ran on another table", n)
 	}
 }
+
+// A sweep's cell sets --threads over a deprecated --num-threads given once
+// for the whole sweep: the cell's value is the run's, with no conflict.
+func TestSweepCellOverDeprecatedSpelling(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := []string{"--dir", dir, "--file-num", "1", "--file-total-size", "1M"}
+	if o := dbmark(t, ctx, append([]string{"prepare", "fileio"}, opts...)...); o.code != 0 {
+		t.Fatalf("prepare: %d %s", o.code, o.stderr)
+	}
+	o := dbmark(t, ctx, append([]string{"sweep", "fileio", "--mode", "rndrd", "--threads", "1,2", "--num-threads", "4", "--events", "8", "--time", "0",
+		"--iterations", "1"}, opts...)...)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	for _, want := range []string{`(?m)^threads +iops$`, `(?m)^1 +\d`, `(?m)^2 +\d`} {
+		if !regexp.MustCompile(want).MatchString(o.stdout) {
+			t.Errorf("table lacks %s:\n%s", want, o.stdout)
+		}
+	}
+}

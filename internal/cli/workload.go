@@ -154,7 +154,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 var legacyNames = []struct{ old, now string }{{"num-threads", "threads"}, {"max-requests", "events"}, {"max-time", "time"}}
 
 // warnLegacy gives sysbench's warning on out for each of sysbench 1.0's
-// deprecated options that overrides the new one: given a value other
+// deprecated options that stands for the new one: given a value other
 // than its default (legacyGiven). The plan applies them (workload.NewPlan).
 func warnLegacy(fs *pflag.FlagSet, out io.Writer) {
 	for _, l := range legacyNames {
@@ -491,6 +491,15 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 			return nil, setupError(ctx, fmt.Errorf("%w (use --store to choose another, or --no-store)", err))
 		}
 		defer st.Close()
+	}
+	// A run killed while writing the store's fallback file (keep) left
+	// its temporary file in the data directory.
+	if st != nil {
+		if dir, err := store.DataDir(); err == nil {
+			result.RemoveStaleTemps(dir, func(name string) bool {
+				return strings.HasPrefix(name, "unsaved-") && strings.HasSuffix(name, ".json")
+			})
+		}
 	}
 	f.seed = pickSeed(f.seed)
 	cfg.Seed = f.seed

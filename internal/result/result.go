@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -442,10 +443,59 @@ func Read(r io.Reader) (*Result, error) {
 	return Unmarshal(b)
 }
 
+// started is about when this process started: a temporary file of
+// WriteFile's naming older than it was left by an earlier process (one
+// killed between writing and renaming it).
+var started = time.Now()
+
+// RemoveStaleTemps removes from dir the temporary files WriteFile leaves
+// when killed before its rename (".NAME.tmpDIGITS", NAME a file for which
+// keep is true), of them only regular files last changed before this
+// process started: a concurrent writer's are never touched. It returns
+// the names removed; it is best effort, and an unreadable dir removes
+// nothing.
+func RemoveStaleTemps(dir string, keep func(name string) bool) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		name, ok := tempTarget(e.Name())
+		if !ok || !keep(name) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.ModTime().Before(started) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed
+}
+
+// tempTarget is the file a temporary file of WriteFile's naming stands
+// for: ".NAME.tmpDIGITS" gives NAME.
+func tempTarget(temp string) (string, bool) {
+	i := strings.LastIndex(temp, ".tmp")
+	if !strings.HasPrefix(temp, ".") || i < 2 {
+		return "", false
+	}
+	digits := temp[i+len(".tmp"):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	return temp[1:i], true
+}
+
 // CheckWritable says whether WriteFile could write path, without writing
 // it: path must not be a directory, and its directory must exist and take
 // a new file (the temporary one WriteFile renames). A run checks its
-// output file with it before measuring anything.
+// output file with it before measuring anything; it also removes the
+// temporary files an earlier writer of path left when it was killed
+// (RemoveStaleTemps).
 func CheckWritable(path string) error {
 	if path == "" {
 		return errors.New("no file name")
@@ -463,6 +513,8 @@ func CheckWritable(path string) error {
 	case !st.IsDir():
 		return fmt.Errorf("%s is not a directory", dir)
 	}
+	base := filepath.Base(path)
+	RemoveStaleTemps(dir, func(name string) bool { return name == base })
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("cannot create a file in %s: %w", dir, unwrapPath(err))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -32,8 +33,10 @@ type PlanInput struct {
 
 // Given says which options the command line gave, under any of their
 // names. A deprecated spelling counts only when given a value other than
-// its default, as sysbench counts it: it then overrides the new option,
-// whatever the order on the command line.
+// its default, as sysbench counts it: it then stands for the new option,
+// which must not be given a different value (NewPlan refuses that, where
+// sysbench lets the deprecated one win). A sweep's cell setting the new
+// option makes the command leave the deprecated one out of Given.
 type Given struct {
 	Clients, Time, Events, Rate, MaxTries bool
 	NumThreads, MaxTime, MaxRequests      bool
@@ -54,6 +57,27 @@ func (in PlanInput) Resolved() PlanInput {
 	in.NumThreads, in.MaxTime, in.MaxRequests = 0, 0, 0
 	in.Given.NumThreads, in.Given.MaxTime, in.Given.MaxRequests = false, false, false
 	return in
+}
+
+// legacyConflict refuses an option given under both its new and its
+// deprecated spelling with different values: which one the user meant is
+// not known.
+func (in PlanInput) legacyConflict() error {
+	secs := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'g', -1, 64) }
+	for _, c := range []struct {
+		both     bool
+		now, old string
+		a, b     string
+	}{
+		{in.Given.Clients && in.Given.NumThreads && in.Clients != in.NumThreads, "threads", "num-threads", strconv.Itoa(in.Clients), strconv.Itoa(in.NumThreads)},
+		{in.Given.Time && in.Given.MaxTime && in.Time != in.MaxTime, "time", "max-time", secs(in.Time), secs(in.MaxTime)},
+		{in.Given.Events && in.Given.MaxRequests && in.Events != in.MaxRequests, "events", "max-requests", strconv.FormatInt(in.Events, 10), strconv.FormatInt(in.MaxRequests, 10)},
+	} {
+		if c.both {
+			return fmt.Errorf("--%s %s and --%s %s disagree: --%s is the deprecated spelling of --%s; give only --%s", c.now, c.a, c.old, c.b, c.old, c.now, c.now)
+		}
+	}
+	return nil
 }
 
 // PlanAdjust is what a workload declares of its run, from its own options
@@ -114,6 +138,9 @@ type Plan struct {
 // (declare is its Plan hook, nil for none). It reads nothing but its
 // arguments, and an error is one line naming the option.
 func NewPlan(in PlanInput, declare func(PlanInput) (PlanAdjust, error)) (Plan, error) {
+	if err := in.legacyConflict(); err != nil {
+		return Plan{}, err
+	}
 	in = in.Resolved()
 	var adj PlanAdjust
 	if declare != nil {

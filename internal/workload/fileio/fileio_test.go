@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/workload"
@@ -485,5 +487,115 @@ func TestPrepareRewritesFilesACutShortSeqwrLeft(t *testing.T) {
 	}
 	if err := w.Prepared(context.Background(), env); err != nil {
 		t.Fatalf("not prepared after prepare: %v", err)
+	}
+}
+
+// smallTmpfs mounts a tmpfs of size in a directory of the test, or skips.
+func smallTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs to fill up needs root")
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "size="+size+",mode=0755"); err != nil {
+		t.Skipf("cannot mount a %s tmpfs (%v): this test needs a machine where root may mount", size, err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// A write that comes up short on a full disk is tried again for the rest,
+// and the run reports the errno of that try, never "unexpected EOF".
+func TestShortWriteOnAFullDiskReportsENOSPC(t *testing.T) {
+	mnt := smallTmpfs(t, "4m")
+	for _, engine := range []string{fileio.EngineSync, fileio.EngineIOUring} {
+		t.Run(engine, func(t *testing.T) {
+			dir := filepath.Join(mnt, engine)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w, env := setup(t, 1, "1M", func(o *fileio.Options) {
+				o.Dir, o.Mode, o.BlockSize, o.Engine = dir, "seqrewr", 64<<10, engine
+			})
+			if engine == fileio.EngineIOUring {
+				if _, err := w.Load(context.Background(), env); err != nil && strings.Contains(err.Error(), "io_uring") {
+					t.Skipf("no io_uring here: %v", err)
+				}
+			}
+			file := filepath.Join(dir, fileio.FileName(0))
+			// Holes again, so the run's writes need space.
+			if err := unix.Fallocate(mustOpen(t, file), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 0, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+			// Fill the filesystem, then free two pages: a 64 KiB write
+			// into a hole finds room for 8 KiB of it.
+			filler := filepath.Join(dir, "filler")
+			f, err := os.Create(filler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunk := make([]byte, 64<<10)
+			var size int64
+			for {
+				n, err := f.Write(chunk)
+				size += int64(n)
+				if errors.Is(err, syscall.ENOSPC) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.Truncate(size - 8192); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			defer os.Remove(filler)
+			_, out := run(t, w, env, 1, 16)
+			if out.Err == nil {
+				t.Fatal("the run succeeded on a full disk")
+			}
+			msg := out.Err.Error()
+			if !errors.Is(out.Err, syscall.ENOSPC) || strings.Contains(msg, "unexpected EOF") || !strings.Contains(msg, "no space left on device") {
+				t.Fatalf("error %q: want ENOSPC, not an unexpected EOF", msg)
+			}
+			if !strings.Contains(msg, "8192 of 65536 bytes") {
+				t.Errorf("error %q: want it to say how much of the write was done", msg)
+			}
+		})
+	}
+}
+
+func mustOpen(t *testing.T, path string) int {
+	t.Helper()
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
+}
+
+// Deleting the generation table a verifying write run left does not turn
+// the stale-block check off silently: --verify refuses.
+func TestVerifyRefusesAMissingGenerationTable(t *testing.T) {
+	w, env := setup(t, 1, "64K", func(o *fileio.Options) { o.Mode, o.Verify = "rndwr", true })
+	if _, out := run(t, w, env, 1, 50); out.Status != result.StatusOK {
+		t.Fatalf("rndwr --verify: %v", out.Err)
+	}
+	if err := os.Remove(filepath.Join(w.Opts().Dir, fileio.GensName)); err != nil {
+		t.Fatal(err)
+	}
+	w.Opts().Mode = "seqrd"
+	_, err := w.Load(context.Background(), env)
+	if err == nil || !strings.Contains(err.Error(), fileio.GensName) || !strings.Contains(err.Error(), "missing") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("load after the generation table was removed: %v; want one line naming it missing", err)
 	}
 }

@@ -39,6 +39,15 @@ type Manifest struct {
 	// Unverified says a run wrote blocks without stamping them, so the
 	// files can no longer be verified.
 	Unverified bool `json:"unverified,omitempty"`
+	// Incomplete says prepare has not finished writing Files: it writes
+	// the manifest so before the first file, so a prepare cut short (a
+	// kill) leaves files that cleanup knows as its own.
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// cutShort is the refusal of files a prepare left unfinished.
+func cutShort(dir string) error {
+	return fmt.Errorf("a prepare in %s was cut short before its files were complete: run dbmark cleanup fileio --dir %s, or prepare again", dir, dir)
 }
 
 func readManifest(dir string) (*Manifest, error) {
@@ -100,6 +109,9 @@ func (w *Workload) Prepared(_ context.Context, env workload.Env) error {
 	if err != nil {
 		return err
 	}
+	if m.Incomplete {
+		return cutShort(d.path)
+	}
 	if s := m.mismatch(&w.opt); s != "" {
 		return fmt.Errorf("%s: run cleanup and prepare again, or use the prepared sizes", s)
 	}
@@ -128,6 +140,10 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 	}
 	o := &w.opt
 	if m, err := readManifest(d.path); err == nil {
+		if s := m.mismatch(o); s != "" && m.Incomplete {
+			return fmt.Errorf("a prepare of %d files of %s in %s was cut short: run dbmark cleanup fileio --dir %s first",
+				m.FileNum, FormatSize(m.FileSize), d.path, d.path)
+		}
 		if s := m.mismatch(o); s != "" {
 			return fmt.Errorf("%s: run dbmark cleanup fileio --dir %s first", s, d.path)
 		}
@@ -166,6 +182,19 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 			d.path, FormatSize(need), FormatSize(free))
 	}
 
+	bs := int64(o.BlockSize)
+	rng := rand.New(rand.NewPCG(env.Seed, 0xf11e))
+	names := make([]string, o.FileNum)
+	for i := range names {
+		names[i] = FileName(i)
+	}
+	m := &Manifest{Version: manifestVersion, FileNum: o.FileNum, FileSize: o.FileSize(), TotalSize: int64(o.TotalSize),
+		BlockSize: bs, Files: names, Generation: 1, PayloadSeed: rng.Uint64(), Incomplete: true}
+	// The manifest first: whatever stops this prepare, even a kill, leaves
+	// only files that cleanup knows are dbmark's.
+	if err := m.write(d.path); err != nil {
+		return err
+	}
 	var made []string
 	defer func() {
 		if err != nil {
@@ -177,9 +206,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 		}
 	}()
 	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("writing %d files of %s (MiB)", o.FileNum, FormatSize(o.FileSize())), need>>20)
-	rng := rand.New(rand.NewPCG(env.Seed, 0xf11e))
-	seed := rng.Uint64()
-	bs := int64(o.BlockSize)
+	seed := m.PayloadSeed
 	chunk := max(bs, (1<<20)/bs*bs) // whole blocks, about 1 MiB a write
 	buf := make([]byte, chunk)
 	var written int64
@@ -205,12 +232,7 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) (err error) {
 		}
 	}
 	bar.Finish()
-	names := make([]string, o.FileNum)
-	for i := range names {
-		names[i] = FileName(i)
-	}
-	m := &Manifest{Version: manifestVersion, FileNum: o.FileNum, FileSize: o.FileSize(), TotalSize: int64(o.TotalSize),
-		BlockSize: bs, Files: names, Generation: 1, PayloadSeed: seed}
+	m.Incomplete = false
 	return m.write(d.path)
 }
 
@@ -230,7 +252,7 @@ func writeFile(ctx context.Context, f *os.File, file int, size, bs int64, buf []
 		fillRandom(b[s:], rng)
 		if _, err := f.WriteAt(b, off); err != nil {
 			if errors.Is(err, unix.ENOSPC) {
-				return errors.New("no space left on the device")
+				return unix.ENOSPC // the errno, without the path said twice
 			}
 			return err
 		}

@@ -56,10 +56,13 @@ func loadGens(dir string, m *Manifest) (*genTable, error) {
 	path := filepath.Join(dir, GensName)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		if m.Generation <= 1 {
-			t.fill(1)
-			t.through = 1
+		if m.Generation > 1 {
+			// A verifying write run made it (Load saves it before the run
+			// writes): without it a stale block would pass unseen.
+			return nil, fmt.Errorf("--verify: the generation table %s, which a verifying write run left, is missing: without it a stale block cannot be caught; run dbmark cleanup fileio and prepare again", path)
 		}
+		t.fill(1)
+		t.through = 1
 		return t, nil
 	}
 	if err != nil {

@@ -23,6 +23,34 @@ func pwrite(fd int, b []byte, off int64) (int, error) {
 	return rawRW(unix.SYS_PWRITE64, fd, b, off)
 }
 
+// preadFull and pwriteFull transfer all of b, retrying the rest after a
+// short transfer: a write that comes up short on a full disk is tried
+// again for the rest, so it ends with the error the retry meets (ENOSPC)
+// rather than a count. They return what was transferred; a read that
+// meets the end of the file stops short with no error.
+func preadFull(fd int, b []byte, off int64) (int, error) {
+	return fullRW(pread, fd, b, off)
+}
+
+func pwriteFull(fd int, b []byte, off int64) (int, error) {
+	return fullRW(pwrite, fd, b, off)
+}
+
+func fullRW(rw func(int, []byte, int64) (int, error), fd int, b []byte, off int64) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := rw(fd, b[done:], off+int64(done))
+		if err != nil {
+			return done, err
+		}
+		if n <= 0 {
+			break
+		}
+		done += n
+	}
+	return done, nil
+}
+
 func rawRW(trap uintptr, fd int, b []byte, off int64) (int, error) {
 	if len(b) == 0 {
 		return 0, nil

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +55,9 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 	if err != nil {
 		return nil, fmt.Errorf("no prepared files in %s: run dbmark prepare fileio first (%w)", d.path, err)
 	}
+	if m.Incomplete {
+		return nil, cutShort(d.path)
+	}
 	s := &shared{opt: o, plan: newPlan(&o), gen: m.Generation, align: 4096}
 	if o.Engine == EngineIOUring {
 		if err := uringAvailable(); err != nil {
@@ -80,6 +85,14 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 	var closeLoad func(context.Context) error
 	if writes(o.Mode) {
 		if o.Verify {
+			// The table exists from the first write on, so one that is
+			// missing later was removed (loadGens refuses that), not
+			// never saved by a run cut short.
+			if _, err := os.Stat(filepath.Join(d.path, GensName)); errors.Is(err, os.ErrNotExist) {
+				if err := s.gens.save(d.path, s.gens.through); err != nil {
+					return nil, err
+				}
+			}
 			if s.gens.through < m.Generation {
 				// A write run was cut short before it recorded its
 				// blocks: which ones it wrote is not known.
@@ -282,7 +295,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
 		x := w.expected(req)
-		n, err := pread(w.f.fds[req.file], buf, req.off)
+		n, err := preadFull(w.f.fds[req.file], buf, req.off)
 		unlock()
 		if err := ioResult("read", req, n, err); err != nil {
 			return 0, err
@@ -295,7 +308,7 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		buf := w.buf[:req.size]
 		unlock := w.lock(req)
 		w.prepareWrite(buf, req)
-		n, err := pwrite(w.f.fds[req.file], buf, req.off)
+		n, err := pwriteFull(w.f.fds[req.file], buf, req.off)
 		if err == nil && n == req.size {
 			w.written(req)
 		}
@@ -315,8 +328,12 @@ func (w *syncWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 	return opEvent, nil
 }
 
-// ioResult turns a short or failed transfer into an error naming it.
+// ioResult turns a short or failed transfer into an error naming it; a
+// transfer that failed part-way says how much of it was done.
 func ioResult(what string, req request, n int, err error) error {
+	if err != nil && n > 0 {
+		return fmt.Errorf("%s %s at offset %d: %d of %d bytes, then %w", what, FileName(req.file), req.off, n, req.size, err)
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s at offset %d: %w", what, FileName(req.file), req.off, err)
 	}

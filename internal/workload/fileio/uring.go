@@ -309,7 +309,16 @@ func (w *uringWorker) Event(_ context.Context, _ bool) (metrics.Op, error) {
 		return 0, fmt.Errorf("%s %s at offset %d: %w", what, FileName(req.file), req.off, unix.Errno(-c.res))
 	}
 	if req.kind != opFsync && int(c.res) != req.size {
-		return 0, ioResult(what, req, int(c.res), nil)
+		// A short transfer (a full disk): the rest is tried again with a
+		// plain call, whose error is the one to report.
+		rw := preadFull
+		if req.kind == opWrite {
+			rw = pwriteFull
+		}
+		n, err := rw(w.f.fds[req.file], sl.buf[c.res:req.size], req.off+int64(c.res))
+		if err := ioResult(what, req, int(c.res)+n, err); err != nil {
+			return 0, err
+		}
 	}
 	w.h.Record(kindOp[req.kind], d)
 	w.h.Record(opEvent, d)
