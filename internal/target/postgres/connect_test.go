@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,15 +75,17 @@ func TestSilentServerTimesOut(t *testing.T) {
 func TestMySQLPortIsNamed(t *testing.T) {
 	// The shape of a MariaDB greeting: a 3-byte length, a sequence
 	// number, protocol 10 and a version string.
-	greeting := append([]byte{0, 0, 0, 0, 10}, "5.5.5-10.11.0-MariaDB\x00"...)
-	greeting = append(greeting, make([]byte, 60)...)
+	// The listener's goroutine sends the greeting the loop last stored.
+	var greeting atomic.Pointer[[]byte]
 	addr := targettest.Listen(t, func(c net.Conn) {
 		defer c.Close()
-		_, _ = c.Write(greeting)
+		_, _ = c.Write(*greeting.Load())
 		_, _ = c.Read(make([]byte, 1024))
 	})
 	for _, first := range []byte{'d', 'J'} { // MariaDB 10.11's length (100), MySQL 8's (74)
-		greeting[0] = first
+		g := append([]byte{first, 0, 0, 0, 10}, "5.5.5-10.11.0-MariaDB\x00"...)
+		g = append(g, make([]byte, 60)...)
+		greeting.Store(&g)
 		_, err := connectTo(t, "postgres://u:p@"+addr+"/db?sslmode=disable&connect_timeout=3")
 		if err == nil || strings.Contains(err.Error(), "%!") || !strings.Contains(err.Error(), "did not answer as PostgreSQL does") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("a greeting starting %q: %v; want one line saying it is not PostgreSQL", first, err)
