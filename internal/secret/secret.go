@@ -154,14 +154,22 @@ func Target(raw string) string {
 	if _, err := url.Parse(raw); err != nil {
 		return unparseable(raw)
 	}
+	// A mask can change how the rest parses (a fragment that held the
+	// rest of the user part becomes one of its own), so the target is
+	// masked until masking changes nothing: redaction is idempotent. Text
+	// that then no longer parses is reduced as the raw would be.
 	out := DSN(raw)
-	// Masking can leave text that no longer parses (a fragment that held
-	// the rest of the user part): it is then reduced as the raw would be,
-	// so that masking the result again changes nothing.
-	if _, err := url.Parse(out); err != nil {
-		return unparseable(raw)
+	for range 8 {
+		next := DSN(out)
+		if next == out {
+			if _, err := url.Parse(out); err != nil {
+				return unparseable(raw)
+			}
+			return out
+		}
+		out = next
 	}
-	return out
+	return unparseable(raw)
 }
 
 // unparseable is what Target shows of a target that does not parse: only
@@ -471,7 +479,7 @@ func assignments(s, mask string) string {
 
 // maskSpans replaces with mask the span of s that span gives for each
 // match of a pattern (locs, as regexp's FindAll...Index return them); an
-// empty span, or one that overlaps the previous, is left alone.
+// empty span is left alone, and one that overlaps the previous extends it.
 func maskSpans(s, mask string, locs [][]int, span func(l []int) (start, end int)) string {
 	if locs == nil {
 		return s
@@ -480,7 +488,13 @@ func maskSpans(s, mask string, locs [][]int, span func(l []int) (start, end int)
 	at := 0
 	for _, l := range locs {
 		start, end := span(l)
-		if start >= end || start < at {
+		if start >= end || end <= at {
+			continue
+		}
+		if start < at {
+			// It overlaps the span masked before (a quoted value whose
+			// quotes were ambiguous): the mask covers both.
+			at = end
 			continue
 		}
 		b.WriteString(s[at:start])
