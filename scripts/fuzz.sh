@@ -30,17 +30,30 @@ targets="
 
 ran=0
 failed=()
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 while read -r pkg name; do
 	[[ -z $pkg ]] && continue
 	if (($# > 0)) && [[ " $* " != *" $name "* ]]; then
 		continue
 	fi
 	echo "fuzz: $pkg $name for $FUZZTIME"
-	if $GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg"; then
-		ran=$((ran + 1))
-	else
+	# Go's fuzzing engine can end a run with "context deadline exceeded"
+	# when the time runs out while a worker is still minimizing an input;
+	# no input failed and none is written, so that run is tried once more.
+	# A failing input is always reported ("Failing input written to").
+	for try in 1 2; do
+		if $GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1 | tee "$log"; then
+			ran=$((ran + 1))
+			break
+		fi
+		if ((try == 1)) && grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written to' "$log"; then
+			echo "fuzz: $pkg $name ended at its deadline without a failing input; once more"
+			continue
+		fi
 		failed+=("$pkg $name")
-	fi
+		break
+	done
 done <<<"$targets"
 
 if ((${#failed[@]} > 0)); then
