@@ -84,7 +84,7 @@ the original, whose page lists it with its ratio.`,
 				if len(rows) == 0 {
 					return errors.New("the reproduction was not stored (was --no-store given?)")
 				}
-				sub, err := submissionOf(ctx, st, strconv.FormatInt(int64(rows[0].ID), 10))
+				sub, _, err := submissionOf(ctx, st, strconv.FormatInt(int64(rows[0].ID), 10))
 				if err != nil {
 					return err
 				}

@@ -121,6 +121,26 @@ func TestSubmitToServe(t *testing.T) {
 	if !bytes.Equal(got, []byte(dry.stdout)) {
 		t.Errorf("dry run printed %d bytes, the submission sent %d different ones", len(dry.stdout), len(got))
 	}
+	// It says on standard error what redaction took out: at least the
+	// host name the environment recorded.
+	if !strings.Contains(dry.stderr, "values removed or masked") || !strings.Contains(dry.stderr, "runs[0].environment.") || !strings.Contains(dry.stderr, "nothing was sent") {
+		t.Errorf("dry run's note on stderr: %q", dry.stderr)
+	}
+
+	// A note the site would refuse is refused here, on a dry run too,
+	// with what to do instead of the site's circular advice.
+	for _, args := range [][]string{
+		{"submit", "2", "--dry-run", "--note", "ran on /home/alice/box"},
+		{"submit", "2", "--server", rec.URL, "--note", "ran on /home/alice/box"},
+	} {
+		got = nil
+		o := dbmark(t, ctx, args...)
+		oneLineError(t, o, "--note holds personal data")
+		if strings.Contains(o.stderr, "submit with dbmark submit") || !strings.Contains(o.stderr, "write it without them") || o.stdout != "" || got != nil {
+			t.Errorf("%v: stdout %q, stderr %q, sent %d bytes", args, o.stdout, o.stderr, len(got))
+		}
+	}
+	oneLineError(t, dbmark(t, ctx, "submit", "2", "--dry-run", "--reproduces", "nope"), "--reproduces: not a result id")
 
 	// A sweep is one entry with its runs.
 	sw := dbmark(t, ctx, "submit", "sweep:1", "--server", url)
@@ -169,9 +189,10 @@ func TestSubmitToServe(t *testing.T) {
 	oneLineError(t, dbmark(t, ctx, "reproduce", "not-a-url"), "not a result's permalink")
 	oneLineError(t, dbmark(t, ctx, "reproduce", url+"/r/zzzzzzzzzzzz"), "has no result zzzzzzzzzzzz")
 
-	// Refused by the server: one line naming the field, exit 1.
-	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--note", "mail bob@example.com"), "note: holds personal data")
-	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--tag", "Bad Key=1"), "tags.Bad Key")
+	// What the server would refuse is refused before sending: one line
+	// naming the option, exit 1.
+	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--note", "mail bob@example.com"), "--note holds personal data")
+	oneLineError(t, dbmark(t, ctx, "submit", "2", "--server", url, "--tag", "Bad Key=1"), "--tag Bad Key: a tag's key is")
 
 	if code, logs := stop(); code != 0 {
 		t.Errorf("serve stopped with exit %d: %s", code, logs)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,7 +65,7 @@ Submitting the same result again prints the same permalink.`,
 			var bodies [][]byte
 			err = a.withStore(ctx, func(st store.Store) error {
 				for _, ref := range args {
-					sub, err := submissionOf(ctx, st, ref)
+					sub, removed, err := submissionOf(ctx, st, ref)
 					if err != nil {
 						return err
 					}
@@ -71,6 +73,14 @@ Submitting the same result again prints the same permalink.`,
 					b, err := json.Marshal(sub)
 					if err != nil {
 						return fmt.Errorf("encode %s: %w", ref, err)
+					}
+					// The site's own checks, here: what it would refuse is
+					// refused before anything is sent, on a dry run too.
+					if _, err := site.Decode(b); err != nil {
+						return withCode(ExitUsage, refusal(ref, err))
+					}
+					if dryRun {
+						dryRunNote(a.Stderr, ref, removed)
 					}
 					bodies = append(bodies, append(b, '\n'))
 				}
@@ -143,50 +153,141 @@ func parseTags(tags []string) (map[string]string, error) {
 }
 
 // submissionOf builds the redacted submission of one reference: a run, or
-// a sweep (sweep:ID) with all its runs.
-func submissionOf(ctx context.Context, st store.Store, ref string) (*site.Submission, error) {
-	sub := &site.Submission{Format: site.SubmissionFormat}
+// a sweep (sweep:ID) with all its runs. removed lists the fields that
+// redaction masked or dropped, as JSON paths into the submission.
+func submissionOf(ctx context.Context, st store.Store, ref string) (sub *site.Submission, removed []string, err error) {
+	sub = &site.Submission{Format: site.SubmissionFormat}
+	var runs []*result.Result
 	if sref, ok := strings.CutPrefix(ref, "sweep:"); ok {
 		rec, err := getSweep(ctx, st, sref)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		runs, err := st.SweepRuns(ctx, rec.ID)
-		if err != nil {
-			return nil, err
+		if runs, err = st.SweepRuns(ctx, rec.ID); err != nil {
+			return nil, nil, err
 		}
 		if len(runs) == 0 {
-			return nil, fmt.Errorf("sweep %s has no stored runs to submit", sref)
+			return nil, nil, fmt.Errorf("sweep %s has no stored runs to submit", sref)
 		}
 		if sub.Sweep, err = redact.Sweep(rec); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, r := range runs {
-			red, err := redact.Result(r)
-			if err != nil {
-				return nil, err
+		if removed, err = changedPaths("sweep", rec, sub.Sweep); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		id, err := st.Resolve(ctx, ref)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, nil, fmt.Errorf("no result %q (see: dbmark results list; a sweep is sweep:ID)", ref)
 			}
-			sub.Runs = append(sub.Runs, red)
+			return nil, nil, err
 		}
-		return sub, nil
-	}
-	id, err := st.Resolve(ctx, ref)
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no result %q (see: dbmark results list; a sweep is sweep:ID)", ref)
+		r, err := st.Get(ctx, id)
+		if err != nil {
+			return nil, nil, err
 		}
-		return nil, err
+		runs = []*result.Result{r}
 	}
-	r, err := st.Get(ctx, id)
-	if err != nil {
-		return nil, err
+	for i, r := range runs {
+		red, err := redact.Result(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		sub.Runs = append(sub.Runs, red)
+		ch, err := changedPaths(fmt.Sprintf("runs[%d]", i), r, red)
+		if err != nil {
+			return nil, nil, err
+		}
+		removed = append(removed, ch...)
 	}
-	red, err := redact.Result(r)
-	if err != nil {
-		return nil, err
+	return sub, removed, nil
+}
+
+// changedPaths lists the JSON paths, below at, whose values differ between
+// a and b (a value b lacks counts), in document order.
+func changedPaths(at string, a, b any) ([]string, error) {
+	var da, db any
+	for _, p := range []struct {
+		v   any
+		dst *any
+	}{{a, &da}, {b, &db}} {
+		j, err := json.Marshal(p.v)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", at, err)
+		}
+		if err := json.Unmarshal(j, p.dst); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", at, err)
+		}
 	}
-	sub.Runs = []*result.Result{red}
-	return sub, nil
+	var out []string
+	diffPaths(at, da, db, &out)
+	return out, nil
+}
+
+func diffPaths(at string, a, b any, out *[]string) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			*out = append(*out, at)
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(av)) {
+			diffPaths(at+"."+k, av[k], bv[k], out)
+		}
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(bv) != len(av) {
+			*out = append(*out, at)
+			return
+		}
+		for i := range av {
+			diffPaths(fmt.Sprintf("%s[%d]", at, i), av[i], bv[i], out)
+		}
+	default:
+		if a != b {
+			*out = append(*out, at)
+		}
+	}
+}
+
+// dryRunNote tells on standard error what a dry run's submission left
+// out, so that what is printed can be checked against it.
+func dryRunNote(w io.Writer, ref string, removed []string) {
+	if len(removed) == 0 {
+		fmt.Fprintf(w, "dry run: %s: nothing needed removing; the site would accept it; nothing was sent\n", ref)
+		return
+	}
+	const most = 12
+	shown := removed
+	more := ""
+	if len(shown) > most {
+		shown, more = shown[:most], fmt.Sprintf(" and %d more", len(removed)-most)
+	}
+	fmt.Fprintf(w, "dry run: %s: %d values removed or masked (%s%s); the site would accept the rest; nothing was sent\n",
+		ref, len(removed), strings.Join(shown, ", "), more)
+}
+
+// refusal is the line for a submission the site's checks refuse, naming
+// the option at fault where the user wrote the value.
+func refusal(ref string, err error) error {
+	var se *site.Error
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: %w", ref, err)
+	}
+	switch {
+	case se.Field == "note" && strings.HasPrefix(se.Msg, "holds personal data"):
+		what, _, _ := strings.Cut(se.Msg, ":")
+		return fmt.Errorf("--note %s: write it without them", what)
+	case se.Field == "note":
+		return fmt.Errorf("--note: %s", se.Msg)
+	case strings.HasPrefix(se.Field, "tags."):
+		return fmt.Errorf("--tag %s: %s", strings.TrimPrefix(se.Field, "tags."), se.Msg)
+	case se.Field == "reproduces":
+		return fmt.Errorf("--reproduces: %s (the id in a result's /r/ID permalink)", se.Msg)
+	}
+	return fmt.Errorf("the site would refuse %s: %v", ref, se)
 }
 
 // post sends one submission and turns every answer but success into one
