@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/store"
 )
@@ -62,7 +63,7 @@ the original, whose page lists it with its ratio.`,
 			if storeDSN != "" {
 				runArgs = append(runArgs, "--store", storeDSN)
 			}
-			fmt.Fprintf(a.Stdout, "reproducing %s/r/%s: dbmark %s\n", base, id, strings.Join(runArgs, " "))
+			fmt.Fprintf(a.Stdout, "reproducing %s/r/%s: dbmark %s\n", base, id, strings.Join(secret.Args(runArgs), " "))
 			// The run is the run command itself, on a fresh command tree.
 			root := a.rootCmd()
 			root.SetArgs(runArgs)

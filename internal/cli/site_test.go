@@ -177,6 +177,20 @@ func TestSubmitToServe(t *testing.T) {
 		t.Fatalf("reproduce: exit %d\n%s\n%s", rep.code, rep.stdout, rep.stderr)
 	}
 	repID := lines[len(lines)-1][len(url+"/r/"):]
+
+	// The command it prints (and whatever it says after) keeps the
+	// target's password to itself.
+	if os.Getenv("DBMARK_TEST_MYSQL") != "" {
+		u := serverURL(t, "DBMARK_TEST_MYSQL")
+		pw, _ := u.User.Password()
+		o := dbmark(t, ctx, "reproduce", link, "--target", u.String())
+		if !strings.HasPrefix(o.stdout, "reproducing "+link+": dbmark run oltp_point_select") {
+			t.Errorf("reproduce on MariaDB printed %q", o.stdout)
+		}
+		if strings.Contains(o.stdout+o.stderr, u.User.Username()+":"+pw+"@") {
+			t.Errorf("reproduce printed the target's password:\n%s\n%s", o.stdout, o.stderr)
+		}
+	}
 	res, err = http.Get(link)
 	if err != nil {
 		t.Fatal(err)
