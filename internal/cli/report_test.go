@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/result"
@@ -149,4 +151,36 @@ func readWholePage(t *testing.T, path string) string {
 		t.Errorf("%s loads something from outside itself", path)
 	}
 	return page
+}
+
+// Two runs at the same time (point selects while iibench inserts into the
+// same database) are drawn on one clock in the report of both.
+func TestReportRunsAtTheSameTime(t *testing.T) {
+	dir := home(t)
+	ctx := context.Background()
+	if _, err := htmlreport.ChartLibrary(); err != nil {
+		t.Skip(err)
+	}
+	db := filepath.Join(dir, "shared.db")
+	tgt := "sqlite://" + db
+	if o := dbmark(t, ctx, "prepare", "oltp_point_select", "--target", tgt); o.code != 0 {
+		t.Fatalf("prepare: %s", o.stderr)
+	}
+	var wg sync.WaitGroup
+	var ins outcome
+	wg.Go(func() { ins = dbmark(t, ctx, "run", "iibench", "--target", tgt, "--time", "3s") })
+	time.Sleep(500 * time.Millisecond)
+	sel := dbmark(t, ctx, "run", "oltp_point_select", "--target", tgt, "--time", "1s")
+	wg.Wait()
+	if sel.code != 0 || ins.code != 0 {
+		t.Fatalf("runs: exit %d, %d\n%s\n%s", ins.code, sel.code, ins.stderr, sel.stderr)
+	}
+	out := filepath.Join(dir, "r.html")
+	if o := dbmark(t, ctx, "report", "1", "2", "-o", out); o.code != 0 {
+		t.Fatalf("report: %s", o.stderr)
+	}
+	page := readPage(t, out)
+	if !strings.Contains(page, "Runs at the same time") || !strings.Contains(page, "2 runs on one clock") {
+		t.Error("the report does not draw the runs on one clock")
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -85,6 +86,13 @@ func TestReportInChromium(t *testing.T) {
 	} else {
 		runs = sharedSample(t)
 	}
+	// The last run moved to start a second after the one before it: the
+	// two are drawn on one clock as well.
+	last, prev := *runs[len(runs)-1].Result, runs[len(runs)-2].Result
+	took := last.EndedAt.Sub(last.StartedAt)
+	last.StartedAt = prev.StartedAt.Add(time.Second)
+	last.EndedAt = last.StartedAt.Add(took)
+	runs = append(slices.Clone(runs[:len(runs)-1]), htmlreport.Run{ID: runs[len(runs)-1].ID, Result: &last})
 
 	var html bytes.Buffer
 	if err := htmlreport.Render(&html, runs, htmlreport.Options{Title: "dbmark sample report", Library: lib,
@@ -174,10 +182,11 @@ func TestReportInChromium(t *testing.T) {
 			t.Errorf("chart %s (%s) drew %d points, error %q", s.ID, s.Kind, s.Points, s.Error)
 		}
 	}
-	// The sample has a two-axis sweep with repeats, overlaid runs, a counter
-	// and a rows series: every kind of chart must be there.
+	// The sample has a two-axis sweep with repeats, overlaid runs, a counter,
+	// a rows series and two runs at the same time: every kind of chart must
+	// be there.
 	for _, id := range []string{"g1-sweep-5f0c2d9e-line", "g1-sweep-5f0c2d9e-bars", "g1-sweep-5f0c2d9e-box",
-		"g1-tput", "g1-lat", "g1-pct", "g2-tput", "g2-ctr1", "g2-pct", "g3-tput", "g3-rows1"} {
+		"g1-tput", "g1-lat", "g1-pct", "g2-tput", "g2-ctr1", "g2-pct", "g3-tput", "g3-rows1", "together1-1", "together1-2"} {
 		found := false
 		for _, s := range states {
 			found = found || s.ID == id

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/sweep"
@@ -241,6 +242,9 @@ func groups(runs []Run) []group {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
 		g.Sections = append(g.Sections, runSections(g.Anchor, g.Runs, lb)...)
+	}
+	if g, ok := togetherGroup(runs); ok {
+		out = append([]group{g}, out...)
 	}
 	return out
 }
@@ -555,21 +559,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 
 	var thr, lat []series
 	for _, r := range shown {
-		s := series{Name: lb.label(r)}
-		key := r.Result.Summary.HeadlineSeries
-		for _, iv := range r.Result.Series {
-			v := iv.EventsPerS
-			if key != "" {
-				var ok bool
-				if v, ok = iv.Extra[key]; !ok {
-					continue
-				}
-			}
-			if finite(v) {
-				s.Points = append(s.Points, [2]float64{iv.T, v})
-			}
-		}
-		if len(s.Points) > 0 {
+		if s := headlineSeries(r.Result, lb.label(r), 0); len(s.Points) > 0 {
 			thr = append(thr, s)
 		}
 		for _, p := range tailPercentiles(r.Result) {
@@ -611,6 +601,103 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 			Note: "from the HDR histograms of the measured part; the x axis is 1/(1-percentile)", Charts: c})
 	}
 	return out
+}
+
+// headlineSeries is r's headline per interval (events/s, or the series
+// the workload names), its times shifted by dt seconds.
+func headlineSeries(r *result.Result, name string, dt float64) series {
+	s := series{Name: name}
+	key := r.Summary.HeadlineSeries
+	for _, iv := range r.Series {
+		v := iv.EventsPerS
+		if key != "" {
+			var ok bool
+			if v, ok = iv.Extra[key]; !ok {
+				continue
+			}
+		}
+		if finite(v) {
+			s.Points = append(s.Points, [2]float64{iv.T + dt, v})
+		}
+	}
+	return s
+}
+
+// together finds the runs that ran at the same time, whatever their
+// workloads (queries timed while iibench inserts into the same server):
+// clusters of two or more runs whose spans from start to end overlap, in
+// order of start.
+func together(runs []Run) [][]Run {
+	var timed []Run
+	for _, r := range runs {
+		if !r.Result.StartedAt.IsZero() && r.Result.EndedAt.After(r.Result.StartedAt) {
+			timed = append(timed, r)
+		}
+	}
+	slices.SortStableFunc(timed, func(a, b Run) int { return a.Result.StartedAt.Compare(b.Result.StartedAt) })
+	var out [][]Run
+	var cur []Run
+	var end time.Time
+	for _, r := range timed {
+		if len(cur) > 0 && r.Result.StartedAt.Before(end) {
+			cur = append(cur, r)
+		} else {
+			if len(cur) > 1 {
+				out = append(out, cur)
+			}
+			cur = []Run{r}
+			end = time.Time{}
+		}
+		if r.Result.EndedAt.After(end) {
+			end = r.Result.EndedAt
+		}
+	}
+	if len(cur) > 1 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// togetherGroup draws each cluster of runs that ran at the same time on
+// one clock, a chart per run (their headlines differ in kind) on linked
+// axes: seconds since the first of them started.
+func togetherGroup(runs []Run) (group, bool) {
+	clusters := together(runs)
+	if len(clusters) == 0 {
+		return group{}, false
+	}
+	g := group{Workload: "Runs at the same time", Anchor: "together"}
+	lb := newLabeler(runs)
+	for i, c := range clusters {
+		anchor := fmt.Sprintf("together%d", i+1)
+		start := c[0].Result.StartedAt
+		var maxT float64
+		for _, r := range c {
+			maxT = max(maxT, r.Result.EndedAt.Sub(start).Seconds())
+		}
+		maxT = math.Ceil(maxT)
+		sec := section{ID: anchor, Title: fmt.Sprintf("%d runs on one clock", len(c)),
+			Note: "their times overlapped: seconds since " + start.Local().Format("15:04:05") + ", when the first started"}
+		for j, r := range c {
+			dt := r.Result.StartedAt.Sub(start).Seconds()
+			name := r.Result.Workload.Name + " " + lb.label(r)
+			s := headlineSeries(r.Result, name, dt)
+			if len(s.Points) == 0 {
+				continue
+			}
+			unit := r.Result.Summary.HeadlineUnit
+			if unit == "" {
+				unit = "events/s"
+			}
+			span := band{From: dt, To: r.Result.EndedAt.Sub(start).Seconds(), Label: "this run"}
+			sec.Charts = append(sec.Charts, chart{ID: fmt.Sprintf("%s-%d", anchor, j+1), Title: name, Kind: "line",
+				XName: "seconds", YName: unit, XMax: maxT, Group: anchor + "-time", Shade: []band{span}, Series: []series{s}})
+		}
+		if len(sec.Charts) > 1 {
+			g.Sections = append(g.Sections, sec)
+		}
+	}
+	return g, len(g.Sections) > 0
 }
 
 // warmupEnd is the time the last warm-up interval ended, 0 without one.

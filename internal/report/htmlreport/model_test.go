@@ -1,9 +1,11 @@
 package htmlreport
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -87,5 +89,45 @@ func TestPercentilePointsInOnePass(t *testing.T) {
 	want = append(want, [2]float64{float64(h.TotalCount()), float64(h.Max()) / 1e6})
 	if !slices.Equal(got, want) || len(got) < 100 {
 		t.Errorf("%d points, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
+	}
+}
+
+// Runs whose spans overlap are drawn on one clock, each shifted by its
+// start; a run that did not overlap any is left out.
+func TestRunsAtTheSameTime(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	run := func(id int64, name string, from, to float64) Run {
+		r := &result.Result{ID: fmt.Sprint(id), Workload: result.Workload{Name: name},
+			StartedAt: t0.Add(time.Duration(from * float64(time.Second))), EndedAt: t0.Add(time.Duration(to * float64(time.Second)))}
+		for s := 1.0; s <= to-from; s++ {
+			r.Series = append(r.Series, result.Interval{T: s, DurationS: 1, EventsPerS: 100 * float64(id)})
+		}
+		return Run{ID: id, Result: r}
+	}
+	a, b, c, d := run(1, "query", 0, 10), run(2, "iibench", 5, 20), run(3, "oltp_point_select", 30, 40), run(4, "oltp_point_select", 19, 25)
+	got := together([]Run{c, b, a, d})
+	if len(got) != 1 || len(got[0]) != 3 || got[0][0].ID != 1 || got[0][1].ID != 2 || got[0][2].ID != 4 {
+		t.Fatalf("clusters %v, want runs 1, 2 and 4 (4 starts before 2 ends)", got)
+	}
+	if got := together([]Run{a, c}); len(got) != 0 {
+		t.Fatalf("runs apart in time clustered: %v", got)
+	}
+	g, ok := togetherGroup([]Run{a, b, c})
+	if !ok || len(g.Sections) != 1 || len(g.Sections[0].Charts) != 2 {
+		t.Fatalf("group %+v", g)
+	}
+	ch := g.Sections[0].Charts
+	if ch[0].Group != ch[1].Group || ch[0].XMax != 20 {
+		t.Errorf("charts not on one clock: groups %q %q, x max %g", ch[0].Group, ch[1].Group, ch[0].XMax)
+	}
+	if p := ch[1].Series[0].Points[0]; p[0] != 6 || p[1] != 200 {
+		t.Errorf("the second run's first point %v, want (6, 200): its 1 s shifted by its 5 s later start", p)
+	}
+	if s := ch[1].Shade[0]; s.From != 5 || s.To != 20 {
+		t.Errorf("the second run's span %+v, want 5 to 20", s)
+	}
+	gs := groups([]Run{a, b, c})
+	if gs[0].Anchor != "together" || len(gs) != 4 {
+		t.Errorf("groups %d, first %q: want the runs at the same time first, then one a workload", len(gs), gs[0].Anchor)
 	}
 }
