@@ -44,7 +44,14 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+// An exitError without err exits with code and prints nothing more: the
+// command has said what it had to (a gate's one line).
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e *exitError) Unwrap() error { return e.err }
 
 func withCode(code int, err error) error {
@@ -112,6 +119,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	if err == nil {
 		return ExitOK
 	}
+	if ee := (*exitError)(nil); errors.As(err, &ee) && ee.err == nil {
+		return ee.code
+	}
 	// An error that can show where it is (a script's line with a caret
 	// under the spot) shows it before its one line.
 	var d interface{ Detail() string }
@@ -169,6 +179,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.workloadCmd("cleanup", "Remove what prepare created"))
 	root.AddCommand(a.sweepCmd())
 	root.AddCommand(a.compareCmd())
+	root.AddCommand(a.gateCmd())
 	root.AddCommand(a.checkCmd())
 	root.AddCommand(a.resultsCmd())
 	root.AddCommand(a.reportCmd())
