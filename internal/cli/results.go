@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/store"
@@ -72,6 +73,10 @@ func (a *App) resultsCmd() *cobra.Command {
 				})
 			}
 			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
+				if r.Summary.Dips == nil {
+					// Kept before dips were looked for: looked for now.
+					r.Summary.Dips = dips.Find(r)
+				}
 				report.Summary(a.Stdout, r)
 				return nil
 			})

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
+	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
@@ -547,6 +548,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if w.Hooks.Annotate != nil {
 		w.Hooks.Annotate(res)
 	}
+	res.Summary.Dips = dips.Find(res)
 
 	return res, a.conclude(ctx, w, res, out, st, f, o)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/result"
 )
 
@@ -172,6 +173,12 @@ func Summary(w io.Writer, r *result.Result) {
 	}
 	if r.Rows != nil {
 		writeRows(w, r.Rows, r.Run.Percentiles)
+	}
+	if len(s.Dips) > 0 {
+		fmt.Fprintln(w, "\nDips (throughput well below its running median, and the counters that moved then):")
+		for _, d := range s.Dips {
+			fmt.Fprintf(w, "    %s\n", dips.Line(d, s.HeadlineUnit))
+		}
 	}
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
 	for _, warn := range s.Warnings {

@@ -247,7 +247,10 @@ type Summary struct {
 	// clients; 0 under a rate.
 	Concurrency float64 `json:"effective_concurrency,omitempty"`
 	// Warnings are what the run found wrong with its own figures.
-	Warnings     []string          `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Dips are where throughput fell well below its running median, with
+	// the counters that moved then (package dips).
+	Dips         []Dip             `json:"dips,omitempty"`
 	Extra        map[string]string `json:"extra,omitempty"`
 	Headline     float64           `json:"headline"`
 	HeadlineUnit string            `json:"headline_unit"`

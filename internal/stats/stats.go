@@ -41,7 +41,7 @@ func Describe(xs []float64) Summary {
 	if s.N == 0 {
 		return s
 	}
-	s.Median = median(xs)
+	s.Median = Median(xs)
 	s.Mean = stat.Mean(xs, nil)
 	if s.N < 2 {
 		return s
@@ -55,7 +55,12 @@ func Describe(xs []float64) Summary {
 	return s
 }
 
-func median(xs []float64) float64 {
+// Median is the middle of xs (the mean of the two middle values of an
+// even count); NaN for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	n := len(s)
@@ -79,12 +84,12 @@ func Outliers(xs []float64) []int {
 	if len(xs) < 5 {
 		return nil
 	}
-	med := median(xs)
+	med := Median(xs)
 	dev := make([]float64, len(xs))
 	for i, x := range xs {
 		dev[i] = math.Abs(x - med)
 	}
-	mad := median(dev)
+	mad := Median(dev)
 	if mad == 0 {
 		return nil
 	}

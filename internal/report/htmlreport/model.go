@@ -550,6 +550,12 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	for i := 1; i < len(shade); i++ {
 		shade[i].Label = ""
 	}
+	// A lone run's dips are marked where they are.
+	if len(shown) == 1 {
+		for _, d := range shown[0].Result.Summary.Dips {
+			shade = append(shade, band{From: d.FromS, To: d.ToS, Label: fmt.Sprintf("dip %+.0f%%", d.Change*100)})
+		}
+	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit
