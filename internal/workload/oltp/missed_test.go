@@ -10,37 +10,8 @@ import (
 
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/result"
-	"github.com/dbmark/dbmark/internal/target"
-	"github.com/dbmark/dbmark/internal/target/mysql"
-	"github.com/dbmark/dbmark/internal/target/postgres"
-	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload/workloadtest"
 )
-
-// execOn runs sql on the database of url, behind the workload's back.
-func execOn(t *testing.T, url string, sql ...string) {
-	t.Helper()
-	reg := target.NewRegistry()
-	postgres.Register(reg)
-	mysql.Register(reg)
-	sqlite.Register(reg)
-	ctx := context.Background()
-	tg, err := reg.Open(ctx, url, target.Options{Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, s := range sql {
-		if err := c.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
 
 // runCLI runs dbmark with args and returns its exit code, its output and
 // the result it wrote.
@@ -98,7 +69,7 @@ func TestReadsOfATableThatLostRows(t *testing.T) {
 			}
 
 			// 1% of the rows gone: a warning, the run still ok.
-			execOn(t, e.URL, "DELETE FROM sbtest1 WHERE id % 100 = 0")
+			workloadtest.Exec(t, e.URL, "DELETE FROM sbtest1 WHERE id % 100 = 0")
 			code, text, res = run("oltp_point_select")
 			c := res.Summary.ReadCheck
 			if code != 0 || res.Status != result.StatusOK || c == nil || c.Missed == 0 || c.Missed > c.Checked/10 {
@@ -110,7 +81,7 @@ func TestReadsOfATableThatLostRows(t *testing.T) {
 			}
 
 			// 90% gone: the run failed, with the count and the hint.
-			execOn(t, e.URL, "DELETE FROM sbtest1 WHERE id % 10 <> 0")
+			workloadtest.Exec(t, e.URL, "DELETE FROM sbtest1 WHERE id % 10 <> 0")
 			for _, test := range []string{"oltp_point_select", "oltp_read_only"} {
 				code, text, res = run(test)
 				c = res.Summary.ReadCheck
