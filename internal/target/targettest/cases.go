@@ -78,6 +78,20 @@ func (s *suite) insertSelectUpdate(t *testing.T) {
 			t.Fatalf("%s: %d rows, %v; want %d", q.reason, n, err, q.want)
 		}
 	}
+	// The same counts of text sent as Exec sends it.
+	for _, q := range []struct {
+		sql  string
+		want int64
+	}{
+		{"SELECT c FROM %s WHERE id BETWEEN 3 AND 7 ORDER BY id", 5},
+		{"select c from %s where id >= 100", 0},
+		{"SELECT SUM(k) FROM %s WHERE id < 0", 1},
+		{"UPDATE %s SET c='x' WHERE id BETWEEN 8 AND 9", 2},
+	} {
+		if n, err := c.ExecRows(ctx, fmt.Sprintf(q.sql, table)); err != nil || n != q.want {
+			t.Fatalf("ExecRows %q: %d rows, %v; want %d", q.sql, n, err, q.want)
+		}
+	}
 	upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
 	if err != nil {
 		t.Fatalf("prepare update: %v", err)
