@@ -627,7 +627,9 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 	if w.Hooks.Report != nil {
 		w.Hooks.Report(o.out, res)
 	}
-	switch out.Status {
+	// The result's status: the runner's, or what the workload found after
+	// the run (most reads that must find rows found none).
+	switch res.Status {
 	case result.StatusInterrupted:
 		return withCode(ExitInterrupted, errors.New("interrupted: "+keptNote(st, f.jsonPath)))
 	case result.StatusFailed:
@@ -635,7 +637,7 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
-		return withCode(code, fmt.Errorf("run failed: %v (%s)", out.Err, keptNote(st, f.jsonPath)))
+		return withCode(code, fmt.Errorf("run failed: %s (%s)", res.Error, keptNote(st, f.jsonPath)))
 	}
 	return nil
 }

@@ -67,6 +67,9 @@ func liveLine(iv result.Interval, threads int, stamp string) string {
 	if iv.LagMeanMS > 0 {
 		fmt.Fprintf(&b, " lag (ms): %.2f", iv.LagMeanMS)
 	}
+	if v := iv.Extra["missed_reads_per_s"]; v > 0 {
+		fmt.Fprintf(&b, " missed reads/s: %.2f", v)
+	}
 	if rows, ok := iv.Extra["rows"]; ok {
 		fmt.Fprintf(&b, " rows: %.0f rows/s: %.0f table: %.0f", rows, iv.Extra["rows_per_s"], iv.Extra["table_rows"])
 		if d, ok := iv.Extra["data_bytes"]; ok {
@@ -120,6 +123,9 @@ func Summary(w io.Writer, r *result.Result) {
 		if s.ReadMiBPerS > 0 || s.WriteMiBPerS > 0 {
 			fmt.Fprintf(w, "    read, MiB/s:                         %.2f\n", s.ReadMiBPerS)
 			fmt.Fprintf(w, "    written, MiB/s:                      %.2f\n", s.WriteMiBPerS)
+		}
+		if c := s.ReadCheck; c != nil && c.Missed > 0 {
+			fmt.Fprintf(w, "    reads that must find rows:           %-10d (%d found none or too few, %.3g%%)\n", c.Checked, c.Missed, 100*c.MissedShare())
 		}
 	}
 	for _, e := range s.Errors {

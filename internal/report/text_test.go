@@ -123,3 +123,30 @@ func TestSummaryDegraded(t *testing.T) {
 		t.Errorf("an ok run shows outages:\n%s", out)
 	}
 }
+
+// Reads that must find rows and missed are counted in the SQL statistics
+// and the live line; a run that missed none says nothing of them.
+func TestSummaryMissedReads(t *testing.T) {
+	var b strings.Builder
+	r := &result.Result{Target: result.Target{Kind: "postgres"}, Workload: result.Workload{Name: "oltp_point_select", Headline: "tps"},
+		Summary: result.Summary{Events: 1000, EventsPerS: 500, DurationS: 2,
+			ReadCheck: &result.ReadCheck{Checked: 1000, Missed: 12}}}
+	Summary(&b, r)
+	if out := b.String(); !strings.Contains(out, "reads that must find rows:           1000       (12 found none or too few, 1.2%)") {
+		t.Errorf("summary lacks the missed reads:\n%s", out)
+	}
+	b.Reset()
+	r.Summary.ReadCheck.Missed = 0
+	Summary(&b, r)
+	if out := b.String(); strings.Contains(out, "must find") {
+		t.Errorf("a run that missed no read speaks of them:\n%s", out)
+	}
+	iv := result.Interval{T: 1, EventsPerS: 10, Extra: map[string]float64{"missed_reads_per_s": 9}}
+	if got := LiveLine(iv, 1); !strings.HasSuffix(got, " missed reads/s: 9.00") {
+		t.Errorf("live line: %s", got)
+	}
+	iv.Extra["missed_reads_per_s"] = 0
+	if got := LiveLine(iv, 1); strings.Contains(got, "missed") {
+		t.Errorf("live line of an interval without misses: %s", got)
+	}
+}

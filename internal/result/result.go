@@ -246,6 +246,11 @@ type Summary struct {
 	// x mean latency) in a closed loop, where it should be the number of
 	// clients; 0 under a rate.
 	Concurrency float64 `json:"effective_concurrency,omitempty"`
+	// ReadCheck counts the reads that must find rows and those that came
+	// back short, where the workload knows which reads must (a point
+	// select of an id that prepare loaded): a read that finds nothing is
+	// fast, so a table that lost rows shows here and not in the rates.
+	ReadCheck *ReadCheck `json:"read_check,omitempty"`
 	// Warnings are what the run found wrong with its own figures.
 	Warnings []string `json:"warnings,omitempty"`
 	// Dips are where throughput fell well below its running median, with
@@ -254,6 +259,31 @@ type Summary struct {
 	Extra        map[string]string `json:"extra,omitempty"`
 	Headline     float64           `json:"headline"`
 	HeadlineUnit string            `json:"headline_unit"`
+}
+
+// ReadCheck is what the reads that must find rows found: Checked of them
+// ran after the warm-up, and Missed found none (a point read) or fewer
+// rows than their range holds. Ops splits both by operation.
+type ReadCheck struct {
+	Checked int64         `json:"checked"`
+	Missed  int64         `json:"missed"`
+	Ops     []ReadCheckOp `json:"ops,omitempty"`
+}
+
+// ReadCheckOp is one operation's share of a ReadCheck.
+type ReadCheckOp struct {
+	Op      string `json:"op"`
+	Checked int64  `json:"checked"`
+	Missed  int64  `json:"missed"`
+}
+
+// MissedShare is the share of the checked reads that missed, 0 when none
+// were checked.
+func (c *ReadCheck) MissedShare() float64 {
+	if c == nil || c.Checked == 0 {
+		return 0
+	}
+	return float64(c.Missed) / float64(c.Checked)
 }
 
 // Disconnect is one client's outage. Times are seconds since the run's

@@ -43,6 +43,10 @@ type Target interface {
 type Conn interface {
 	// Exec runs SQL text with no parameters and discards any rows.
 	Exec(ctx context.Context, sql string) error
+	// ExecRows runs SQL text as Exec does, on the same protocol, and
+	// returns how many rows it returned, or else affected: a workload
+	// that sends its reads as text tells one that found nothing by it.
+	ExecRows(ctx context.Context, sql string) (int64, error)
 	// Prepare readies a parameterised statement (placeholders written as
 	// the dialect's Placeholder). Whether it is prepared on the server
 	// depends on the target's mode; the caller does not need to know.

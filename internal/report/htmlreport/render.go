@@ -110,7 +110,9 @@ type view struct {
 type summaryRow struct {
 	Ref, Anchor, Started, Workload, Target, Cell, Status, Error string
 	// Outage sums up a degraded run's: how many, the longest wait.
-	Outage                               string
+	Outage string
+	// Missed says how many reads that must find rows found none.
+	Missed                               string
 	Threads                              int
 	Duration, Headline, P95, P99, Errors string
 }
@@ -148,6 +150,9 @@ func summaryRows(runs []Run) []summaryRow {
 			if s.ReconnectWait != nil {
 				row.Outage += fmt.Sprintf("; reconnect wait max %s ms", num(s.ReconnectWait.MaxMS))
 			}
+		}
+		if c := s.ReadCheck; c != nil && c.Missed > 0 {
+			row.Missed = fmt.Sprintf("%d of %d reads that must find rows found none", c.Missed, c.Checked)
 		}
 		if v, ok := s.Latency.Get(95); ok {
 			row.P95 = num(v)

@@ -190,6 +190,21 @@ func TestDegradedRunInSummary(t *testing.T) {
 	}
 }
 
+// A run whose reads that must find rows missed says how many in the
+// summary table, and a failed one why.
+func TestMissedReadsInSummary(t *testing.T) {
+	res := *sharedSample(t)[0].Result
+	res.Summary.ReadCheck = &result.ReadCheck{Checked: 1000, Missed: 12}
+	failed := res
+	failed.Status, failed.Error = result.StatusFailed, "900 of 1000 reads that must find rows found none"
+	page, _ := renderSpecs(t, []htmlreport.Run{{Result: &res}, {Result: &failed}})
+	for _, want := range []string{`<span class="missed">(12 of 1000 reads that must find rows found none)</span>`, `title="900 of 1000 reads that must find rows found none">failed`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
 // A counter series with missing samples (its source lost its connection)
 // is drawn with a break after the last sample before the gap.
 func TestCounterGapBreaksTheLine(t *testing.T) {

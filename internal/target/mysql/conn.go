@@ -21,7 +21,8 @@ type Conn struct {
 	cur    target.Activity
 	psMode string
 	closed bool
-	rr     textReader // QueryRow's
+	rr     textReader     // QueryRow's
+	dest   []driver.Value // ExecRows' scan buffer
 }
 
 func (t *Target) conn(ctx context.Context) (*Conn, error) {
@@ -65,6 +66,31 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 	defer stop()
 	_, err = c.dc.ExecContext(context.Background(), sql, nil)
 	return wrap(ctx, err)
+}
+
+// ExecRows runs sql as text, as Exec does, and returns the rows it
+// returned or else affected.
+func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
+	c.cur.Set(sql)
+	stop, err := c.watch(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	if !returnsRows(sql) {
+		res, err := c.dc.ExecContext(context.Background(), sql, nil)
+		if err != nil {
+			return 0, wrap(ctx, err)
+		}
+		n, err := res.RowsAffected()
+		return n, wrap(ctx, err)
+	}
+	rows, err := c.dc.QueryContext(context.Background(), sql, nil)
+	if err != nil {
+		return 0, wrap(ctx, err)
+	}
+	n, err := drain(rows, &c.dest)
+	return n, wrap(ctx, err)
 }
 
 // QueryRow returns the first column of the first row as text.

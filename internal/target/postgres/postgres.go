@@ -263,6 +263,13 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 	return wrap(ctx, c.pc, err)
 }
 
+// ExecRows runs sql with the simple protocol, as Exec does, and returns
+// the rows it returned or else affected.
+func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
+	c.cur.Set(sql)
+	return runText(ctx, c.pc, sql)
+}
+
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	c.cur.Set(sql)

@@ -187,6 +187,7 @@ type Conn struct {
 	cur    target.Activity
 	closed bool
 	cache  connCache
+	dest   []driver.Value // ExecRows' scan buffer
 }
 
 // Exec runs sql and discards any rows.
@@ -194,6 +195,24 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
 	_, err := c.c.ExecContext(ctx, sql, nil)
 	return err
+}
+
+// ExecRows runs sql, as Exec does, and returns the rows it returned or
+// else affected.
+func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
+	c.cur.Set(sql)
+	if !returnsRows(sql) {
+		res, err := c.c.ExecContext(ctx, sql, nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	rows, err := c.c.QueryContext(ctx, sql, nil)
+	if err != nil {
+		return 0, err
+	}
+	return countRows(rows, &c.dest)
 }
 
 // QueryRow returns the first column of the first row as text.
@@ -290,13 +309,19 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if n := len(rows.Columns()); cap(s.dest) < n {
-		s.dest = make([]driver.Value, n)
+	return countRows(rows, &s.dest)
+}
+
+// countRows reads and discards rows, reusing *dest for the values, closes
+// them and returns how many there were.
+func countRows(rows driver.Rows, dest *[]driver.Value) (int64, error) {
+	if n := len(rows.Columns()); cap(*dest) < n {
+		*dest = make([]driver.Value, n)
 	}
-	dest := s.dest[:len(rows.Columns())]
+	d := (*dest)[:len(rows.Columns())]
 	var n int64
 	for {
-		err := rows.Next(dest)
+		err := rows.Next(d)
 		if err == io.EOF {
 			break
 		}

@@ -48,6 +48,50 @@ func (s *suite) insertSelectUpdate(t *testing.T) {
 	if err != nil || n != 5 {
 		t.Fatalf("select range: %d rows, %v; want 5 rows", n, err)
 	}
+	// The rows a SELECT returns, never a count of its own: the workloads
+	// tell a read that found nothing by them.
+	for _, q := range []struct {
+		sql    string
+		args   []int64
+		want   int64
+		reason string
+	}{
+		{"SELECT c FROM %s WHERE id BETWEEN %s AND %s", []int64{100, 200}, 0, "a range of missing ids"},
+		{"SELECT c FROM %s WHERE id = %s", []int64{4}, 1, "a point select"},
+		{"select c from %s where id = %s", []int64{-4}, 0, "a point select of a missing id, in lower case"},
+		{"SELECT SUM(k) FROM %s WHERE id BETWEEN %s AND %s", []int64{100, 200}, 1, "an aggregate over no row"},
+	} {
+		ph := make([]any, 0, 3)
+		ph = append(ph, table)
+		args := make([]target.Value, len(q.args))
+		for i, a := range q.args {
+			ph = append(ph, d.Placeholder(i+1))
+			args[i] = target.IntVal(a)
+		}
+		st, err := c.Prepare(ctx, fmt.Sprintf(q.sql, ph...))
+		if err != nil {
+			t.Fatalf("prepare %s: %v", q.reason, err)
+		}
+		n, err := st.Run(ctx, args)
+		st.Close()
+		if err != nil || n != q.want {
+			t.Fatalf("%s: %d rows, %v; want %d", q.reason, n, err, q.want)
+		}
+	}
+	// The same counts of text sent as Exec sends it.
+	for _, q := range []struct {
+		sql  string
+		want int64
+	}{
+		{"SELECT c FROM %s WHERE id BETWEEN 3 AND 7 ORDER BY id", 5},
+		{"select c from %s where id >= 100", 0},
+		{"SELECT SUM(k) FROM %s WHERE id < 0", 1},
+		{"UPDATE %s SET c='x' WHERE id BETWEEN 8 AND 9", 2},
+	} {
+		if n, err := c.ExecRows(ctx, fmt.Sprintf(q.sql, table)); err != nil || n != q.want {
+			t.Fatalf("ExecRows %q: %d rows, %v; want %d", q.sql, n, err, q.want)
+		}
+	}
 	upd, err := c.Prepare(ctx, fmt.Sprintf("UPDATE %s SET k=k+1 WHERE id=%s", table, d.Placeholder(1)))
 	if err != nil {
 		t.Fatalf("prepare update: %v", err)

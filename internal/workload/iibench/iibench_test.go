@@ -108,6 +108,11 @@ func TestRolesQueryAfterRowsAndRowSeries(t *testing.T) {
 			if ops["query"] != ops["query_pk"]+ops["query_marketsegment"]+ops["query_registersegment"]+ops["query_pdc"] {
 				t.Errorf("query events %d do not add up to the shapes %v", ops["query"], ops)
 			}
+			// Every primary-key query found a row; the range scans of the
+			// secondary indexes may find none and are not checked.
+			if c := res.Summary.ReadCheck; c == nil || c.Checked != ops["query_pk"] || c.Missed != 0 || res.Status != result.StatusOK {
+				t.Errorf("read check %+v, status %s: want the %d primary-key queries, none missed", c, res.Status, ops["query_pk"])
+			}
 			// A point whose interval ended below 2000 rows cannot hold a query.
 			early := 0
 			for _, p := range out.Series {
@@ -143,6 +148,46 @@ func TestRolesQueryAfterRowsAndRowSeries(t *testing.T) {
 			}
 			if res.Summary.HeadlineUnit != "rows/s" || res.Summary.Headline <= 0 {
 				t.Errorf("headline %v %s, want rows/s", res.Summary.Headline, res.Summary.HeadlineUnit)
+			}
+		})
+	}
+}
+
+// Rows deleted under the run (the whole table, again and again, from
+// another connection) leave the primary-key queries nothing to find: the
+// run fails and says how many found none.
+func TestQueriesOfRowsDeletedUnderTheRun(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			table := "ii_gone"
+			drop(t, e.tg, table)
+			b := newBench(t, table)
+			o := b.w.Opts()
+			o.Inserters, o.QueryThreads, o.RowsPerInsert, o.InsertRate = 1, 1, 10, 500
+			b.cfg.Duration = 2 * time.Second
+			ctx, stop := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				c, err := e.tg.Connect(ctx)
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				for ctx.Err() == nil {
+					_ = c.Exec(ctx, "DELETE FROM "+table) // before the table exists, an error
+					time.Sleep(2 * time.Millisecond)
+				}
+			}()
+			_, res := b.run(t, e.tg)
+			stop()
+			<-done
+			c := res.Summary.ReadCheck
+			if c == nil || c.Checked == 0 || c.Missed*2 <= c.Checked || res.Status != result.StatusFailed {
+				t.Fatalf("read check %+v, status %s: want most primary-key queries missed and the run failed", c, res.Status)
+			}
+			if !strings.Contains(res.Error, "query_pk") || !strings.Contains(res.Error, "--recreate") {
+				t.Fatalf("error %q: want the queries that missed and the hint", res.Error)
 			}
 		})
 	}

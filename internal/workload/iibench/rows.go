@@ -130,6 +130,9 @@ func percentiles(h *hdr.Histogram, ps []float64) []result.Percentile {
 // finish builds the indexes left for the end, reads the final size and
 // fills the result's rows section and headline.
 func (s *shared) finish(ctx context.Context, res *result.Result) {
+	if s.check != nil {
+		s.check.Finish(res) // before the index builds, which follow a run that ended well
+	}
 	o := s.o
 	ins, del := s.totals()
 	rows := &result.Rows{Table: o.Table, Inserted: ins, Deleted: del, TableRows: s.startRows + ins - del,

@@ -11,6 +11,7 @@ import (
 	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/randgen"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -78,6 +79,9 @@ type shared struct {
 	sizerDone             chan struct{}
 
 	acc rowsAcc
+	// check counts the primary-key queries that must find a row (nil
+	// under --delete-per-insert, whose deletes may reach any row).
+	check *workload.ReadCheck
 }
 
 // totals sums the inserters' counters.
@@ -122,6 +126,10 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		return nil, err
 	}
 	s.acc.init(s)
+	if !o.DeletePerInsert && o.QueryThreads > 0 {
+		s.check = workload.NewReadCheck(env.Threads, []string{"query_pk"},
+			"rows were deleted under the run; run iibench again with --recreate", false)
+	}
 
 	// Share --max-rows exactly between the inserters, as the runner does
 	// --events: no shared counter on the hot path.
@@ -166,7 +174,12 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 			<-s.sizerDone
 			return nil
 		},
-		Tick:   s.acc.tick,
+		Tick: func(iv metrics.Interval, p *result.Interval) {
+			s.acc.tick(iv, p)
+			if s.check != nil {
+				s.check.Tick(iv, p)
+			}
+		},
 		Finish: s.finish,
 	}
 	if o.InsertRate > 0 && o.Inserters > 0 {
@@ -463,10 +476,15 @@ type querier struct {
 	last time.Time
 	// started says the table held --query-after-rows rows once.
 	started bool
+	found   workload.Finder
 }
 
 func (s *shared) newQuerier(id int, conn target.Conn, h *metrics.Handle) *querier {
-	return &querier{shared: s, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id))}
+	q := &querier{shared: s, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id))}
+	if s.check != nil {
+		q.found = s.check.Client(id)
+	}
+	return q
 }
 
 // waitForRows waits, uncounted, until the table holds --query-after-rows
@@ -503,9 +521,14 @@ func (q *querier) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 	q.last = time.Now()
 	o := q.o
 	b := q.buf[:0]
+	// mustFind: the primary-key query starts at or below the highest id
+	// committed (every committed row has an id above startMax), and no
+	// delete runs, so a row lies at or above its start.
+	mustFind := false
 	if shape == 0 {
 		hi := q.startMax + q.slotsInserted()
 		lo := max(q.delNext.Load(), 1)
+		mustFind = q.check != nil && hi >= lo
 		b = append(b, "SELECT transactionid FROM "+o.Table+" WHERE transactionid >= "...)
 		b = strconv.AppendInt(b, q.src.Uniform(lo, max(lo, hi)), 10)
 		b = append(b, " ORDER BY transactionid"...)
@@ -522,8 +545,12 @@ func (q *querier) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 	}
 	b = append(b, q.queryLim...)
 	q.buf = b
-	if err := q.conn.Exec(ctx, string(b)); err != nil {
+	n, err := q.conn.ExecRows(ctx, string(b))
+	if err != nil {
 		return 0, err
+	}
+	if mustFind {
+		q.found.Found(0, n > 0)
 	}
 	q.h.Record(opQueryPK+metrics.Op(shape), time.Since(q.last))
 	return opQuery, nil

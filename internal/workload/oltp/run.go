@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/randgen"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -163,12 +164,54 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	sh := &shared{w: w, plan: p, opOf: opOf, noRowOf: noRowOf, ids: ids, env: env, begin: env.Target.Dialect().Begin(p.write),
 		nextID: env.Target.Dialect().NextID()}
-	return &workload.Load{
+	load := &workload.Load{
 		Ops: ops,
 		NewWorker: func(ctx context.Context, s workload.Seat) (workload.Worker, error) {
 			return sh.newWorker(ctx, s.ID, s.Conn, s.H)
 		},
-	}, nil
+	}
+	sh.checkOf = w.checkedKinds(p)
+	var checked []string
+	for k, i := range sh.checkOf {
+		if i >= 0 {
+			checked = append(checked, kindSpecs[k].Name)
+		}
+	}
+	if len(checked) > 0 {
+		sh.check = workload.NewReadCheck(env.Threads, checked,
+			"re-run dbmark cleanup and dbmark prepare "+w.name+" with this run's --tables and --table-size, or run with the --table-size the tables were prepared with",
+			w.opt.AllowEmpty)
+		load.Tick = sh.check.Tick
+		load.Finish = func(_ context.Context, res *result.Result) { sh.check.Finish(res) }
+	}
+	return load, nil
+}
+
+// checkedKinds numbers the statements whose rows are counted against what
+// a whole table returns (-1: not checked): a point select finds its row,
+// and a simple or ORDER BY range returns a row for each id it spans up to
+// --table-size. A SUM range returns one row whatever the table holds and a
+// DISTINCT range one per distinct value, so neither tells; nor do the
+// random points and ranges, which look up k, not the ids prepare loaded.
+// With --skip-trx, a delete and its insert of the same id are two
+// statements, between which another client's read finds nothing: reads
+// are not checked then.
+func (w *Workload) checkedKinds(p plan) [numKinds]int {
+	var of [numKinds]int
+	for k := range of {
+		of[k] = -1
+	}
+	if p.counts[kDelete] > 0 && !p.trx {
+		return of
+	}
+	n := 0
+	for _, k := range []kind{kPointSelect, kSimpleRange, kOrderRange} {
+		if p.counts[k] > 0 {
+			of[k] = n
+			n++
+		}
+	}
+	return of
 }
 
 // shared is read-only state common to all workers.
@@ -180,6 +223,10 @@ type shared struct {
 	noRowOf [numKinds]metrics.Op
 	ids     *randgen.Generator
 	env     workload.Env
+	// check counts the reads that must find rows (nil: none do), each
+	// kind by its checkOf index, -1 for those not checked.
+	check   *workload.ReadCheck
+	checkOf [numKinds]int
 	begin   string
 	nextID  string // what an INSERT gives an auto-increment id to have it assigned; "": leave it out
 }
@@ -199,6 +246,7 @@ type worker struct {
 	text  []byte
 	last  time.Time
 	clock workload.Clock // its Read costs less than time.Now
+	found workload.Finder
 	// select_random_*: this worker's slice of the key range.
 	part *randgen.Generator
 	// bulk_insert
@@ -210,6 +258,9 @@ type worker struct {
 func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
 	o := &s.w.opt
 	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64), clock: workload.NewClock()}
+	if s.check != nil {
+		wk.found = s.check.Client(id)
+	}
 	d := s.env.Target.Dialect()
 	prep := func(sql string) (target.Stmt, error) {
 		return conn.Prepare(ctx, placeholders(sql, d))
@@ -311,8 +362,21 @@ func (wk *worker) run(ctx context.Context, t int, k kind) error {
 		wk.mark(wk.noRowOf[k])
 		return nil
 	}
+	if c := wk.checkOf[k]; c >= 0 {
+		wk.found.Found(c, n >= wk.rowsOf(k))
+	}
 	wk.mark(wk.opOf[k])
 	return nil
+}
+
+// rowsOf is how many rows checked statement k returns from a whole table,
+// given its arguments: one for a point select, and for a range each id
+// from its start to its end or --table-size, whichever comes first.
+func (wk *worker) rowsOf(k kind) int64 {
+	if k == kPointSelect {
+		return 1
+	}
+	return min(wk.args[1].Int, wk.w.opt.TableSize) - wk.args[0].Int + 1
 }
 
 func (wk *worker) exec(ctx context.Context, sql string, k kind) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/tpcb/script"
@@ -186,7 +187,8 @@ type runState struct {
 	measured bool          // -R, -L or -P: pgbench times each transaction
 	limit    time.Duration // -L
 	log      *txLog
-	stats    []clientStats // by client id; each written by its client only
+	check    *workload.ReadCheck // nil: no read must find a row
+	stats    []clientStats       // by client id; each written by its client only
 	dialect  target.Dialect
 	prog     liveFigures // the last interval, for the progress line
 }
@@ -255,6 +257,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 			ops = append(ops, commandSpec(e.name, i, c))
 		}
 	}
+	rs.check = rs.readCheck()
 	rs.stats = make([]clientStats, env.Threads)
 	for i := range rs.stats {
 		rs.stats[i].scripts = make([]scriptStats, len(scripts))
@@ -272,7 +275,17 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		},
 		// Every worker is one of rs's.
 		Observe: func(w workload.Worker, e workload.EventInfo) { w.(*worker).observe(e) },
-		Tick:    rs.tick,
+		Tick: func(iv metrics.Interval, p *result.Interval) {
+			rs.tick(iv, p)
+			if rs.check != nil {
+				rs.check.Tick(iv, p)
+			}
+		},
+		Finish: func(_ context.Context, res *result.Result) {
+			if rs.check != nil {
+				rs.check.Finish(res)
+			}
+		},
 		Close: func(context.Context) error {
 			if rs.log != nil {
 				return rs.log.Close()
@@ -280,6 +293,34 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 			return nil
 		},
 	}, nil
+}
+
+// readCheck numbers the commands that must find a row (the builtins'
+// read of an account), one operation each however many scripts share it,
+// and counts them; nil when no script has one.
+func (rs *runState) readCheck() *workload.ReadCheck {
+	var names []string
+	index := map[string]int{}
+	for _, e := range rs.scripts {
+		e.checks = make([]int, len(e.s.Commands))
+		for i, c := range e.s.Commands {
+			e.checks[i] = -1
+			if !c.MustFind {
+				continue
+			}
+			name := commandSpec(e.name, i, c).Name
+			if _, ok := index[name]; !ok {
+				index[name] = len(names)
+				names = append(names, name)
+			}
+			e.checks[i] = index[name]
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return workload.NewReadCheck(rs.env.Threads, names, fmt.Sprintf(
+		"re-run dbmark prepare tpcb -s %d to load every account again, or give a custom script the -s the tables were prepared with", rs.scale), false)
 }
 
 // commandSpec names a command's operation ("stmt:tpcb-like:6", 1-based
@@ -399,6 +440,9 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
 	// The recorder shares its clock reads with the runner.
 	wk.rec.h, wk.rec.timed, wk.rec.clock = h, rs.w.opt.ReportPerCommand, s.Clock
+	if rs.check != nil {
+		wk.rec.found = rs.check.Client(id)
+	}
 	n := 0
 	for _, e := range rs.scripts {
 		n = max(n, len(e.cmdOps))
@@ -427,6 +471,10 @@ type recorder struct {
 	timed bool    // -r
 	ran   []int64 // untimed completions by command, added to h per transaction
 	clock *workload.Clock
+	// checks are the script's reads that must find a row (scriptEntry's),
+	// counted in found.
+	checks []int
+	found  workload.Finder
 }
 
 func (r *recorder) Begin() time.Time {
@@ -460,6 +508,12 @@ func (r *recorder) Command(i int, end time.Time, d time.Duration) {
 }
 
 func (r *recorder) Count(i int) { r.ran[i]++ }
+
+func (r *recorder) Found(i int, ok bool) {
+	if c := r.checks[i]; c >= 0 {
+		r.found.Found(c, ok)
+	}
+}
 
 // flush adds the transaction's untimed statements to the handle.
 func (r *recorder) flush() {
@@ -517,7 +571,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 		}
 	}
 	e := wk.rs.scripts[wk.cur]
-	wk.rec.ops = e.cmdOps
+	wk.rec.ops, wk.rec.checks = e.cmdOps, e.checks
 	err := wk.client.Run(ctx, e.s, &wk.rec)
 	wk.rec.flush()
 	if err != nil {

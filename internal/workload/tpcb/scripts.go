@@ -132,6 +132,9 @@ type scriptEntry struct {
 	weight  int64
 	op      metrics.Op
 	cmdOps  []metrics.Op // per command; -1 when not recorded
+	// checks numbers the reads that must find a row in the run's
+	// ReadCheck, per command; -1 for the other commands.
+	checks []int
 }
 
 // ScriptError is a custom script that does not parse: its Error is

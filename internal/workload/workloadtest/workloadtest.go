@@ -8,6 +8,7 @@ package workloadtest
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +20,10 @@ import (
 
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
+	mysqltarget "github.com/dbmark/dbmark/internal/target/mysql"
+	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -142,6 +147,32 @@ func runOn(t *testing.T, c Case, e Engine) {
 			t.Errorf("a run after cleanup succeeded (want a refusal naming prepare): %s", out)
 		} else if !strings.Contains(out, "prepare") {
 			t.Errorf("a run after cleanup was refused without naming prepare: %s", out)
+		}
+	}
+}
+
+// Exec runs sqls on the database of rawURL (an engine's URL as Engines
+// gives it), behind a workload's back: rows deleted under a run, say.
+func Exec(t *testing.T, rawURL string, sqls ...string) {
+	t.Helper()
+	reg := target.NewRegistry()
+	postgres.Register(reg)
+	mysqltarget.Register(reg)
+	sqlite.Register(reg)
+	ctx := context.Background()
+	tg, err := reg.Open(ctx, rawURL, target.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, s := range sqls {
+		if err := c.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
 		}
 	}
 }

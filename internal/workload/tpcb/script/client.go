@@ -61,12 +61,15 @@ func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
 // time counts in the next timed command's, which saves a clock read; it
 // is passed to Count instead. The last command run is always timed, as
 // its end is the transaction's. Now reads the clock for a command's end.
+// Found is told, after command i that MustFind ran, whether it found a
+// row (not when it ran in a pipeline, whose results are read at its end).
 type Recorder interface {
 	Begin() time.Time
 	Now() time.Time
 	Wants(i int) bool
 	Command(i int, end time.Time, d time.Duration)
 	Count(i int)
+	Found(i int, ok bool)
 }
 
 // variable is one client variable. Its value is known by its text (from
@@ -103,6 +106,8 @@ type Client struct {
 	proto  target.ProtocolConn
 	simple bool   // -M simple: variables are pasted into the SQL text
 	text   []byte // the SQL text being built in simple mode
+
+	rows int64 // the rows the last SQL command returned or affected; -1: not known
 
 	inPipe   bool            // between \startpipeline and \endpipeline
 	pipe     target.Pipeline // the open pipeline, on PostgreSQL
@@ -302,6 +307,9 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		if err != nil {
 			c.abortPipeline()
 			return err
+		}
+		if cmd.MustFind && rec != nil && c.rows >= 0 {
+			rec.Found(pc, c.rows > 0)
 		}
 		if rec != nil {
 			if next >= len(s.Commands) || rec.Wants(pc) {
@@ -623,11 +631,13 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 	}
 	var row target.Row
 	var err error
+	c.rows = -1
 	if c.simple {
 		row, err = c.proto.RunText(ctx, c.simpleText(cs, cmd))
 		if err != nil {
 			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 		}
+		c.rows = row.Rows
 		if cmd.Result == Discard {
 			return nil
 		}
@@ -660,7 +670,7 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 		return nil
 	}
 	if cmd.Result == Discard {
-		if _, err := st.Run(ctx, args); err != nil {
+		if c.rows, err = st.Run(ctx, args); err != nil {
 			return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 		}
 		return nil
@@ -673,6 +683,7 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 	if err != nil {
 		return fmt.Errorf("client %d: script %s line %d: %w", c.id, cs.s.Name, cmd.Line, err)
 	}
+	c.rows = row.Rows
 	return c.storeRow(cs, pc, cmd, row)
 }
 

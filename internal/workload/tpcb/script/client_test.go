@@ -119,6 +119,7 @@ func query(t *testing.T, c target.Conn, sql string) string {
 type tally struct {
 	all            bool // Wants every command
 	timed, counted map[int]int
+	found          map[int][2]int // by command: reads that must find a row that did, and that did not
 }
 
 func newTally(all bool) *tally {
@@ -130,6 +131,18 @@ func (c *tally) Now() time.Time                              { return time.Now()
 func (c *tally) Wants(int) bool                              { return c.all }
 func (c *tally) Command(i int, _ time.Time, _ time.Duration) { c.timed[i]++ }
 func (c *tally) Count(i int)                                 { c.counted[i]++ }
+func (c *tally) Found(i int, ok bool) {
+	if c.found == nil {
+		c.found = map[int][2]int{}
+	}
+	n := c.found[i]
+	if ok {
+		n[0]++
+	} else {
+		n[1]++
+	}
+	c.found[i] = n
+}
 
 // TestClientOnEngines runs builtin and custom scripts on every engine and
 // checks what they did to the tables and to the variables.
@@ -191,6 +204,17 @@ func TestClientOnEngines(t *testing.T) {
 				if last.timed[i] != wantTimed || last.counted[i] != wantCounted {
 					t.Errorf("wanting none, command %d timed %d and counted %d times; want %d and %d", i, last.timed[i], last.counted[i], wantTimed, wantCounted)
 				}
+			}
+
+			// Its read of the account must find a row: of 10 accounts,
+			// the aids drawn up to 100000 x scale almost never do.
+			for i, f := range every.found {
+				if tpcb.Commands[i].Text != "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;" || f[0]+f[1] != 15 || f[1] < 14 {
+					t.Errorf("command %d %q: found %d, missed %d; want only the account read, 15 reads, nearly all missed", i, tpcb.Commands[i].Text, f[0], f[1])
+				}
+			}
+			if len(every.found) != 1 || len(last.found) != 1 {
+				t.Errorf("reads that must find a row: %v and %v, want the account read", every.found, last.found)
 			}
 
 			// \gset, \aset, \if and -D variables against real rows.

@@ -7,10 +7,10 @@
 //	Parse(file, src) (*Script, error)   // errors are *SyntaxError: Error() "file:line:col: msg", Detail() line and caret
 //	Builtin(name) (*Script, error)       // "tpcb-like", "simple-update", "select-only" or a unique prefix
 //	BuiltinNames() []string; BuiltinText(name) (full, desc, text, error)
-//	Script{Name, Commands, Index}        // Command{Line, Kind (SQL|Meta), Meta, Label, Text, Args, Result, Prefix}
+//	Script{Name, Commands, Index}        // Command{Line, Kind (SQL|Meta), Meta, Label, Text, Args, Result, Prefix, MustFind}
 //	Shared{Scale, RandomSeed, Clients, Vars, Logger, Debug, Stdout}
 //	NewClient(sh, id, conn, dialect) (*Client, error)
-//	(*Client).Run(ctx, script, Recorder) error  // one transaction; Recorder.Begin(), then per executed command, ended at Recorder.Now(), Command(i, end, d) if it Wants(i) or it is the last, else Count(i)
+//	(*Client).Run(ctx, script, Recorder) error  // one transaction; Recorder.Begin(), then per executed command, ended at Recorder.Now(), Command(i, end, d) if it Wants(i) or it is the last, else Count(i); Found(i, ok) after a read that MustFind
 //	(*Client).Restore()                  // before a retry: the variables and random state of the last Run's start
 //	(*Client).Var(name) (string, bool); (*Client).Close()
 //	Rand, NewRand; Shared.ThreadRandom(t) // pgbench's PRNG and its per-thread states (script choice, --rate, log sampling)

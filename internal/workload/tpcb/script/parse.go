@@ -81,9 +81,13 @@ type Command struct {
 
 	// SQL
 	Result ResultMode
-	Prefix string   // \gset or \aset variable prefix
-	parts  []string // the SQL text around its variable references
-	params []int    // the slot of each reference
+	Prefix string // \gset or \aset variable prefix
+	// MustFind marks a read that must find a row: the builtins' SELECT of
+	// the account the transaction drew (markMustFind). Run tells the
+	// Recorder whether it did.
+	MustFind bool
+	parts    []string // the SQL text around its variable references
+	params   []int    // the slot of each reference
 
 	// meta-commands
 	expr    *node
@@ -125,7 +129,59 @@ func Parse(file, src string) (*Script, error) {
 	if err := s.link(); err != nil {
 		return nil, err
 	}
+	s.markMustFind()
 	return s, nil
+}
+
+// The builtins' read of an account and the draw of its id: a script that
+// has both, as written there, reads an account that pgbench -i loaded.
+const (
+	accountRead = "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"
+	accountDraw = `\set aid random(1, 100000 * :scale)`
+)
+
+// markMustFind marks the reads that must find a row: a builtin's read of
+// its account, or the same read in a script that draws :aid as the
+// builtins do and sets it nowhere else (a builtin saved as a custom
+// script). Reads of any other form may find nothing by design, so they
+// are left alone.
+func (s *Script) markMustFind() {
+	draws, sets := 0, 0
+	for _, c := range s.Commands {
+		switch {
+		case c.Kind == Meta && c.Meta == MetaSet && len(c.Args) > 1 && c.Args[1] == "aid":
+			sets++
+			if sameWords(c.Text, accountDraw) {
+				draws++
+			}
+		case c.Kind == Meta && c.Meta == MetaSetShell && len(c.Args) > 1 && c.Args[1] == "aid",
+			c.Kind == SQL && c.Result != Discard:
+			sets++ // \setshell, \gset or \aset may set :aid too
+		}
+	}
+	if draws != 1 || sets != 1 {
+		return
+	}
+	for _, c := range s.Commands {
+		if c.Kind == SQL && sameWords(c.Text, accountRead) {
+			c.MustFind = true
+		}
+	}
+}
+
+// sameWords says whether a and b are the same words, whatever the spaces
+// between them and the case of their letters.
+func sameWords(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if !strings.EqualFold(fa[i], fb[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 type scriptParser struct {

@@ -200,3 +200,46 @@ func TestSetAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations per run, want 0", n)
 	}
 }
+
+// The reads that must find a row: the builtins' read of the account they
+// drew, and the same in a custom script only when it draws :aid as they do
+// and sets it nowhere else.
+func TestMustFind(t *testing.T) {
+	marked := func(s *script.Script) []int {
+		var out []int
+		for i, c := range s.Commands {
+			if c.MustFind {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for _, name := range script.BuiltinNames() {
+		s, err := script.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := marked(s); len(m) != 1 || !strings.HasPrefix(s.Commands[m[0]].Text, "SELECT abalance") {
+			t.Errorf("%s: commands %v must find a row, want its SELECT abalance", name, m)
+		}
+	}
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{
+		{"\\set aid random(1, 100000 * :scale)\nselect  abalance FROM pgbench_accounts\n WHERE aid = :aid;\n", 1},
+		{"\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid + 1;\n", 1},
+		{"\\set aid random(1, 1000000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n", 0},
+		{"\\set aid random(1, 100000 * :scale)\n\\set aid :aid + 5\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n", 0},
+		{"\\set aid random(1, 100000 * :scale)\nSELECT 1 AS aid \\gset\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n", 0},
+		{"SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n", 0},
+	} {
+		s, err := script.Parse("custom.sql", tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(marked(s)); got != tc.want {
+			t.Errorf("%q: %d reads must find a row, want %d", tc.src, got, tc.want)
+		}
+	}
+}
