@@ -19,6 +19,10 @@ import (
 
 	"github.com/dbmark/dbmark/internal/cli"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/target"
+	mysqltarget "github.com/dbmark/dbmark/internal/target/mysql"
+	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -59,6 +63,32 @@ func Engines(t *testing.T, db string) []Engine {
 	}
 	if os.Getenv("CI") != "" && len(out) < 3 {
 		t.Fatalf("CI runs every engine: DBMARK_TEST_POSTGRES and DBMARK_TEST_MYSQL must be set (scripts/testenv.sh env)")
+	}
+	return out
+}
+
+// Target is one of the suite's databases, opened.
+type Target struct {
+	Name string
+	target.Target
+}
+
+// Targets are Engines opened as targets, for tests that drive a workload
+// without the command; each is closed when the test ends.
+func Targets(t *testing.T, db string, opts target.Options) []Target {
+	t.Helper()
+	reg := target.NewRegistry()
+	postgres.Register(reg)
+	mysqltarget.Register(reg)
+	sqlite.Register(reg)
+	var out []Target
+	for _, e := range Engines(t, db) {
+		tg, err := reg.Open(context.Background(), e.URL, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		out = append(out, Target{e.Name, tg})
 	}
 	return out
 }
