@@ -41,6 +41,7 @@ var shorter = []string{
 	"--file-total-size 1G", "--file-total-size 64M",
 	"--file-total-size 256M", "--file-total-size 32M",
 	" -s 10", " -s 1",
+	"--scale 100000", "--scale 10000",
 	"--max-rows 2e5 --report-rows 5e4", "--max-rows 2e4 --report-rows 5e3",
 	"--max-rows 1e6 --report-rows 1e5", "--max-rows 1e5 --report-rows 2e4",
 	"--max-rows 12e5", "--max-rows 12e4",

@@ -28,6 +28,7 @@ import (
 	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
 	"github.com/dbmark/dbmark/internal/workload/tpcb"
+	"github.com/dbmark/dbmark/internal/workload/wisconsin"
 )
 
 // Exit codes, as pgbench uses them, plus the shell's code for SIGINT.
@@ -91,6 +92,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	fileio.Register(a.Workloads)
 	tpcb.Register(a.Workloads)
 	iibench.Register(a.Workloads)
+	wisconsin.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}

@@ -86,6 +86,10 @@ type Dialect interface {
 	// IndexHint makes a SELECT use the named index, placed after its
 	// table name; "" where the planner takes no hint.
 	IndexHint(index string) string
+	// DeleteOne is a DELETE of one row of table, any one, among those
+	// where cond holds: what deletes one of several identical rows of a
+	// table without a key.
+	DeleteOne(table, cond string) string
 	// TableExists is a query that returns a row when the table exists.
 	TableExists(table string) string
 	// TableBytes reads the size of a table's data and of its indexes

@@ -179,6 +179,11 @@ func (dialect) Maintain(table string, m target.Maintenance) []string {
 
 func (dialect) IndexHint(index string) string { return "FORCE INDEX (" + index + ")" }
 
+// DeleteOne uses DELETE's own LIMIT.
+func (dialect) DeleteOne(table, cond string) string {
+	return "DELETE FROM " + table + " WHERE " + cond + " LIMIT 1"
+}
+
 func (dialect) TableExists(table string) string {
 	return "SELECT 1" + infoSchema(table)
 }

@@ -157,6 +157,11 @@ func (dialect) Maintain(table string, m target.Maintenance) []string {
 
 func (dialect) IndexHint(string) string { return "" }
 
+// DeleteOne names the row by its ctid: PostgreSQL's DELETE takes no LIMIT.
+func (dialect) DeleteOne(table, cond string) string {
+	return "DELETE FROM " + table + " WHERE ctid = (SELECT ctid FROM " + table + " WHERE " + cond + " LIMIT 1)"
+}
+
 // TableExists looks for a table or partitioned table on the search path;
 // unquoted names are folded to lower case.
 func (dialect) TableExists(table string) string {

@@ -129,6 +129,12 @@ func (dialect) Maintain(table string, m target.Maintenance) []string {
 
 func (dialect) IndexHint(string) string { return "" }
 
+// DeleteOne names the row by its rowid: DELETE ... LIMIT needs a
+// compile-time option the library is not built with.
+func (dialect) DeleteOne(table, cond string) string {
+	return "DELETE FROM " + table + " WHERE rowid = (SELECT rowid FROM " + table + " WHERE " + cond + " LIMIT 1)"
+}
+
 func (dialect) TableExists(table string) string {
 	return "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '" + table + "'"
 }

@@ -335,6 +335,29 @@ func (s *suite) bulkInsert(t *testing.T) {
 	}
 }
 
+// deleteOne deletes one of three identical rows of a table without a
+// key, then the others one at a time, then finds none.
+func (s *suite) deleteOne(t *testing.T) {
+	ctx, c, d, table := context.Background(), s.c, s.d, s.table+"_dup"
+	mustExec(t, c, "DROP TABLE IF EXISTS "+table)
+	mustExec(t, c, "CREATE TABLE "+table+" (k INTEGER NOT NULL, v INTEGER NOT NULL)")
+	defer c.Exec(context.Background(), "DROP TABLE "+table)
+	mustExec(t, c, "INSERT INTO "+table+" VALUES (1, 7), (2, 7), (2, 7), (2, 7)")
+	st, err := c.Prepare(ctx, d.DeleteOne(table, "k = 2"))
+	if err != nil {
+		t.Fatalf("prepare %s: %v", d.DeleteOne(table, "k = 2"), err)
+	}
+	defer st.Close()
+	for _, want := range []int64{1, 1, 1, 0} {
+		if n, err := st.Run(ctx, nil); err != nil || n != want {
+			t.Fatalf("delete one: %d rows, %v; want %d", n, err, want)
+		}
+	}
+	if v, _, err := c.QueryRow(ctx, "SELECT COUNT(*) FROM "+table); err != nil || v != "1" {
+		t.Fatalf("rows left = %q, %v; want the row of k = 1", v, err)
+	}
+}
+
 func (s *suite) inspect(t *testing.T) {
 	ctx, tg := context.Background(), s.tg
 	eng, err := tg.Inspect(ctx)

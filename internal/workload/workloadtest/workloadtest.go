@@ -68,6 +68,32 @@ func Engines(t *testing.T, db string) []Engine {
 	return out
 }
 
+// Target is one of the suite's databases, opened.
+type Target struct {
+	Name string
+	target.Target
+}
+
+// Targets are Engines opened as targets, for tests that drive a workload
+// without the command; each is closed when the test ends.
+func Targets(t *testing.T, db string, opts target.Options) []Target {
+	t.Helper()
+	reg := target.NewRegistry()
+	postgres.Register(reg)
+	mysqltarget.Register(reg)
+	sqlite.Register(reg)
+	var out []Target
+	for _, e := range Engines(t, db) {
+		tg, err := reg.Open(context.Background(), e.URL, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		t.Cleanup(func() { tg.Close() })
+		out = append(out, Target{e.Name, tg})
+	}
+	return out
+}
+
 // Run runs the suite for c on every engine.
 func Run(t *testing.T, c Case) {
 	for _, e := range Engines(t, "dbmark_wl_"+strings.ReplaceAll(c.Workload, "-", "_")) {
