@@ -13,6 +13,7 @@ import (
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/saturation"
 	"github.com/dbmark/dbmark/internal/store"
 )
 
@@ -76,6 +77,9 @@ func (a *App) resultsCmd() *cobra.Command {
 				if r.Summary.Dips == nil {
 					// Kept before dips were looked for: looked for now.
 					r.Summary.Dips = dips.Find(r)
+				}
+				if r.Summary.Saturated == nil {
+					r.Summary.Saturated = saturation.Find(r)
 				}
 				report.Summary(a.Stdout, r)
 				return nil

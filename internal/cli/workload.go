@@ -23,6 +23,7 @@ import (
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
+	"github.com/dbmark/dbmark/internal/saturation"
 	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
@@ -549,6 +550,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		w.Hooks.Annotate(res)
 	}
 	res.Summary.Dips = dips.Find(res)
+	res.Summary.Saturated = saturation.Find(res)
 
 	return res, a.conclude(ctx, w, res, out, st, f, o)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/saturation"
 )
 
 // LiveLine renders one interval as sysbench's --report-interval line,
@@ -185,6 +186,9 @@ func Summary(w io.Writer, r *result.Result) {
 		for _, d := range s.Dips {
 			fmt.Fprintf(w, "    %s\n", dips.Line(d, s.HeadlineUnit))
 		}
+	}
+	if r.Counters != nil && len(r.Counters.Series) > 0 {
+		fmt.Fprintf(w, "\nWhat saturated (on this machine): %s\n", saturation.Line(s.Saturated))
 	}
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
 	for _, warn := range s.Warnings {

@@ -25,3 +25,11 @@ type Mover struct {
 	During  float64 `json:"during"`
 	Typical float64 `json:"typical"`
 }
+
+// Limit is a resource that was at its limit during a run (package
+// saturation): for what share of the measured samples, and how.
+type Limit struct {
+	Resource string  `json:"resource"` // "cpu", "iowait", "steal", "disk vda", "memory", "engine"
+	Share    float64 `json:"share"`    // of the measured samples, 0 to 1
+	Detail   string  `json:"detail"`
+}

@@ -255,7 +255,11 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Dips are where throughput fell well below its running median, with
 	// the counters that moved then (package dips).
-	Dips         []Dip             `json:"dips,omitempty"`
+	Dips []Dip `json:"dips,omitempty"`
+	// Saturated are the resources at their limit during the run, from
+	// the sampled counters (package saturation); nil when none was
+	// sampled, empty when none ran out.
+	Saturated    []Limit           `json:"saturated,omitempty"`
 	Extra        map[string]string `json:"extra,omitempty"`
 	Headline     float64           `json:"headline"`
 	HeadlineUnit string            `json:"headline_unit"`
