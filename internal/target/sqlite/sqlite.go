@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -187,6 +188,8 @@ type Conn struct {
 	cur    target.Activity
 	closed bool
 	cache  connCache
+	// timeout is SetQueryTimeout's: Query arms it for each statement.
+	timeout time.Duration
 }
 
 // Exec runs sql and discards any rows.
