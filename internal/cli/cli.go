@@ -27,6 +27,7 @@ import (
 	"github.com/dbmark/dbmark/internal/workload/fileio"
 	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
+	"github.com/dbmark/dbmark/internal/workload/query"
 	"github.com/dbmark/dbmark/internal/workload/tpcb"
 )
 
@@ -84,6 +85,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	fileio.Register(a.Workloads)
 	tpcb.Register(a.Workloads)
 	iibench.Register(a.Workloads)
+	query.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}
