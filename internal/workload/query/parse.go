@@ -15,7 +15,7 @@ import (
 // colon. Statements without a label are q1, q2, ... by their place in
 // the file. The statement's text is kept without its semicolon and
 // without the comment lines above it. A file with no statement gives
-// none and no error; a string, quoted name, comment or dollar quote left
+// none and no error (nor does a statement of comments alone); a string, quoted name, comment or dollar quote left
 // open at the end of the file, and a label used twice, are errors of one
 // line naming the line.
 func Parse(src string) ([]Query, error) {
@@ -71,6 +71,11 @@ func (p *parser) parse() ([]Query, error) {
 			return nil, err
 		}
 		sql := strings.TrimSpace(src[start:stop])
+		if onlyComments(sql) {
+			label, inBlock = "", false
+			i = next
+			continue
+		}
 		line := p.lineAt(start)
 		q := Query{Label: label, SQL: sql, Line: line}
 		if q.Label == "" {
@@ -246,4 +251,27 @@ func dollarTag(s string) (string, bool) {
 
 func identChar(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// onlyComments says whether sql, a statement's whole text, is comments
+// and blanks alone: no statement at all.
+func onlyComments(sql string) bool {
+	p := parser{src: sql, line: 1}
+	for i := 0; i < len(sql); {
+		switch c := sql[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+		case strings.HasPrefix(sql[i:], "--") || c == '#':
+			i = lineEnd(sql, i)
+		case strings.HasPrefix(sql[i:], "/*"):
+			end, err := p.closeComment(i)
+			if err != nil {
+				return false
+			}
+			i = end
+		default:
+			return false
+		}
+	}
+	return true
 }
