@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -437,7 +437,6 @@ func TestStreamsAboveTheConnectionLimit(t *testing.T) {
 		t.Errorf("%d runs kept", n)
 	}
 }
-
 
 // openMariaDB opens the database of the mysql:// URL raw.
 func openMariaDB(t *testing.T, raw string) *sql.DB {
