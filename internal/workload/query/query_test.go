@@ -2,7 +2,6 @@ package query_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"net/url"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbmark/dbmark/internal/cli"
@@ -245,7 +243,8 @@ func stillRunning(t *testing.T, e workloadtest.Engine) int {
 			t.Fatal(err)
 		}
 	case "mariadb":
-		db := openMariaDB(t, e.URL)
+		db := workloadtest.OpenMariaDB(t, e.URL)
+		defer db.Close()
 		if err := db.QueryRow("SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(10)'").Scan(&n); err != nil {
 			t.Fatal(err)
 		}
@@ -436,23 +435,4 @@ func TestStreamsAboveTheConnectionLimit(t *testing.T) {
 	if n := storedRuns(t); n != 0 {
 		t.Errorf("%d runs kept", n)
 	}
-}
-
-// openMariaDB opens the database of the mysql:// URL raw.
-func openMariaDB(t *testing.T, raw string) *sql.DB {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := mysql.NewConfig()
-	cfg.User = u.User.Username()
-	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
