@@ -383,6 +383,9 @@ func (s *Suite) only(qs []Query) ([]Query, error) {
 		for _, q := range qs {
 			have = append(have, q.Label)
 		}
+		if len(have) > 20 {
+			have = append(have[:20], fmt.Sprintf("and %d more", len(have)-20))
+		}
 		return nil, fmt.Errorf("--only %s: no query has that label (the labels are %s)", strings.Join(missing, ","), strings.Join(have, ", "))
 	}
 	return out, nil
