@@ -20,6 +20,7 @@ targets="
 ./internal/target/sqlite FuzzOpen
 ./internal/workload/tpcb/script FuzzParse
 ./internal/workload/tpcb/script FuzzEval
+./internal/workload/query FuzzParse
 ./internal/result FuzzUnmarshal
 ./internal/result FuzzHistogramDecode
 ./internal/sweep FuzzValues

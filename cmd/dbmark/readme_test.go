@@ -58,6 +58,11 @@ func TestReadmeExamples(t *testing.T) {
 		t.Skip("the README's examples take a couple of minutes")
 	}
 	block := exampleBlock(t)
+	// The example files the README names by their place in the repository.
+	examples, err := filepath.Abs(filepath.Join("..", "..", "docs", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	work := t.TempDir()
 	t.Setenv("DBMARK_HOME", filepath.Join(work, "home"))
 	t.Setenv("DBMARK_TARGET", "")
@@ -73,6 +78,7 @@ func TestReadmeExamples(t *testing.T) {
 	pairs = append(pairs,
 		"/var/tmp/dbmark-fileio", filepath.Join(fileDir, "fileio"),
 		"/var/tmp/dbmark-sweep", filepath.Join(fileDir, "sweep"),
+		"docs/examples/", examples+"/",
 		"@127.0.0.1:55432/bench", "@127.0.0.1:55432/"+readmeDB,
 		"postgres:///bench?", "postgres:///"+readmeDB+"?",
 		"@127.0.0.1:53306/sbtest", "@127.0.0.1:53306/"+readmeDB,

@@ -27,6 +27,7 @@ import (
 	"github.com/dbmark/dbmark/internal/workload/fileio"
 	"github.com/dbmark/dbmark/internal/workload/iibench"
 	"github.com/dbmark/dbmark/internal/workload/oltp"
+	"github.com/dbmark/dbmark/internal/workload/query"
 	"github.com/dbmark/dbmark/internal/workload/tpcb"
 	"github.com/dbmark/dbmark/internal/workload/wisconsin"
 )
@@ -93,6 +94,7 @@ func NewApp(stdout, stderr io.Writer, args []string) *App {
 	tpcb.Register(a.Workloads)
 	iibench.Register(a.Workloads)
 	wisconsin.Register(a.Workloads)
+	query.Register(a.Workloads)
 	if f, ok := stderr.(*os.File); ok {
 		a.Interactive = term.IsTerminal(int(f.Fd()))
 	}

@@ -95,8 +95,12 @@ func (a *App) export(ctx context.Context, ref string, ex *exportFlags) error {
 					_, err = w.Write(b)
 					return err
 				}
+				series := ex.series
+				if series == "" {
+					series = report.DefaultSeries(r)
+				}
 				for _, s := range report.RunSeries() {
-					if s.Name == ex.series || ex.series == "" {
+					if s.Name == series {
 						if !s.Has(r) {
 							return fmt.Errorf("result %d has no %s series (%s); it has: %s", id, s.Name, s.About, strings.Join(seriesOf(r), ", "))
 						}

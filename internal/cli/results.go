@@ -95,6 +95,7 @@ func (a *App) resultsCmd() *cobra.Command {
   intervals  one row per interval: rates, errors, latency percentiles, the workload's own figures (default)
   rows       one row per row mark (iibench): insert and query rates and latencies, table size, against rows
   counters   one row per sample time, one column per OS or engine counter
+  queries    a query suite's runs: one row per iteration, one column per query (its default)
 A sweep (sweep:ID) exports as JSON with its record, its table and all its runs, or as CSV:
   table      the table dbmark sweep prints (e.g. tpcb's clients x transactions), the mean of each cell (default)
   cells      one row per cell with every statistic (dbmark sweep --format csv)
@@ -107,7 +108,7 @@ Host names, addresses, user names and paths are removed unless --no-redact.`,
 		},
 	}
 	export.Flags().StringVar(&ex.format, "format", "json", "json or csv")
-	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows or counters; for a sweep: table (default) or cells")
+	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows, counters or queries (a query suite's default); for a sweep: table (default) or cells")
 	export.Flags().StringVarP(&ex.out, "output", "o", "", "write to this file instead of standard output")
 	export.Flags().StringVar(&ex.dir, "out-dir", "", "write every table as its own CSV file in this directory")
 	export.Flags().BoolVar(&ex.noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")

@@ -31,7 +31,13 @@ type sweepFlags struct {
 }
 
 func (s *sweepFlags) bind(fs *pflag.FlagSet) {
-	fs.IntVar(&s.iterations, "iterations", 3, "runs per cell (with --until-cv, the least number)")
+	// A workload with an --iterations of its own (a query suite's runs of
+	// each query) keeps it; the runs per cell are then --sweep-iterations.
+	name := "iterations"
+	if fs.Lookup(name) != nil {
+		name = "sweep-iterations"
+	}
+	fs.IntVar(&s.iterations, name, 3, "runs per cell (with --until-cv, the least number)")
 	fs.Var(&s.untilCV, "until-cv", "repeat each cell until the coefficient of variation of its headline is at most this (e.g. 3%)")
 	fs.IntVar(&s.maxIterations, "max-iterations", 10, "with --until-cv, stop repeating a cell after this many runs")
 	fs.StringArrayVar(&s.zip, "zip", nil, "swept options that move together instead of being crossed, e.g. --zip threads,rate (as many values each)")

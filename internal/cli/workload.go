@@ -579,6 +579,9 @@ func runConfig(w workload.Spec, fs *pflag.FlagSet, f *runFlags) (runner.Config, 
 		AbortClient: plan.AbortClient, SelfLimited: plan.SelfLimited,
 		StallTimeout: time.Duration(f.stallTimeout),
 	}
+	if plan.StallTimeout != 0 && !fs.Changed("stall-timeout") {
+		cfg.StallTimeout = max(plan.StallTimeout, 0)
+	}
 	return cfg, plan, cfg.Validate()
 }
 
@@ -629,8 +632,9 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 	if w.Hooks.Report != nil {
 		w.Hooks.Report(o.out, res)
 	}
-	// The result's status: the runner's, or what the workload found after
-	// the run (most reads that must find rows found none).
+	// The result's status: the runner's, or a workload's verdict on what
+	// it measured (most reads that must find rows found none, a query
+	// suite's failed queries).
 	switch res.Status {
 	case result.StatusInterrupted:
 		return withCode(ExitInterrupted, errors.New("interrupted: "+keptNote(st, f.jsonPath)))
@@ -639,7 +643,11 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
-		return withCode(code, fmt.Errorf("run failed: %s (%s)", res.Error, keptNote(st, f.jsonPath)))
+		why := res.Error
+		if out.Err != nil && out.Status == result.StatusFailed {
+			why = out.Err.Error()
+		}
+		return withCode(code, fmt.Errorf("run failed: %s (%s)", why, keptNote(st, f.jsonPath)))
 	}
 	return nil
 }

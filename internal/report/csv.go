@@ -29,6 +29,8 @@ func RunSeries() []CSVSeries {
 			Has: func(r *result.Result) bool { return r.Rows != nil && len(r.Rows.Series) > 0 }, Write: RowsCSV},
 		{Name: "counters", About: "one row per sample time, one column per OS or engine counter (--sample-interval)",
 			Has: func(r *result.Result) bool { return r.Counters != nil && len(r.Counters.Series) > 0 }, Write: CountersCSV},
+		{Name: "queries", About: "one row per iteration of each stream, one column per query: its seconds (a query suite)",
+			Has: func(r *result.Result) bool { return r.Queries != nil && len(r.Queries.List) > 0 }, Write: QueriesCSV},
 	}
 }
 

@@ -37,6 +37,9 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"schema_version":1,"histograms":[{"op":"a","encoded":"HISTFAAAACB4nJNpmSzMwMDAyQABzFCaEUzOmNUAAQ=="}]}`))
 	f.Add([]byte(`{"schema_version":1}`))
 	f.Add([]byte(`{"schema_version":2}`))
+	f.Add([]byte(`{"schema_version":1,"status":"failed","queries":{"iterations":2,"streams":1,"total_s":0.5,"geomean_s":0.1,"failed":1,` +
+		`"list":[{"label":"q1","sql":"select 1","cold_s":0.2,"hot_s":0.1,"median_s":0.15,"rows":1,"runs":[{"stream":0,"iteration":1,"t":0,"s":0.2,"rows":1,"bytes":1},` +
+		`{"stream":0,"iteration":2,"t":0.2,"s":0.1,"rows":0,"bytes":0,"kind":"wrong answer","error":"want 1 row"}]}]}}`))
 	f.Add([]byte(`{"schema_version":1,"status":"ok","summary":{"ops":[{"name":"txn","count":3}]},` +
 		`"series":[{"t":1,"duration_s":1,"events_per_s":3,"extra":{"rows":5}}],"started_at":"2024-01-02T03:04:05.123456789+02:00"}`))
 	full := &Result{SchemaVersion: 1, ID: "x", Status: StatusOK, Histograms: []Histogram{seedHistogram(f)},

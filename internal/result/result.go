@@ -75,6 +75,8 @@ type Result struct {
 	// Plan is the run's shape as computed once from its options; documents
 	// written before it was recorded have none.
 	Plan *Plan `json:"plan,omitempty"`
+	// Queries is a query suite's every run and figures (queries.go).
+	Queries *Queries `json:"queries,omitempty"`
 }
 
 // Rows is what a workload that grows a table reports (iibench): the rows

@@ -79,6 +79,9 @@ type Dialect interface {
 	Series(col string, n int64) Series
 	// IntDiv is the operator of integer division.
 	IntDiv() string
+	// Explain is the statement that shows the plan the engine would run
+	// query by, without running it: its rows, as text, are the plan.
+	Explain(query string) string
 	// Maintain is the statements of maintenance m on a table; those of
 	// it the engine does not have (or does by itself) are left out.
 	Maintain(table string, m Maintenance) []string

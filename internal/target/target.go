@@ -57,6 +57,17 @@ type Conn interface {
 	// BulkInsert loads rows through the engine's fastest path (COPY,
 	// multi-row INSERT, one large transaction) and returns the rows loaded.
 	BulkInsert(ctx context.Context, table string, columns []string, rows RowSource) (int64, error)
+	// Query runs one statement of SQL text as a client program would send
+	// it and counts what it returns as the rows stream by, keeping none of
+	// them: a query of any size runs in the memory of one row.
+	Query(ctx context.Context, sql string, o QueryOptions) (Tally, error)
+	// SetQueryTimeout makes the engine itself end any later statement of
+	// the connection (at least those Query runs) that runs longer than d
+	// (0: no limit), so a runaway
+	// query is stopped on the server, not only abandoned by the client:
+	// PostgreSQL's statement_timeout, MariaDB's max_statement_time (MySQL's
+	// max_execution_time, for SELECTs), SQLite's progress handler.
+	SetQueryTimeout(ctx context.Context, d time.Duration) error
 	// Close releases the connection; it is safe to call twice.
 	Close() error
 }

@@ -111,6 +111,10 @@ type PlanAdjust struct {
 	// pgbench 15 lets its other clients finish. Without it such an error
 	// ends the run.
 	AbortClient bool
+	// StallTimeout, when not 0, is --stall-timeout's default for the
+	// workload (negative: no check unless given), for events that may
+	// rightly run long (a query of a suite, bounded by its own timeout).
+	StallTimeout time.Duration
 }
 
 // Plan is a run's shape as computed once from its options: how many
@@ -132,6 +136,9 @@ type Plan struct {
 	SkipLate    time.Duration
 	CountFailed bool
 	AbortClient bool
+	// StallTimeout is the workload's default for --stall-timeout (0:
+	// the command's own; negative: no check), from PlanAdjust.
+	StallTimeout time.Duration
 }
 
 // NewPlan computes the run's plan from in and what the workload declares
@@ -150,7 +157,8 @@ func NewPlan(in PlanInput, declare func(PlanInput) (PlanAdjust, error)) (Plan, e
 		}
 	}
 	p := Plan{Clients: in.Clients, Time: in.Time, Events: in.Events, Warmup: in.Warmup, Rate: in.Rate,
-		MaxTries: in.MaxTries, SelfLimited: adj.SelfLimited, CountFailed: adj.CountFailed, AbortClient: adj.AbortClient}
+		MaxTries: in.MaxTries, SelfLimited: adj.SelfLimited, CountFailed: adj.CountFailed, AbortClient: adj.AbortClient,
+		StallTimeout: adj.StallTimeout}
 	if adj.Clients != 0 {
 		if in.Given.Clients && in.Clients != adj.Clients {
 			return Plan{}, fmt.Errorf("--threads %d conflicts with %s (leave --threads out)", in.Clients, adj.ClientsFrom)

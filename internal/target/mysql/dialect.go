@@ -195,3 +195,6 @@ func (dialect) TableBytes(ctx context.Context, c target.Conn, table string) (dat
 func infoSchema(table string) string {
 	return " FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table + "'"
 }
+
+// Explain asks for the plan of q.
+func (dialect) Explain(q string) string { return "EXPLAIN " + target.TrimStatement(q) }

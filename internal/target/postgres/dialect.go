@@ -177,3 +177,6 @@ func (dialect) TableBytes(ctx context.Context, c target.Conn, table string) (dat
 	return target.TableBytes(ctx, c, table, "SELECT COALESCE(SUM(pg_table_size(relid)), 0) FROM "+rels,
 		"SELECT COALESCE(SUM(pg_indexes_size(relid)), 0) FROM "+rels)
 }
+
+// Explain asks for the plan of q.
+func (dialect) Explain(q string) string { return "EXPLAIN " + target.TrimStatement(q) }

@@ -172,3 +172,6 @@ func fileBytes(ctx context.Context, c target.Conn, table string) (data, index in
 	}
 	return (n[0] - n[1]) * n[2], -1, nil
 }
+
+// Explain asks for the plan of q.
+func (dialect) Explain(q string) string { return "EXPLAIN QUERY PLAN " + target.TrimStatement(q) }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -188,6 +189,8 @@ type Conn struct {
 	closed bool
 	cache  connCache
 	dest   []driver.Value // ExecRows' scan buffer
+	// timeout is SetQueryTimeout's: Query arms it for each statement.
+	timeout time.Duration
 }
 
 // Exec runs sql and discards any rows.

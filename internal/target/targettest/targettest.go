@@ -91,6 +91,8 @@ func Run(t *testing.T, e Engine) {
 	t.Run("UniqueViolationIsFatal", s.uniqueViolationIsFatal)
 	t.Run("BulkInsert", s.bulkInsert)
 	t.Run("DeleteOne", s.deleteOne)
+	t.Run("QueryTallies", s.queryTallies)
+	t.Run("QueryTimeout", s.queryTimeout)
 	t.Run("Inspect", s.inspect)
 	t.Run("Facts", s.facts)
 	t.Run("Counters", s.counters)

@@ -229,6 +229,19 @@ func PostgresDB(t *testing.T, raw, db string) string {
 // raw pointed at it.
 func MariaDB(t *testing.T, raw, db string) string {
 	t.Helper()
+	conn := OpenMariaDB(t, withDB(raw, ""))
+	defer conn.Close()
+	if _, err := conn.Exec("create database if not exists " + db); err != nil {
+		t.Fatalf("create database %s on MariaDB: %v", db, err)
+	}
+	return withDB(raw, db)
+}
+
+// OpenMariaDB opens the MariaDB server of the mysql:// URL raw, in its
+// database where it names one, through database/sql, for a test's own
+// statements.
+func OpenMariaDB(t *testing.T, raw string) *sql.DB {
+	t.Helper()
 	u, err := url.Parse(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -236,16 +249,12 @@ func MariaDB(t *testing.T, raw, db string) string {
 	cfg := mysql.NewConfig()
 	cfg.User = u.User.Username()
 	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr = "tcp", u.Host
+	cfg.Net, cfg.Addr, cfg.DBName = "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
 	conn, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	if _, err := conn.Exec("create database if not exists " + db); err != nil {
-		t.Fatalf("create database %s on MariaDB: %v", db, err)
-	}
-	return withDB(raw, db)
+	return conn
 }
 
 func withDB(raw, db string) string {

@@ -26,6 +26,8 @@ func builtins() []workloadtest.Case {
 	return append(cs,
 		workloadtest.Case{Workload: "tpcb", Prepare: []string{"--scale", "1"}},
 		workloadtest.Case{Workload: "iibench", Run: []string{"--inserters", "1", "--query-threads", "1", "--max-rows", "2000", "--rows-per-insert", "100"}, SelfLimited: true},
+		workloadtest.Case{Workload: "query", Prepare: []string{"--setup", "../query/testdata/setup.sql"},
+			Run: []string{"--file", "../query/testdata/suite.sql", "--streams", "2", "--iterations", "2"}, SelfLimited: true},
 	)
 }
 
