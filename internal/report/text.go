@@ -177,6 +177,9 @@ func Summary(w io.Writer, r *result.Result) {
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	for _, m := range r.Counters.Missing() {
+		fmt.Fprintln(w, m)
+	}
 }
 
 // writeDisconnects shows a degraded run's outages: the wait from each

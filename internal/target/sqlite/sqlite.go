@@ -193,11 +193,13 @@ type Conn struct {
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
 	_, err := c.c.ExecContext(ctx, sql, nil)
+	c.cache.poll()
 	return err
 }
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
+	defer c.cache.poll()
 	rows, err := c.c.QueryContext(ctx, sql, nil)
 	if err != nil {
 		return "", false, err
@@ -269,7 +271,9 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 	if err != nil {
 		return target.Row{}, err
 	}
-	if err := target.ReadLastRow(rows, &s.row, &s.dest); err != nil {
+	err = target.ReadLastRow(rows, &s.row, &s.dest)
+	s.c.cache.poll()
+	if err != nil {
 		return target.Row{}, err
 	}
 	return s.row, nil
@@ -279,6 +283,9 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	s.c.cur.Set(s.sql)
 	s.bind(args)
+	// Between statements the connection hands its page cache counts to
+	// the sampler when asked (cachestat.go).
+	defer s.c.cache.poll()
 	if !s.rows {
 		res, err := s.s.ExecContext(ctx, s.args)
 		if err != nil {
