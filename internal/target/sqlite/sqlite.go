@@ -43,6 +43,8 @@ type Target struct {
 	// open, which needs a lock that concurrent opens would fight over.
 	openMu sync.Mutex
 	caches caches
+	// pragmas run on every connection as it opens (--server-set).
+	pragmas connPragmas
 }
 
 // Open accepts sqlite:///abs/path.db, sqlite://rel/path.db and file: URLs.
@@ -103,6 +105,10 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	}
 	c := &Conn{c: dc.(*sqlite3.SQLiteConn), cache: connCache{db: db, set: &t.caches}}
 	t.caches.add(c)
+	if err := t.pragmas.apply(ctx, c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open SQLite database %s: %w", t.path, err)
+	}
 	return c, nil
 }
 
