@@ -97,6 +97,13 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "  rate: %g/s (open loop)", r.Run.Rate)
 	}
 	fmt.Fprintln(w)
+	if len(r.Target.ServerSet) > 0 {
+		parts := make([]string, len(r.Target.ServerSet))
+		for i, s := range r.Target.ServerSet {
+			parts[i] = fmt.Sprintf("%s=%s (read back %s, was %s)", s.Name, s.Set, s.ReadBack, s.Original)
+		}
+		fmt.Fprintf(w, "server settings: %s\n", strings.Join(parts, ", "))
+	}
 	if r.Target.Kind == "dir" {
 		// File I/O: operations and bytes, no transactions or queries.
 		fmt.Fprintln(w, "\nFile I/O statistics:")

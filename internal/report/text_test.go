@@ -141,3 +141,17 @@ func TestSummaryNamesCounterGaps(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant the line %q once", got, want)
 	}
 }
+
+// The settings a run changed on the server are named with what they were.
+func TestSummaryNamesServerSettings(t *testing.T) {
+	r := &result.Result{Target: result.Target{Kind: "mysql", ServerSet: []result.ServerSetting{
+		{Name: "innodb_flush_log_at_trx_commit", Original: "1", Set: "2", ReadBack: "2"},
+		{Name: "innodb_io_capacity", Original: "200", Set: "400", ReadBack: "400"},
+	}}, Workload: result.Workload{Name: "oltp_update_index", Headline: "tps"}}
+	var b strings.Builder
+	Summary(&b, r)
+	want := "server settings: innodb_flush_log_at_trx_commit=2 (read back 2, was 1), innodb_io_capacity=400 (read back 400, was 200)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", b.String(), want)
+	}
+}
