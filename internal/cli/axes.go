@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/dbmark/dbmark/internal/serverset"
 	"github.com/dbmark/dbmark/internal/sweep"
 )
 
@@ -51,7 +52,8 @@ type axisSet struct {
 }
 
 // notAxes are options that say where, not what, or already take lists.
-var notAxes = map[string]bool{"target": true, "store": true, "json": true, "help": true, "zip": true, "rows-by": true, "cols-by": true, "format": true}
+var notAxes = map[string]bool{"target": true, "store": true, "json": true, "help": true, "zip": true, "rows-by": true, "cols-by": true, "format": true,
+	"server-set": true, "restart-cmd": true}
 
 // sweepable makes every single-valued flag of fs accept a list or a range.
 func sweepable(fs *pflag.FlagSet) *axisSet {
@@ -93,6 +95,11 @@ func canonicalArgs(fs *pflag.FlagSet) []string {
 		}
 		val := fl.Value.String()
 		switch v := fl.Value.(type) {
+		case repeated:
+			for _, a := range v.Args() {
+				out = append(out, "--"+fl.Name+"="+a)
+			}
+			return
 		case *axisValue:
 			if v.values != nil {
 				set = v.set // axes follow, in the order given: it sets the table's layout
@@ -110,6 +117,10 @@ func canonicalArgs(fs *pflag.FlagSet) []string {
 	}
 	return out
 }
+
+// repeated is a flag given once per item (--server-set), written back the
+// same way.
+type repeated interface{ Args() []string }
 
 // percent is a flag of a percentage: "3%" or "3" both mean 0.03.
 type percent float64
@@ -130,6 +141,9 @@ func hasAxes(fs *pflag.FlagSet) bool {
 	found := false
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if v, ok := fl.Value.(*axisValue); ok && v.values != nil {
+			found = true
+		}
+		if v, ok := fl.Value.(*serverset.Flag); ok && len(v.Axes()) > 0 {
 			found = true
 		}
 	})

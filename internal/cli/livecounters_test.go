@@ -115,3 +115,45 @@ func nearest(ps [][2]float64, at float64) ([2]float64, bool) {
 	}
 	return best, ok
 }
+
+// TestDBCountersWhileClientsAreBusy keeps the embedded SQLite busy with two
+// clients that read and write: its page cache counters are still on every
+// live line and in every interval of the stored run, not lost while the
+// clients hold their connections.
+func TestDBCountersWhileClientsAreBusy(t *testing.T) {
+	home(t)
+	path := filepath.Join(t.TempDir(), "r.json")
+	o := dbmark(t, context.Background(), "run", "oltp_read_write", "--threads", "2", "--time", "5s", "--report-interval", "1s",
+		"--show", "cache_hit,blocks_hit", "--json", path, "--no-store")
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	lines, shown := 0, 0
+	for _, line := range strings.Split(o.stdout, "\n") {
+		if liveTime.MatchString(line) {
+			lines++
+			_, hit := shownValue(line, "cache_hit")
+			_, blocks := shownValue(line, "blocks_hit")
+			if hit && blocks && !stale(line, "blocks_hit") {
+				shown++
+			}
+		}
+	}
+	// A loaded machine may make one line late.
+	if lines < 4 || shown < lines-1 {
+		t.Errorf("%d of %d live lines show the database's counters:\n%s", shown, lines, o.stdout)
+	}
+	r := readResult(t, path)
+	got := map[string]int{}
+	for _, s := range r.Counters.Series {
+		got[s.Name] = len(s.Points)
+		if strings.HasPrefix(s.Name, "db.") && len(s.Gaps) > 0 {
+			t.Errorf("%s has gaps %v", s.Name, s.Gaps)
+		}
+	}
+	for _, name := range []string{"db.blocks_hit", "db.cache_hit", "db.pages_written"} {
+		if got[name] < lines-1 {
+			t.Errorf("%s has %d samples for %d intervals (%v)", name, got[name], lines, got)
+		}
+	}
+}

@@ -167,6 +167,10 @@ func (a *App) reproduceArgs(workload string, opts map[string]string) ([]string, 
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		f := fs.Lookup(k)
 		v := opts[k]
+		if name, ok := result.ServerSettingOf(k); ok {
+			args = append(args, "--server-set="+name+"="+v)
+			continue
+		}
 		if f == nil || result.ClassOf(k) == result.OutputOption || v == f.DefValue {
 			continue
 		}

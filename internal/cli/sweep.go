@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/serverset"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/sweep"
 	"github.com/dbmark/dbmark/internal/workload"
@@ -73,9 +74,16 @@ func bindSweep(w workload.Spec, fs *pflag.FlagSet, f *runFlags, sf *sweepFlags) 
 	fs.SetNormalizeFunc(normalize)
 	f.bindTarget(fs, w)
 	f.bindRun(fs)
+	f.bindServer(fs, w)
 	w.Flags(fs)
 	sf.bind(fs)
 	return sweepable(fs)
+}
+
+// allAxes are the swept options in the order given, then the swept
+// server settings (named result.ServerOption(name)).
+func (s *sweepSetup) allAxes() []sweep.Axis {
+	return append(s.axes.axes(), s.f.serverSet.Axes()...)
 }
 
 // newSweepSetup parses args into a fresh instance of the named workload:
@@ -178,7 +186,7 @@ func (a *App) sweepArgs(ctx context.Context, name string, args []string) error {
 	if s.sf.untilCV == 0 {
 		rec.MaxIterations = 0
 	}
-	for _, ax := range s.axes.axes() {
+	for _, ax := range s.allAxes() {
 		rec.Axes = append(rec.Axes, result.SweepAxis{Name: ax.Name, Values: ax.Values})
 	}
 	rec.Zip = s.sf.zipped()
@@ -234,7 +242,7 @@ func resolveSweep(ctx context.Context, st store.Store, ref string) (store.ID, *r
 
 // execSweep runs the cells of rec that done (its earlier runs) has not
 // finished, keeping rec's status current in the store, and prints the table.
-func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, done []*result.Result) error {
+func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, done []*result.Result) (err error) {
 	s, err := a.newSweepSetup(rec.Workload, args)
 	if err != nil {
 		return err
@@ -243,7 +251,7 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	if err := pol.Validate(); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	axes := s.axes.axes()
+	axes := s.allAxes()
 	cells, err := sweep.Cells(axes, s.sf.zipped())
 	if err != nil {
 		return withCode(ExitUsage, err)
@@ -255,6 +263,12 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	if err := tbl.Validate(); err != nil {
 		return withCode(ExitUsage, err)
 	}
+	servers, err := a.checkServerSet(ctx, s.w, s.f)
+	if err != nil {
+		return err
+	}
+	// The server's settings go back whatever becomes of the sweep.
+	defer func() { err = restoreServerSet(ctx, servers, err) }()
 	st, err := store.Open(ctx, a.storeDSN, a.Logger)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("%w (use --store to choose another)", err))
@@ -284,7 +298,7 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	}
 	fmt.Fprintf(a.Stderr, "sweep %d (%s): %s, %d cell(s)\n", sid, rec.ID, rec.Workload, len(cells))
 
-	runErr := a.sweepCells(ctx, rec, args, cells, pol, state, st)
+	runErr := a.sweepCells(ctx, rec, args, cells, pol, state, st, servers)
 
 	saveCtx := context.WithoutCancel(ctx)
 	rec.EndedAt = time.Now().UTC()
@@ -334,7 +348,7 @@ type cellState struct {
 
 // sweepCells runs each cell as the policy says. The first run that does
 // not finish stops the sweep.
-func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, cells []sweep.Cell, pol sweep.Policy, state map[string]*cellState, st store.Store) error {
+func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, cells []sweep.Cell, pol sweep.Policy, state map[string]*cellState, st store.Store, servers *serverset.Session) error {
 	w, _ := a.Workloads.New(rec.Workload)
 	var prepOpts []string
 	for _, o := range w.PrepareOptions {
@@ -356,6 +370,9 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 				return err
 			}
 			for _, set := range c {
+				if s.f.serverSet.Pin(set.Name, set.Value) {
+					continue
+				}
 				if err := s.fs.Set(set.Name, set.Value); err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--%s %s: %w", set.Name, set.Value, err))
 				}
@@ -379,7 +396,7 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			key := strings.Join(prepKey, " ")
 			fresh := len(prepKey) > 0 && key != prepared
 			ref := &result.SweepRef{ID: rec.ID, Cell: c.Map(), Iteration: cs.runs + 1}
-			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh, repair: ranOne})
+			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh, repair: ranOne, servers: servers})
 			if res != nil {
 				cs.runs++
 			}

@@ -25,6 +25,7 @@ import (
 	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/saturation"
 	"github.com/dbmark/dbmark/internal/secret"
+	"github.com/dbmark/dbmark/internal/serverset"
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
@@ -97,6 +98,10 @@ type runFlags struct {
 	noStore     bool
 	ctxFlags    contextFlags
 	targetGiven bool // --target given to a workload with a target of its own
+	// serverSet and restartCmd change the server's settings for the run
+	// (internal/serverset).
+	serverSet  serverset.Flag
+	restartCmd string
 }
 
 // targetFlag is --target for a workload with a target of its own: it
@@ -149,6 +154,16 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
+}
+
+// bindServer binds the options that change the server's settings for
+// the run, on a workload that runs on a database.
+func (f *runFlags) bindServer(fs *pflag.FlagSet, w workload.Spec) {
+	if w.OwnTarget != nil {
+		return
+	}
+	fs.Var(&f.serverSet, "server-set", "set a server setting for the run, in the engine's own words (SET GLOBAL, ALTER SYSTEM, PRAGMA per connection), read it back, and restore it after: NAME=VALUE; NAME=V1,V2 in a sweep (repeat for more settings)")
+	fs.StringVar(&f.restartCmd, "restart-cmd", "", "the command that restarts the server (run with sh -c), for a --server-set that applies only at a restart; dbmark waits until the server answers")
 }
 
 // legacyNames are sysbench 1.0's deprecated spellings and the options
@@ -269,6 +284,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		f.bindTarget(fs, w)
 		if verb == "run" {
 			f.bindRun(fs)
+			f.bindServer(fs, w)
 		}
 		w.Flags(fs)
 		a.yieldShorthands(fs, name)
@@ -445,9 +461,51 @@ func setupError(ctx context.Context, err error) error {
 	return withCode(ExitUsage, err)
 }
 
-func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *runFlags) error {
-	_, err := a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout})
+func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *runFlags) (err error) {
+	servers, err := a.checkServerSet(ctx, w, f)
+	if err != nil {
+		return err
+	}
+	defer func() { err = restoreServerSet(ctx, servers, err) }()
+	_, err = a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout, servers: servers})
 	return err
+}
+
+// checkServerSet checks --server-set with the server before anything
+// runs; nil when none is given.
+func (a *App) checkServerSet(ctx context.Context, w workload.Spec, f *runFlags) (*serverset.Session, error) {
+	if f.serverSet.Empty() {
+		if f.restartCmd != "" {
+			return nil, withCode(ExitUsage, errors.New("--restart-cmd restarts the server for a --server-set that needs it: give that too, or drop it"))
+		}
+		return nil, nil
+	}
+	open := func(ctx context.Context) (target.Target, error) {
+		tg, _, err := a.openTarget(ctx, w, f)
+		return tg, err
+	}
+	s, err := serverset.Check(ctx, open, &f.serverSet, f.restartCmd, a.Stderr)
+	if err != nil {
+		return nil, setupError(ctx, err)
+	}
+	return s, nil
+}
+
+// restoreServerSet puts the server's settings back after the run or the
+// sweep, whatever became of it, and adds a failure to do so to err.
+func restoreServerSet(ctx context.Context, s *serverset.Session, err error) error {
+	rerr := s.Restore(ctx)
+	switch {
+	case rerr == nil:
+		return err
+	case err == nil:
+		return withCode(ExitRunFailed, rerr)
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return withCode(ee.code, fmt.Errorf("%w; %w", err, rerr))
+	}
+	return fmt.Errorf("%w; %w", err, rerr)
 }
 
 // runOpts are what a caller adds to a run's options.
@@ -456,6 +514,9 @@ type runOpts struct {
 	st    store.Store      // where to keep the result; nil opens --store unless --no-store
 	sweep *result.SweepRef // the sweep cell the run belongs to
 	fresh bool             // clean up and prepare before the run (a new value of a prepare option)
+	// servers sets the server settings of the run (--server-set), checked
+	// by the command before anything ran.
+	servers *serverset.Session
 	// repair prepares again when the data fails the workload's check: in a
 	// sweep whose earlier runs found it prepared, a run can leave it
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
@@ -481,6 +542,16 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	defer tg.Close()
 	if err := a.validate(w, tg); err != nil {
 		return nil, err
+	}
+	var serverSet []result.ServerSetting
+	if o.servers != nil {
+		wants, err := f.serverSet.Run()
+		if err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		if serverSet, err = o.servers.Apply(ctx, tg, wants); err != nil {
+			return nil, setupError(ctx, err)
+		}
 	}
 	if w.Hooks.DefaultIgnoreErrors != nil && !fs.Changed("ignore-errors") {
 		cfg.IgnoreErrors = w.Hooks.DefaultIgnoreErrors(tg.Dialect())
@@ -526,6 +597,10 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 
 	res := a.newResult(w, tg, eng, fs, cfg, plan)
 	res.Sweep = o.sweep
+	res.Target.ServerSet = serverSet
+	for _, set := range serverSet {
+		res.Workload.Options[result.ServerOption(set.Name)] = set.Set
+	}
 	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
 		return nil, err
 	}

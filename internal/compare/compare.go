@@ -354,6 +354,11 @@ func groupOf(k string, acrossEngines bool) (string, bool) {
 	case "environment":
 		return GroupMachine, true
 	case "target":
+		// The settings a run set are its server.NAME options, already
+		// among the work's differences.
+		if strings.HasPrefix(rest, "server_set") {
+			return "", false
+		}
 		if acrossEngines {
 			section, _, _ := strings.Cut(rest, ".")
 			if section == "settings" || section == "non_default" || section == "sizes" {

@@ -116,10 +116,15 @@ func TestDiff(t *testing.T) {
 	b.Environment.MachineFacts = &result.MachineFacts{ProbeMS: 250, Mounts: []result.Mount{{Path: "/data", FSType: "xfs", FreeBytes: 90, UsedBytes: 15, Options: []string{"noatime", "nobarrier"}}}}
 	// Where the output went is not part of it either.
 	a.Workload.Options["format"], b.Workload.Options["format"] = "text", "csv"
+	// A server setting a run set is an option of the work, once.
+	a.Workload.Options["server.synchronous"], b.Workload.Options["server.synchronous"] = "full", "off"
+	a.Target.ServerSet = []result.ServerSetting{{Name: "synchronous", Original: "normal", Set: "full", ReadBack: "2"}}
+	b.Target.ServerSet = []result.ServerSetting{{Name: "synchronous", Original: "normal", Set: "off", ReadBack: "0"}}
 	got := Diff(a, b)
 	// The work first, then the machine, then the engine.
 	want := []Change{
 		{GroupWork, "run.threads", []string{"0", "16"}},
+		{GroupWork, "workload.options.server.synchronous", []string{"full", "off"}},
 		{GroupMachine, "environment.cpus", []string{"2", "4"}},
 		{GroupMachine, "environment.mounts[0].options", []string{`"noatime"`, `"noatime","nobarrier"`}},
 		{GroupEngine, "target.settings.synchronous", []string{"(none)", "off"}},

@@ -102,6 +102,13 @@ func Summary(w io.Writer, r *result.Result) {
 		fmt.Fprintf(w, "  rate: %g/s (open loop)", r.Run.Rate)
 	}
 	fmt.Fprintln(w)
+	if len(r.Target.ServerSet) > 0 {
+		parts := make([]string, len(r.Target.ServerSet))
+		for i, s := range r.Target.ServerSet {
+			parts[i] = fmt.Sprintf("%s=%s (read back %s, was %s)", s.Name, s.Set, s.ReadBack, s.Original)
+		}
+		fmt.Fprintf(w, "server settings: %s\n", strings.Join(parts, ", "))
+	}
 	if r.Target.Kind == "dir" {
 		// File I/O: operations and bytes, no transactions or queries.
 		fmt.Fprintln(w, "\nFile I/O statistics:")
@@ -193,6 +200,9 @@ func Summary(w io.Writer, r *result.Result) {
 	fmt.Fprintf(w, "\n%s: %.2f\n", r.Workload.Headline, s.Headline)
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	for _, m := range r.Counters.Missing() {
+		fmt.Fprintln(w, m)
 	}
 }
 

@@ -150,3 +150,35 @@ func TestSummaryMissedReads(t *testing.T) {
 		t.Errorf("live line of an interval without misses: %s", got)
 	}
 }
+
+// A source whose samples are missing for a while (its connection lost)
+// says so once, with the spans, after the summary; one without gaps says
+// nothing.
+func TestSummaryNamesCounterGaps(t *testing.T) {
+	r := &result.Result{Target: result.Target{Kind: "postgres"}, Workload: result.Workload{Name: "oltp_read_write", Headline: "tps"},
+		Counters: &result.Counters{Series: []result.CounterSeries{
+			{Name: "db.blocks_hit", Source: "db", Points: [][2]float64{{1, 5}, {6, 5}}, Gaps: [][2]float64{{2, 5.5}, {7.25, 9}}},
+			{Name: "db.blocks_read", Source: "db", Points: [][2]float64{{1, 5}, {6, 5}}, Gaps: [][2]float64{{2, 5.5}, {7.25, 9}}},
+			{Name: "os.cpu.user", Source: "os", Points: [][2]float64{{1, 5}, {6, 5}}},
+		}}}
+	var b strings.Builder
+	Summary(&b, r)
+	want := "db counters: no samples 2.0-5.5 s, 7.2-9.0 s (their connection was lost and made again)\n"
+	if got := b.String(); strings.Count(got, "counters: no samples") != 1 || !strings.Contains(got, want) {
+		t.Errorf("summary:\n%s\nwant the line %q once", got, want)
+	}
+}
+
+// The settings a run changed on the server are named with what they were.
+func TestSummaryNamesServerSettings(t *testing.T) {
+	r := &result.Result{Target: result.Target{Kind: "mysql", ServerSet: []result.ServerSetting{
+		{Name: "innodb_flush_log_at_trx_commit", Original: "1", Set: "2", ReadBack: "2"},
+		{Name: "innodb_io_capacity", Original: "200", Set: "400", ReadBack: "400"},
+	}}, Workload: result.Workload{Name: "oltp_update_index", Headline: "tps"}}
+	var b strings.Builder
+	Summary(&b, r)
+	want := "server settings: innodb_flush_log_at_trx_commit=2 (read back 2, was 1), innodb_io_capacity=400 (read back 400, was 200)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", b.String(), want)
+	}
+}

@@ -1,5 +1,10 @@
 package result
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Counters are the OS and database counters sampled during a run.
 type Counters struct {
 	// IntervalS is the sampling interval. A long run's series hold each
@@ -33,3 +38,26 @@ const (
 	CounterRate  = "rate"
 	CounterGauge = "gauge"
 )
+
+// Missing says where a source's samples are missing, one line per source
+// with gaps ("db counters: no samples 12.3-15.8 s (their connection was
+// lost)"): the series of one source share their gaps.
+func (c *Counters) Missing() []string {
+	if c == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range c.Series {
+		if len(s.Gaps) == 0 || seen[s.Source] {
+			continue
+		}
+		seen[s.Source] = true
+		spans := make([]string, len(s.Gaps))
+		for i, g := range s.Gaps {
+			spans[i] = fmt.Sprintf("%.1f-%.1f s", g[0], g[1])
+		}
+		out = append(out, fmt.Sprintf("%s counters: no samples %s (their connection was lost and made again)", s.Source, strings.Join(spans, ", ")))
+	}
+	return out
+}

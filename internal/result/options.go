@@ -33,6 +33,9 @@ var optionClasses = map[string]OptionClass{
 	"verbosity": OutputOption, "progress-timestamp": OutputOption, "histogram": OutputOption,
 	"cpu-profile": OutputOption, "mem-profile": OutputOption, "probe-root": OutputOption, "show": OutputOption,
 	"rows-by": OutputOption, "cols-by": OutputOption,
+	// Each server setting is recorded as an option of its own
+	// (ServerOption); the command to restart the server is how, not what.
+	"server-set": OutputOption, "restart-cmd": OutputOption,
 }
 
 // ClassOf says what the option named name says about a run; an option it

@@ -147,6 +147,8 @@ type Target struct {
 	Driver   string            `json:"driver,omitempty"`
 	DataDir  string            `json:"data_dir,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// ServerSet are the settings dbmark changed for the run (serverset.go).
+	ServerSet []ServerSetting `json:"server_set,omitempty"`
 	// EngineFacts (facts.go): settings that differ from their defaults,
 	// the sizes that matter, the size of the data.
 	*EngineFacts

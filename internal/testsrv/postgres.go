@@ -100,6 +100,21 @@ func (r pgRunner) run(ctx context.Context, log string, prog string, args ...stri
 	return nil
 }
 
+// command is the shell command that runs prog as run would; the paths
+// are a temporary directory's and PostgreSQL's, which need no quoting
+// beyond single quotes.
+func (r pgRunner) command(prog string, args ...string) string {
+	words := []string{filepath.Join(r.bin, prog)}
+	if r.asUser != "" {
+		words = append([]string{"runuser", "-u", r.asUser, "--"}, words...)
+	}
+	quoted := make([]string, 0, len(words)+len(args))
+	for _, w := range append(words, args...) {
+		quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+	}
+	return strings.Join(quoted, " ")
+}
+
 // chown gives path to the user the programs run as.
 func (r pgRunner) chown(paths ...string) error {
 	if r.asUser == "" {
@@ -191,6 +206,7 @@ ssl = on
 		TLS:    fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=require", port),
 		dir:    dir,
 	}
+	s.RestartCmd = r.command("pg_ctl", "-D", data, "-l", log, "-w", "-t", strconv.Itoa(int(startWait/time.Second)), "-m", "fast", "restart")
 	s.boot = func() error {
 		bctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()

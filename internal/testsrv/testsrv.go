@@ -44,6 +44,11 @@ type Server struct {
 	// over the unix socket and over TCP with TLS required (the server's
 	// certificate is self-signed, so it is not verified).
 	TCP, Socket, TLS string
+	// RestartCmd is a shell command that restarts the server (a clean
+	// shutdown and a start on the same data and ports), for a test to give
+	// dbmark's --restart-cmd; "" where the server has none (MariaDB's is
+	// the test's own process).
+	RestartCmd string
 
 	dir  string
 	mu   sync.Mutex // serialises Kill, Start and Close

@@ -597,7 +597,16 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	}
 
 	if c := counterCharts(anchor, shown, lb, maxT, timeGroup, shade); len(c) > 0 {
-		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: "on the throughput's time axis", Charts: c, Small: true})
+		note := "on the throughput's time axis"
+		for _, r := range shown {
+			for _, m := range r.Result.Counters.Missing() {
+				if len(shown) > 1 {
+					m = lb.label(r) + ": " + m
+				}
+				note += "; " + m
+			}
+		}
+		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: note, Charts: c, Small: true})
 	}
 	if c := rowsCharts(anchor, shown, lb); len(c) > 0 {
 		out = append(out, section{ID: anchor + "-rows", Title: "Against rows", Charts: c})

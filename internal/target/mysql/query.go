@@ -128,9 +128,6 @@ func wholeType(name string) bool {
 	return false
 }
 
-// errUnknownVariable is MySQL's and MariaDB's "Unknown system variable".
-const errUnknownVariable = 1193
-
 // SetQueryTimeout sets MariaDB's max_statement_time, which ends any
 // statement that runs longer on the server; MySQL has it not and takes
 // max_execution_time instead, which ends SELECTs only.

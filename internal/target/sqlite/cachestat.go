@@ -14,6 +14,7 @@ extern int sqlite3_db_status(sqlite3 *, int, int *, int *, int);
 extern int sqlite3_status64(int, sqlite3_int64 *, sqlite3_int64 *, int);
 extern sqlite3_mutex *sqlite3_db_mutex(sqlite3 *);
 extern int sqlite3_mutex_try(sqlite3_mutex *);
+extern void sqlite3_mutex_enter(sqlite3_mutex *);
 extern void sqlite3_mutex_leave(sqlite3_mutex *);
 
 // The connection this thread opened last, set by SQLite's auto-extension
@@ -49,13 +50,16 @@ static const int dbm_ops[DBM_N] = {
 
 // dbm_read adds what db's page cache counted since the previous call to
 // acc[0..3], resetting SQLite's counters (which are 32-bit and would wrap
-// in a long run), and sets acc[4] to the cache's bytes.
+// in a long run), and sets acc[4] to the cache's bytes. It writes acc
+// with atomic stores while holding the connection's mutex: every read of
+// a connection's counters holds it, so they are added in turn, and Go
+// reads acc with atomic loads at any time.
 //
-// With tries > 0 it reads only if it gets the connection's mutex within
-// about tries*20 µs, and returns 0 otherwise: the sampler must not wait
-// for a long statement, nor hold up the worker running it. SQLite takes
-// the mutex for each call, so a busy connection frees it many times a
-// millisecond.
+// With tries > 0 it reads only if it gets the mutex within about
+// tries*20 µs, and returns 0 otherwise: the sampler must not wait for a
+// long statement, nor hold up the worker running it. With tries == 0 it
+// waits for the mutex: the connection's owner reads between statements,
+// when only another reader can hold it, and briefly.
 static int dbm_read(sqlite3 *db, sqlite3_int64 *acc, int tries) {
 	sqlite3_mutex *m = sqlite3_db_mutex(db);
 	if (tries > 0) {
@@ -65,14 +69,17 @@ static int dbm_read(sqlite3 *db, sqlite3_int64 *acc, int tries) {
 			if (i == tries) return 0;
 			nanosleep(&pause, 0);
 		}
+	} else {
+		sqlite3_mutex_enter(m);
 	}
 	int k;
 	for (k = 0; k < DBM_N; k++) {
 		int cur = 0, hi = 0;
 		if (sqlite3_db_status(db, dbm_ops[k], &cur, &hi, k < DBM_CUMULATIVE) != 0) continue;
-		if (k < DBM_CUMULATIVE) acc[k] += cur; else acc[k] = cur;
+		if (k < DBM_CUMULATIVE) __atomic_add_fetch(&acc[k], cur, __ATOMIC_RELAXED);
+		else __atomic_store_n(&acc[k], (sqlite3_int64)cur, __ATOMIC_RELAXED);
 	}
-	if (tries > 0) sqlite3_mutex_leave(m);
+	sqlite3_mutex_leave(m);
 	return 1;
 }
 
@@ -91,6 +98,8 @@ import (
 	"database/sql/driver"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/dbmark/dbmark/internal/target"
@@ -114,8 +123,17 @@ var cacheNames = [nCache]target.Counter{
 	{Name: "cache_bytes", Unit: "bytes", Gauge: true},
 }
 
-// sampleTries bounds the sampler's wait for a busy connection (about 2 ms).
-const sampleTries = 100
+// sampleTries bounds the sampler's wait for a connection's mutex (about
+// 100 µs): a connection busy past it hands its counts over itself, at the
+// end of its statement (publishWait).
+const sampleTries = 5
+
+// publishWait bounds how long a read waits for busy connections to hand
+// over their counts. A connection still in its statement after it (a
+// long scan, a wait for the write lock) is summed with the counts it
+// handed over last: what it counts meanwhile is in the next sample, as
+// the counts of a statement under way always are.
+const publishWait = 20 * time.Millisecond
 
 // openRaw opens a connection with the driver and returns it with its C
 // handle, which SQLite's auto-extension hook records on the opening thread.
@@ -133,11 +151,48 @@ func (t *Target) openRaw() (driver.Conn, *C.sqlite3, error) {
 }
 
 // connCache is a connection's part in its target's caches: its C handle
-// and its counts so far.
+// and its counts so far. acc is written by dbm_read under the connection's
+// mutex and read with atomic loads.
 type connCache struct {
 	db  *C.sqlite3
 	acc [nCache]int64
 	set *caches
+	// seen is the last request of the sampler's that the connection's
+	// owner has answered (its own goroutine only); answered is the same,
+	// for the sampler to wait on.
+	seen     uint64
+	answered atomic.Uint64
+}
+
+// read adds the connection's counts since its last read to acc; with
+// tries > 0 only if its mutex is free within them.
+func (cc *connCache) read(tries int) bool {
+	return C.dbm_read(cc.db, (*C.sqlite3_int64)(unsafe.Pointer(&cc.acc[0])), C.int(tries)) != 0
+}
+
+// counts are acc as last read.
+func (cc *connCache) counts() (out [nCache]int64) {
+	for k := range nCache {
+		out[k] = atomic.LoadInt64(&cc.acc[k])
+	}
+	return out
+}
+
+// poll is called by the connection's owner after each statement: when
+// the sampler has asked for the counters since the last call, the
+// connection reads its own (it is between statements, so its mutex is
+// free) and says so. It costs an atomic load when nobody asked.
+func (cc *connCache) poll() {
+	if cc.db == nil {
+		return
+	}
+	want := cc.set.want.Load()
+	if want == cc.seen {
+		return
+	}
+	cc.seen = want
+	cc.read(0)
+	cc.answered.Store(want)
 }
 
 // caches sums the page cache counters of a target's connections, the open
@@ -146,6 +201,9 @@ type caches struct {
 	mu     sync.Mutex
 	open   map[*Conn]struct{}
 	closed [nCache]int64
+	// want counts the sampler's requests: a connection that sees it move
+	// reads its counters at the end of its statement.
+	want atomic.Uint64
 }
 
 func (cs *caches) add(c *Conn) {
@@ -172,29 +230,46 @@ func (cs *caches) remove(c *Conn) {
 		return
 	}
 	delete(cs.open, c)
-	C.dbm_read(c.cache.db, (*C.sqlite3_int64)(unsafe.Pointer(&c.cache.acc[0])), 0)
+	c.cache.read(0)
+	acc := c.cache.counts()
 	for k := range nCumulative {
-		cs.closed[k] += c.cache.acc[k]
+		cs.closed[k] += acc[k]
 	}
 }
 
-// read returns the counters summed over the connections, how many are
-// open and how many were too busy to read: their counts stay as last read
-// (and are all there at their next read), so a sum with any busy is not a
-// sample of this moment.
-func (cs *caches) read() (sum [nCache]int64, open, busy int) {
+// read returns the counters summed over the connections and how many are
+// open. It never waits on a statement: a connection whose mutex is free
+// is read at once, a busy one reads itself when its statement ends, and
+// one still busy after publishWait counts with what it read last. So the
+// sums only grow, and a sample is taken however busy the clients are.
+func (cs *caches) read() (sum [nCache]int64, open int) {
+	gen := cs.want.Add(1)
+	cs.mu.Lock()
+	var busy []*connCache
+	for c := range cs.open {
+		if !c.cache.read(sampleTries) {
+			busy = append(busy, &c.cache)
+		}
+	}
+	cs.mu.Unlock()
+	deadline := time.Now().Add(publishWait)
+	for len(busy) > 0 && time.Now().Before(deadline) {
+		if busy[0].answered.Load() >= gen {
+			busy = busy[1:]
+			continue
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	sum = cs.closed
 	for c := range cs.open {
-		if C.dbm_read(c.cache.db, (*C.sqlite3_int64)(unsafe.Pointer(&c.cache.acc[0])), sampleTries) == 0 {
-			busy++
-		}
+		acc := c.cache.counts()
 		for k := range nCache {
-			sum[k] += c.cache.acc[k]
+			sum[k] += acc[k]
 		}
 	}
-	return sum, len(cs.open), busy
+	return sum, len(cs.open)
 }
 
 // OpenCounters reads SQLite's page cache statistics for the connections
@@ -207,10 +282,7 @@ func (t *Target) OpenCounters(context.Context) (target.CounterReader, error) {
 type cacheReader struct{ t *Target }
 
 func (r cacheReader) ReadCounters(context.Context) ([]target.Counter, error) {
-	sum, open, busy := r.t.caches.read()
-	if busy > 0 {
-		return nil, target.ErrCountersBusy
-	}
+	sum, open := r.t.caches.read()
 	out := make([]target.Counter, 0, nCache+2)
 	for k, c := range cacheNames {
 		c.Value = float64(sum[k])

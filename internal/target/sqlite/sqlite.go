@@ -44,6 +44,8 @@ type Target struct {
 	// open, which needs a lock that concurrent opens would fight over.
 	openMu sync.Mutex
 	caches caches
+	// pragmas run on every connection as it opens (--server-set).
+	pragmas connPragmas
 }
 
 // Open accepts sqlite:///abs/path.db, sqlite://rel/path.db and file: URLs.
@@ -104,6 +106,10 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 	}
 	c := &Conn{c: dc.(*sqlite3.SQLiteConn), cache: connCache{db: db, set: &t.caches}}
 	t.caches.add(c)
+	if err := t.pragmas.apply(ctx, c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open SQLite database %s: %w", t.path, err)
+	}
 	return c, nil
 }
 
@@ -197,6 +203,7 @@ type Conn struct {
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
 	_, err := c.c.ExecContext(ctx, sql, nil)
+	c.cache.poll()
 	return err
 }
 
@@ -220,6 +227,7 @@ func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
+	defer c.cache.poll()
 	rows, err := c.c.QueryContext(ctx, sql, nil)
 	if err != nil {
 		return "", false, err
@@ -291,7 +299,9 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 	if err != nil {
 		return target.Row{}, err
 	}
-	if err := target.ReadLastRow(rows, &s.row, &s.dest); err != nil {
+	err = target.ReadLastRow(rows, &s.row, &s.dest)
+	s.c.cache.poll()
+	if err != nil {
 		return target.Row{}, err
 	}
 	return s.row, nil
@@ -301,6 +311,9 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	s.c.cur.Set(s.sql)
 	s.bind(args)
+	// Between statements the connection hands its page cache counts to
+	// the sampler when asked (cachestat.go).
+	defer s.c.cache.poll()
 	if !s.rows {
 		res, err := s.s.ExecContext(ctx, s.args)
 		if err != nil {
