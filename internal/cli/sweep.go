@@ -76,6 +76,7 @@ func bindSweep(w workload.Spec, fs *pflag.FlagSet, f *runFlags, sf *sweepFlags) 
 	f.bindRun(fs)
 	f.bindServer(fs, w)
 	w.Flags(fs)
+	f.restartRead = workload.FlagRead(fs, "restart-cmd")
 	sf.bind(fs)
 	return sweepable(fs)
 }

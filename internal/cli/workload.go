@@ -102,6 +102,9 @@ type runFlags struct {
 	// (internal/serverset).
 	serverSet  serverset.Flag
 	restartCmd string
+	// restartRead says the workload reads --restart-cmd too (a query
+	// suite's --cold), so that it is not refused without --server-set.
+	restartRead bool
 }
 
 // targetFlag is --target for a workload with a target of its own: it
@@ -287,6 +290,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			f.bindServer(fs, w)
 		}
 		w.Flags(fs)
+		f.restartRead = workload.FlagRead(fs, "restart-cmd")
 		a.yieldShorthands(fs, name)
 		if verb == "run" {
 			sweepable(fs) // a list or a range makes the run a sweep
@@ -475,7 +479,7 @@ func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *r
 // runs; nil when none is given.
 func (a *App) checkServerSet(ctx context.Context, w workload.Spec, f *runFlags) (*serverset.Session, error) {
 	if f.serverSet.Empty() {
-		if f.restartCmd != "" {
+		if f.restartCmd != "" && !f.restartRead {
 			return nil, withCode(ExitUsage, errors.New("--restart-cmd restarts the server for a --server-set that needs it: give that too, or drop it"))
 		}
 		return nil, nil

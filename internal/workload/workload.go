@@ -270,3 +270,29 @@ func (r *Registry) Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// readsAnnotation marks a command's option that a workload reads as well
+// (a query suite's --cold reads the run's --restart-cmd).
+const readsAnnotation = "dbmark-workload-reads"
+
+// ReadFlag returns the command's option name when the command has bound
+// it already, marked as one the workload reads too; nil when it has not,
+// and the workload binds its own.
+func ReadFlag(fs *pflag.FlagSet, name string) *pflag.Flag {
+	f := fs.Lookup(name)
+	if f == nil {
+		return nil
+	}
+	if f.Annotations == nil {
+		f.Annotations = map[string][]string{}
+	}
+	f.Annotations[readsAnnotation] = []string{"yes"}
+	return f
+}
+
+// FlagRead says whether the workload reads the command's option name
+// (ReadFlag), so that the command does not refuse it as unused.
+func FlagRead(fs *pflag.FlagSet, name string) bool {
+	f := fs.Lookup(name)
+	return f != nil && len(f.Annotations[readsAnnotation]) > 0
+}

@@ -135,6 +135,9 @@ type Suite struct {
 	// cold makes a query's next run cold; a field so tests can replace
 	// what a root-only step does.
 	cold coldSteps
+	// restartFlag is the command's own --restart-cmd, when the suite
+	// shares it.
+	restartFlag *pflag.Flag
 }
 
 // NewSuite returns a suite with the defaults: 3 iterations, one stream.
@@ -154,9 +157,22 @@ func (s *Suite) Flags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.QueryTimeout, "query-timeout", o.QueryTimeout, "end a query that runs longer than this, on the server (statement_timeout, max_statement_time, SQLite's progress handler); 0: no limit")
 	fs.BoolVar(&o.Explain, "explain", o.Explain, "keep each query's plan, as the engine explains it, with the result")
 	fs.BoolVar(&o.Cold, "cold", o.Cold, "before each query's first iteration: sync and drop the OS page cache (needs root) and run --restart-cmd")
-	// A list of one, so that a command with a comma is not taken for a
-	// sweep's list of values.
+	// The run's own --restart-cmd (which --server-set uses too) where the
+	// command has one; else a list of one, so that a command with a comma
+	// is not taken for a sweep's list of values.
+	if f := workload.ReadFlag(fs, "restart-cmd"); f != nil {
+		s.restartFlag = f
+		return
+	}
 	fs.StringArrayVar(&o.RestartCmd, "restart-cmd", o.RestartCmd, "with --cold, a shell command that restarts the server (the run waits until it answers)")
+}
+
+// restartCmd settles --restart-cmd from the run's own option when the
+// suite shares it.
+func (s *Suite) restartCmd() {
+	if s.restartFlag != nil && s.restartFlag.Changed {
+		s.opt.RestartCmd = []string{s.restartFlag.Value.String()}
+	}
 }
 
 // Hooks are the suite's Plan, Validate and Report hooks, for a
@@ -191,6 +207,7 @@ func (s *Suite) Plan(in workload.PlanInput) (workload.PlanAdjust, error) {
 
 // Validate checks the options before anything is touched.
 func (s *Suite) Validate(t target.Target) error {
+	s.restartCmd()
 	o := &s.opt
 	switch {
 	case o.Iterations < 1:

@@ -24,7 +24,7 @@ func dbmark(t *testing.T, args ...string) (int, string, string) {
 
 // prepare and cleanup work through the command on SQLite: the data is
 // there and checks out, a second prepare and a bad --scale are refused
-// with one line, run is refused until a query runner runs the suite, and
+// with one line, runs check out (and one with a row missing fails), and
 // cleanup leaves no table behind.
 func TestPrepareAndCleanupThroughTheCommand(t *testing.T) {
 	t.Setenv("DBMARK_HOME", t.TempDir())
@@ -60,12 +60,43 @@ func TestPrepareAndCleanupThroughTheCommand(t *testing.T) {
 	}{
 		{[]string{"prepare", "wisconsin", "--scale", "2000"}, "exists from an earlier prepare: run dbmark cleanup wisconsin first"},
 		{[]string{"prepare", "wisconsin", "--scale", "2050"}, "--scale 2050: must be a multiple of 100"},
-		{[]string{"run", "wisconsin", "--scale", "2000"}, "cannot be run"},
+		{[]string{"run", "wisconsin", "--scale", "3000"}, "--scale"},
+		{[]string{"run", "wisconsin", "--scale", "2000", "--iterations", "0"}, "--iterations 0"},
 	} {
 		code, _, errs := dbmark(t, append(refused.args, at...)...)
 		if code == 0 || !strings.Contains(errs, refused.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%s: exit %d, %q; want one line saying %q", strings.Join(refused.args, " "), code, errs, refused.want)
 		}
+	}
+
+	// Run by the runner of query suites: every answer checks out, twice in
+	// a row (the write queries undo what they did), and with two streams
+	// at once (the read queries).
+	for _, run := range [][]string{
+		{"run", "wisconsin", "--scale", "2000", "--iterations", "2"},
+		{"run", "wisconsin", "--scale", "2000", "--iterations", "2"},
+		{"run", "wisconsin", "--scale", "2000", "--iterations", "1", "--streams", "2"},
+	} {
+		code, out, errs := dbmark(t, append(run, at...)...)
+		if code != 0 || !strings.Contains(out, "status: ok") || !strings.Contains(out, "q7_select1_clustered") {
+			t.Fatalf("%s: exit %d\n%s\n%s", strings.Join(run, " "), code, out, errs)
+		}
+		want := "32 queries"
+		if strings.Contains(strings.Join(run, " "), "--streams") {
+			want = "25 queries"
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: the suite is not of %s:\n%s", strings.Join(run, " "), want, out)
+		}
+	}
+	// A row deleted behind the workload's back: a fast wrong answer fails
+	// its query and the run.
+	if err := c.Exec(ctx, "DELETE FROM tenktup1 WHERE unique2 = 5"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := dbmark(t, append([]string{"run", "wisconsin", "--scale", "2000", "--iterations", "1"}, at...)...)
+	if code == 0 || !strings.Contains(out, "status: failed") || !strings.Contains(out+errs, "q3_sel1pct_clustered") {
+		t.Errorf("a wrong answer passed: exit %d\n%s\n%s", code, out, errs)
 	}
 
 	if code, out, errs := dbmark(t, append([]string{"cleanup", "wisconsin"}, at...)...); code != 0 {

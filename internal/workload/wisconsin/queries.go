@@ -6,23 +6,18 @@ import (
 	"strings"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/workload/query"
 )
 
-// Query is one labelled query of the suite and the check of its answer.
-type Query struct {
-	Label, SQL string
-	Check      func(Answer) error
-}
+// Query is one labelled query of the suite and the check of its answer,
+// as the runner of query suites takes it.
+type Query = query.Query
 
 // Answer is what running a query gave: the rows it returned (or, for a
 // statement that returns none, the rows it affected) and the wrapping
 // int64 sum of its first column over the returned rows, when that column
 // is an integer (SumValid).
-type Answer struct {
-	Rows     int64
-	Sum      int64
-	SumValid bool
-}
+type Answer = query.Answer
 
 // ErrWrongAnswer marks a check that found an answer other than the one
 // the data's rules give.
@@ -59,9 +54,9 @@ func (e expect) check(a Answer) error {
 	return nil
 }
 
-// query is a Query with the name of its first column, which its check
+// checked is a Query with the name of its first column, which its check
 // sums ("" for a statement that returns no rows).
-type query struct {
+type checked struct {
 	Query
 	first string
 }
@@ -74,26 +69,40 @@ type query struct {
 // query reads, so every check holds in any order and after any number of
 // runs, but for a delete (27, 30) run more often than its insert (26, 29).
 func Suite(d target.Dialect, data Data) ([]Query, error) {
+	return queries(d, data, false)
+}
+
+// Reads is the suite without its write queries (26 to 32): what streams
+// run at once, since concurrent inserts, deletes and key toggles of the
+// same tuples would make their answers depend on the order.
+func Reads(d target.Dialect, data Data) ([]Query, error) {
+	return queries(d, data, true)
+}
+
+func queries(d target.Dialect, data Data, readsOnly bool) ([]Query, error) {
 	qs, err := suite(d, data)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Query, len(qs))
-	for i, q := range qs {
-		out[i] = q.Query
+	var out []Query
+	for _, q := range qs {
+		if readsOnly && q.first == "" {
+			continue
+		}
+		out = append(out, q.Query)
 	}
 	return out, nil
 }
 
-func suite(d target.Dialect, data Data) ([]query, error) {
+func suite(d target.Dialect, data Data) ([]checked, error) {
 	if err := checkScale(data.Scale); err != nil {
 		return nil, err
 	}
 	f := computeFacts(data)
 	n, m, p1, lo, k7 := f.n, f.m, f.p1, f.lo, f.k7
-	var qs []query
+	var qs []checked
 	add := func(label string, e expect, first, sql string) {
-		qs = append(qs, query{Query: Query{Label: label, SQL: sql, Check: e.check}, first: first})
+		qs = append(qs, checked{Query: Query{Label: label, SQL: sql, Check: e.check}, first: first})
 	}
 	t1 := func(s set) string { return s.table(tenKTup1) }
 

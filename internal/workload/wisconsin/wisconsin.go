@@ -7,6 +7,7 @@
 package wisconsin
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/workload"
+	"github.com/dbmark/dbmark/internal/workload/query"
 )
 
 // Name is the workload's name; Version changes when the schema, the data
@@ -46,28 +48,69 @@ type Options struct {
 }
 
 // Workload is the Wisconsin benchmark.
-type Workload struct{ opt Options }
+type Workload struct {
+	opt   Options
+	suite *query.Suite
+}
 
 // New returns the workload with its defaults: the paper's 10,000 rows.
-func New() *Workload { return &Workload{opt: Options{Scale: 10_000, MySQLEngine: "innodb"}} }
+func New() *Workload {
+	return &Workload{opt: Options{Scale: 10_000, MySQLEngine: "innodb"}, suite: query.NewSuite()}
+}
 
 // Opts returns the options, for tests and callers that set them directly.
 func (w *Workload) Opts() *Options { return &w.opt }
 
-// Spec declares the workload. It has no Load: its queries (Suite) are
-// run by the runner of labelled queries.
+// Spec declares the workload. Its queries (Suite) are run by the runner
+// of query suites (package query): iterations, streams, cold runs and
+// timeouts as "dbmark run query" has them.
 func (w *Workload) Spec() workload.Spec {
+	h := w.suite.Hooks()
+	h.Validate = func(t target.Target) error {
+		if err := w.Validate(t); err != nil {
+			return err
+		}
+		return w.suite.Validate(t)
+	}
+	h.Prepare, h.Cleanup, h.Prepared = w.Prepare, w.Cleanup, w.Prepared
 	return workload.Spec{
 		Meta: workload.Meta{Name: Name, Description: "the Wisconsin benchmark (DeWitt): 32 selections, joins, projections, aggregates and updates, every answer checked",
-			Version: Version, Headline: "s", Better: "lower"},
+			Version: Version, Headline: query.Headline, Better: "lower"},
 		Flags:          w.Flags,
+		Load:           w.Load,
 		PrepareOptions: []string{"scale", "mysql-storage-engine"},
-		Hooks:          workload.Hooks{Validate: w.Validate, Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared},
+		Hooks:          h,
 	}
+}
+
+// Load reads what the prepared relations hold (their scale and seed) and
+// hands the suite, with the checks their rules give, to the runner of
+// query suites. Streams run the read queries only: concurrent writes of
+// the same tuples would make the answers depend on the order.
+func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, error) {
+	c, err := env.Target.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data, err := ReadData(ctx, c)
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	suite := Suite
+	if w.suite.Opts().Streams > 1 {
+		suite = Reads
+	}
+	qs, err := suite(env.Target.Dialect(), data)
+	if err != nil {
+		return nil, err
+	}
+	return w.suite.Load(ctx, env, qs)
 }
 
 // Flags binds the options.
 func (w *Workload) Flags(fs *pflag.FlagSet) {
+	w.suite.Flags(fs)
 	fs.Int64Var(&w.opt.Scale, "scale", w.opt.Scale, "rows of TENKTUP1 and TENKTUP2, a multiple of 100 (ONEKTUP and BPRIME get a tenth)")
 	fs.StringVar(&w.opt.MySQLEngine, "mysql-storage-engine", w.opt.MySQLEngine, "storage engine on MySQL/MariaDB")
 }

@@ -28,6 +28,7 @@ func builtins() []workloadtest.Case {
 		workloadtest.Case{Workload: "iibench", Run: []string{"--inserters", "1", "--query-threads", "1", "--max-rows", "2000", "--rows-per-insert", "100"}, SelfLimited: true},
 		workloadtest.Case{Workload: "query", Prepare: []string{"--setup", "../query/testdata/setup.sql"},
 			Run: []string{"--file", "../query/testdata/suite.sql", "--streams", "2", "--iterations", "2"}, SelfLimited: true},
+		workloadtest.Case{Workload: "wisconsin", Prepare: []string{"--scale", "1000"}, Run: []string{"--scale", "1000", "--iterations", "1", "--streams", "2"}, SelfLimited: true},
 	)
 }
 
