@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -189,14 +190,23 @@ type runState struct {
 	stats    []clientStats // by client id; each written by its client only
 	dialect  target.Dialect
 	prog     liveFigures // the last interval, for the progress line
+	// ready is the longest time a client took to connect, in
+	// nanoseconds: pgbench's initial connection time, the clients
+	// connecting at once.
+	ready atomic.Int64
 }
 
 // clientStats are one client's counters, per script.
 type clientStats struct {
 	txNo    int64
 	scripts []scriptStats
-	live    liveCounts // the same counts over all scripts, for progress lines
-	_       [64]byte   // keep clients' counters off each other's cache lines
+	// cmdFailed and cmdRetried count, per script and command, the
+	// transactions that failed in that command and the retries it caused
+	// (pgbench's -r columns).
+	cmdFailed, cmdRetried [][]int64
+	connectNS             int64      // -C: time spent connecting, every transaction's
+	live                  liveCounts // the same counts over all scripts, for progress lines
+	_                     [64]byte   // keep clients' counters off each other's cache lines
 }
 
 type scriptStats struct {
@@ -257,7 +267,12 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	rs.stats = make([]clientStats, env.Threads)
 	for i := range rs.stats {
-		rs.stats[i].scripts = make([]scriptStats, len(scripts))
+		st := &rs.stats[i]
+		st.scripts = make([]scriptStats, len(scripts))
+		st.cmdFailed, st.cmdRetried = make([][]int64, len(scripts)), make([][]int64, len(scripts))
+		for j, e := range scripts {
+			st.cmdFailed[j], st.cmdRetried[j] = make([]int64, len(e.s.Commands)), make([]int64, len(e.s.Commands))
+		}
 	}
 	if o.Log {
 		if rs.log, err = newTxLog(o, env.Threads, rs.rate, rs.maxTries); err != nil {
@@ -389,11 +404,13 @@ type worker struct {
 	cur    int
 	rec    recorder
 	st     *clientStats
+	// failedAt is the command the last failed try stopped at (-1: none).
+	failedAt int
 }
 
 func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, error) {
 	id, conn, h := s.ID, s.Conn, s.H
-	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id]}
+	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id], failedAt: -1}
 	// Each client draws its script choices and log samples from streams
 	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
@@ -414,6 +431,11 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	}
 	if rs.maxTries == 1 {
 		wk.client.TriedOnce()
+	}
+	for d := int64(s.Dialed); ; {
+		if old := rs.ready.Load(); old >= d || rs.ready.CompareAndSwap(old, d) {
+			break
+		}
 	}
 	return wk, nil
 }
@@ -502,6 +524,9 @@ var _ workload.Worker = (*worker)(nil)
 
 func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if retry {
+		if wk.failedAt >= 0 {
+			wk.st.cmdRetried[wk.cur][wk.failedAt]++
+		}
 		if wk.swap != nil && wk.swap.own {
 			// The runner rolled back its own connection, not this one.
 			_ = wk.swap.Exec(ctx, "ROLLBACK")
@@ -518,9 +543,11 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	}
 	e := wk.rs.scripts[wk.cur]
 	wk.rec.ops = e.cmdOps
+	wk.failedAt = -1
 	err := wk.client.Run(ctx, e.s, &wk.rec)
 	wk.rec.flush()
 	if err != nil {
+		wk.failedAt = wk.client.Command()
 		wk.freshClock()
 		return e.op, err
 	}
@@ -545,7 +572,9 @@ func (wk *worker) txOpen() bool {
 // reconnect is -C: a new connection for each transaction, its time part
 // of the transaction's latency as in pgbench.
 func (wk *worker) reconnect(ctx context.Context) error {
+	start := time.Now()
 	c, err := wk.rs.env.Target.Connect(ctx)
+	wk.st.connectNS += int64(time.Since(start))
 	if err != nil {
 		return err
 	}
@@ -570,6 +599,9 @@ func (wk *worker) observe(e workload.EventInfo) {
 		wk.st.live.skipped.Add(1)
 	case workload.EventFailed:
 		wk.st.live.failed.Add(1)
+		if wk.failedAt >= 0 && wk.cur < len(wk.st.cmdFailed) {
+			wk.st.cmdFailed[wk.cur][wk.failedAt]++
+		}
 		switch failureKind(e.Code) {
 		case "serialization":
 			st.serialization++

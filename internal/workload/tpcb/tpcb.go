@@ -79,6 +79,10 @@ type Options struct {
 	Host, Port, User, DBName string
 	Debug                    bool // -d: dbmark's debug log
 	Version                  bool // -V: print the version and exit
+
+	// PgbenchForm is set by the pgbench front end: messages during the
+	// run (--verbose-errors, -d) take pgbench's form on standard error.
+	PgbenchForm bool
 }
 
 // Workload is pgbench's workload.

@@ -281,6 +281,28 @@ func (c *Client) script(s *Script) *clientScript {
 	return cs
 }
 
+// commandError says where err stopped the client: the command, or for an
+// error of a pipeline's statement, that statement.
+func (c *Client) commandError(s *Script, err error) error {
+	i := c.cmdIdx
+	var pe *target.PipelineError
+	if errors.As(err, &pe) && pe.Index < len(c.pipeCmds) {
+		i = c.pipeCmds[pe.Index]
+	}
+	cmd := s.Commands[i]
+	ce := &CommandError{Client: c.id, Script: s.Index, Command: i, Err: err}
+	if cmd.Kind == SQL {
+		ce.SQL = c.statementText(cmd)
+	} else if len(cmd.Args) > 0 {
+		ce.Meta = strings.TrimPrefix(cmd.Args[0], "\\")
+	}
+	return ce
+}
+
+// Command is the index of the command the client runs, or the one its
+// last Run stopped at with an error.
+func (c *Client) Command() int { return c.cmdIdx }
+
 // fail builds the RuntimeError of command i.
 func (c *Client) fail(s *Script, i int, format string, args ...any) error {
 	return &RuntimeError{Script: s.Name, Line: s.Commands[i].Line, Client: c.id, Msg: fmt.Sprintf(format, args...)}
@@ -301,7 +323,7 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		next, err := c.exec(ctx, cs, pc, cmd)
 		if err != nil {
 			c.abortPipeline()
-			return err
+			return c.commandError(s, err)
 		}
 		if rec != nil {
 			if next >= len(s.Commands) || rec.Wants(pc) {
