@@ -135,6 +135,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 		return err
 	}
 	w.Opts().PgbenchForm = true
+	w.Opts().VerboseErrors = inv.VerboseErrors
 
 	tg, _, err := a.openTarget(ctx, spec, f)
 	if err != nil {
@@ -173,8 +174,10 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintln(a.Stdout, pgbench.VersionLine(eng.Version))
 	if inv.Debug {
+		host := firstOf(inv.Host, os.Getenv("PGHOST"), "/var/run/postgresql")
+		port := firstOf(inv.Port, os.Getenv("PGPORT"), "5432")
 		fmt.Fprintf(a.Stderr, "pgbench: pghost: %s pgport: %s nclients: %d %s dbName: %s\n",
-			inv.Host, inv.Port, inv.Clients, limitText(inv), inv.DBName)
+			host, port, inv.Clients, limitText(inv), inv.DBName)
 	}
 	if usesBuiltin(inv) {
 		const q = "select count(*) from pgbench_branches"
@@ -265,12 +268,34 @@ func abortLines(err error, inv *pgbench.Invocation) string {
 		msg = re.Msg
 	}
 	if ce.Meta == "" {
+		if name, ok := strings.CutPrefix(msg, "invalid variable name: "); ok {
+			// A \gset or \aset into a name no variable may have.
+			name, _ = strconv.Unquote(name)
+			return fmt.Sprintf("pgbench: error: gset: %s\npgbench: error: client %d script %d command %d query 0: error storing into variable %s\n",
+				msg, ce.Client, ce.Script, ce.Command, name)
+		}
 		return fmt.Sprintf("pgbench: error: client %d script %d command %d query 0: %s\n", ce.Client, ce.Script, ce.Command, msg)
 	}
-	msg = strings.TrimPrefix(msg, "\\"+ce.Meta+": ")
-	msg = strings.TrimPrefix(msg, ce.Meta+": ")
-	return fmt.Sprintf("pgbench: error: %s\npgbench: error: client %d aborted in command %d (%s) of script %d; evaluation of meta-command failed\n",
-		msg, ce.Client, ce.Command, ce.Meta, ce.Script)
+	// pgbench names the failure of an expression's evaluation (\set, \if)
+	// and of a command's execution apart, and quotes the expression's
+	// error alone.
+	failed := "execution"
+	switch ce.Meta {
+	case "set", "if", "elif":
+		failed = "evaluation"
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "\\"+ce.Meta+": "), ce.Meta+": ")
+	}
+	return fmt.Sprintf("pgbench: error: %s\npgbench: error: client %d aborted in command %d (%s) of script %d; %s of meta-command failed\n",
+		msg, ce.Client, ce.Command, ce.Meta, ce.Script, failed)
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func limitText(inv *pgbench.Invocation) string {
@@ -359,6 +384,7 @@ func tpcbArgs(inv *pgbench.Invocation, verb string) []string {
 	flag(inv.VerboseErrors, "--verbose-errors")
 	flag(inv.ProgressTimestamp, "--progress-timestamp")
 	flag(inv.NoStore, "--no-store")
+	flag(inv.Debug, "--debug")
 	if inv.Rate > 0 {
 		add("--rate", ftoa(inv.Rate))
 	}

@@ -2,9 +2,11 @@ package tpcb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,6 +250,9 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger,
 		Debug: locked(env.Progress), Stdout: locked(env.Stdout)} // where pgbench writes them: debug() on stderr, \shell's output on stdout
+	if o.PgbenchForm && o.Debug {
+		rs.shared.Trace = rs.shared.Debug
+	}
 	var ops []metrics.OpSpec
 	for _, e := range scripts {
 		e.op = metrics.Op(len(ops))
@@ -406,6 +411,46 @@ type worker struct {
 	st     *clientStats
 	// failedAt is the command the last failed try stopped at (-1: none).
 	failedAt int
+	tries    int // of the current transaction
+}
+
+// verbose says whether errors are told in pgbench's words (the pgbench
+// front end's --verbose-errors).
+func (wk *worker) verbose() bool {
+	o := &wk.rs.w.opt
+	return o.PgbenchForm && o.VerboseErrors && wk.rs.env.Progress != nil
+}
+
+// gotError is pgbench's --verbose-errors line of a statement's error that
+// the transaction may be tried again after (a serialization failure, a
+// deadlock), with the server's message as libpq prints it.
+func (wk *worker) gotError(err error) {
+	if !wk.verbose() || wk.rs.env.Target.Classify(err).Class != target.Retryable {
+		return
+	}
+	var ce *script.CommandError
+	if !errors.As(err, &ce) || ce.Meta != "" {
+		return
+	}
+	msg := err.Error() + "\n"
+	var lp interface{ Libpq(query string) string }
+	if errors.As(err, &lp) {
+		msg = lp.Libpq(ce.SQL)
+	}
+	fmt.Fprintf(wk.rs.env.Progress, "pgbench: client %d got an error in command %d (SQL) of script %d; %s", wk.id, ce.Command, ce.Script, msg)
+}
+
+// tell is pgbench's --verbose-errors line of what the client does after
+// a failed try.
+func (wk *worker) tell(what string, try int) {
+	if !wk.verbose() {
+		return
+	}
+	tries := strconv.Itoa(try)
+	if wk.rs.maxTries > 0 && wk.rs.maxTries < math.MaxInt32 {
+		tries += "/" + strconv.Itoa(wk.rs.maxTries)
+	}
+	fmt.Fprintf(wk.rs.env.Progress, "pgbench: client %d %s (try %s)\n", wk.id, what, tries)
 }
 
 func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, error) {
@@ -527,12 +572,14 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 		if wk.failedAt >= 0 {
 			wk.st.cmdRetried[wk.cur][wk.failedAt]++
 		}
+		wk.tell("repeats the transaction after the error", wk.tries)
 		if wk.swap != nil && wk.swap.own {
 			// The runner rolled back its own connection, not this one.
 			_ = wk.swap.Exec(ctx, "ROLLBACK")
 		}
 		wk.client.Restore()
 	} else {
+		wk.tries = 0
 		wk.cur = wk.pick()
 		if wk.rs.w.opt.Connect {
 			if err := wk.reconnect(ctx); err != nil {
@@ -544,10 +591,12 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	e := wk.rs.scripts[wk.cur]
 	wk.rec.ops = e.cmdOps
 	wk.failedAt = -1
+	wk.tries++
 	err := wk.client.Run(ctx, e.s, &wk.rec)
 	wk.rec.flush()
 	if err != nil {
 		wk.failedAt = wk.client.Command()
+		wk.gotError(err)
 		wk.freshClock()
 		return e.op, err
 	}
@@ -599,6 +648,9 @@ func (wk *worker) observe(e workload.EventInfo) {
 		wk.st.live.skipped.Add(1)
 	case workload.EventFailed:
 		wk.st.live.failed.Add(1)
+		if e.Tries > 0 {
+			wk.tell("ends the failed transaction", e.Tries)
+		}
 		if wk.failedAt >= 0 && wk.cur < len(wk.st.cmdFailed) {
 			wk.st.cmdFailed[wk.cur][wk.failedAt]++
 		}
