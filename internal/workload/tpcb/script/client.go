@@ -320,6 +320,9 @@ func (c *Client) traceSQL(cs *clientScript, pc int, cmd *Command) {
 // commandError says where err stopped the client: the command, or for an
 // error of a pipeline's statement, that statement.
 func (c *Client) commandError(s *Script, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the run's end, not the command's failure
+	}
 	i := c.cmdIdx
 	var pe *target.PipelineError
 	if errors.As(err, &pe) && pe.Index < len(c.pipeCmds) {
