@@ -179,6 +179,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 		fmt.Fprintf(a.Stderr, "pgbench: pghost: %s pgport: %s nclients: %d %s dbName: %s\n",
 			host, port, inv.Clients, limitText(inv), inv.DBName)
 	}
+	partitions := "" // "method:count" when pgbench_accounts is partitioned
 	if usesBuiltin(inv) {
 		const q = "select count(*) from pgbench_branches"
 		if _, _, err := c.QueryRow(ctx, q); err != nil {
@@ -191,6 +192,14 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 			out.errf("pgbench: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".\n", inv.DBName)
 			return &printedError{code: 1}
 		}
+		// pgbench reports how pgbench_accounts is partitioned.
+		const pq = `select coalesce((select case p.partstrat when 'r' then 'range' when 'h' then 'hash' end || ':' ||
+  (select count(*) from pg_catalog.pg_inherits i where i.inhparent = c.oid)
+  from pg_catalog.pg_partitioned_table p where p.partrelid = c.oid), '')
+from pg_catalog.pg_class c where c.relname = 'pgbench_accounts' and pg_catalog.pg_table_is_visible(c.oid)`
+		if v, _, err := c.QueryRow(ctx, pq); err == nil {
+			partitions = v
+		}
 	}
 	c.Close()
 	if !inv.NoVacuum {
@@ -199,7 +208,13 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 			fmt.Fprint(a.Stderr, "starting vacuum pgbench_accounts...end.\n")
 		}
 	}
-	res, err := a.runOne(ctx, spec, fs, f, runOpts{out: a.Stdout, peer: pgbench.Report, extra: extra})
+	peer := func(w io.Writer, res *result.Result) {
+		if m, n, ok := strings.Cut(partitions, ":"); ok && res.Summary.Extra != nil {
+			res.Summary.Extra["partition_method"], res.Summary.Extra["partitions"] = m, n
+		}
+		pgbench.Report(w, res)
+	}
+	res, err := a.runOne(ctx, spec, fs, f, runOpts{out: a.Stdout, peer: peer, extra: extra})
 	if res == nil {
 		if err == nil {
 			return nil
