@@ -268,7 +268,7 @@ func abortLines(err error, inv *pgbench.Invocation) string {
 	if ce.Meta == "" {
 		if msg := postgres.LibpqMessage(ce.Err, ce.SQL); msg != "" {
 			prefix := ""
-			if inv.Mode_ == "prepared" && strings.Contains(ce.Err.Error(), "prepare \"") {
+			if inv.QueryMode == "prepared" && strings.Contains(ce.Err.Error(), "prepare \"") {
 				// pgbench reports the failed PREPARE, then the statement
 				// it could not run for want of it.
 				prefix = "pgbench: error: " + msg
@@ -363,7 +363,7 @@ func tpcbArgs(inv *pgbench.Invocation, verb string) []string {
 		}
 		return a
 	}
-	add("--client", itoa(inv.Clients), "--jobs", itoa(inv.Jobs), "--protocol", inv.Mode_, "--max-tries", itoa(inv.MaxTries))
+	add("--client", itoa(inv.Clients), "--jobs", itoa(inv.Jobs), "--protocol", inv.QueryMode, "--max-tries", itoa(inv.MaxTries))
 	// pgbench never gives up on a client that waits: its locks are the
 	// script's business.
 	add("--stall-timeout", "0")

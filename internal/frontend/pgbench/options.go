@@ -81,7 +81,7 @@ type Invocation struct {
 	ReportPerCommand       bool
 	SamplingRate           float64
 	AggregateInterval      int
-	Mode_                  string // -M: simple, extended, prepared
+	QueryMode              string // -M: simple, extended, prepared
 	Defines                []string
 	Seed                   string // --random-seed as given ("" none)
 	MaxTries               int
@@ -376,7 +376,7 @@ func parseWeight(spec string) (string, int, *UsageError) {
 // prints and exits 1 with; -f files are read and parsed here, as pgbench
 // does while it reads its options.
 func Parse(args []string, env Env) (*Invocation, error) {
-	inv := &Invocation{Clients: 1, Jobs: 1, Scale: 1, Fillfactor: 100, Mode_: "simple", MaxTries: 1, LogPrefix: "pgbench_log"}
+	inv := &Invocation{Clients: 1, Jobs: 1, Scale: 1, Fillfactor: 100, QueryMode: "simple", MaxTries: 1, LogPrefix: "pgbench_log"}
 	err := inv.parse(args, env)
 	var ue *UsageError
 	if errors.As(err, &ue) && len(inv.Notes) > 0 {
@@ -420,7 +420,7 @@ func (inv *Invocation) parse(args []string, env Env) error {
 	if uerr != nil {
 		return uerr
 	}
-	var bench, initOpt, internal bool
+	var bench, initOpt bool
 	var initSteps string
 	partitionMethod := ""
 	for _, g := range opts {
@@ -493,14 +493,14 @@ func (inv *Invocation) parse(args []string, env Env) error {
 				return e
 			}
 			err = inv.addScript(ScriptSpec{Builtin: true, Name: full, Weight: w})
-			bench, internal = true, true
+			bench = true
 		case "select-only", "skip-some-updates":
 			name := "select-only"
 			if o.short == 'N' {
 				name = "simple-update"
 			}
 			err = inv.addScript(ScriptSpec{Builtin: true, Name: name, Weight: 1})
-			bench, internal = true, true
+			bench = true
 		case "file":
 			name, w, e := parseWeight(arg)
 			if e != nil {
@@ -528,7 +528,7 @@ func (inv *Invocation) parse(args []string, env Env) error {
 			bench = true
 			switch arg {
 			case "simple", "extended", "prepared":
-				inv.Mode_ = arg
+				inv.QueryMode = arg
 			default:
 				return fatal("invalid query mode (-M): \"%s\"", arg)
 			}
@@ -612,7 +612,7 @@ func (inv *Invocation) parse(args []string, env Env) error {
 	}
 	if len(inv.Scripts) == 0 && inv.Mode != ModeInit {
 		inv.Scripts = []ScriptSpec{{Builtin: true, Name: "tpcb-like", Weight: 1}}
-		bench, internal = true, true
+		bench = true
 	}
 	total := 0
 	for _, s := range inv.Scripts {
@@ -621,7 +621,6 @@ func (inv *Invocation) parse(args []string, env Env) error {
 	if total == 0 && inv.Mode != ModeInit {
 		return fatal("total script weight must not be zero")
 	}
-	_ = internal
 	if inv.Jobs > inv.Clients {
 		inv.Jobs = inv.Clients
 	}

@@ -33,7 +33,7 @@ func TestParseGrammar(t *testing.T) {
 	}
 	want := []ScriptSpec{{Builtin: true, Name: "select-only", Weight: 1}, {Builtin: true, Name: "tpcb-like", Weight: 3}}
 	if inv.DBName != "mydb" || !inv.NoVacuum || inv.Clients != 4 || inv.Jobs != 2 || inv.Transactions != 7 ||
-		inv.Mode_ != "prepared" || !reflect.DeepEqual(inv.Defines, []string{"x=1"}) || !reflect.DeepEqual(inv.Scripts, want) {
+		inv.QueryMode != "prepared" || !reflect.DeepEqual(inv.Defines, []string{"x=1"}) || !reflect.DeepEqual(inv.Scripts, want) {
 		t.Errorf("parsed %+v", inv)
 	}
 	// -j beyond -c is cut to -c, as pgbench does.
