@@ -136,6 +136,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	}
 	w.Opts().PgbenchForm = true
 	w.Opts().VerboseErrors = inv.VerboseErrors
+	w.Opts().Quiet = inv.Quiet
 
 	tg, _, err := a.openTarget(ctx, spec, f)
 	if err != nil {

@@ -83,6 +83,8 @@ type Options struct {
 	// PgbenchForm is set by the pgbench front end: messages during the
 	// run (--verbose-errors, -d) take pgbench's form on standard error.
 	PgbenchForm bool
+	// Quiet is -i's -q under PgbenchForm: a progress line every 5 seconds.
+	Quiet bool
 	// VerboseErrors is --verbose-errors under PgbenchForm: each error a
 	// transaction is tried again after, and what the client then does.
 	VerboseErrors bool
