@@ -162,7 +162,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 		c.Close()
 		clients := f.planInput(fs, spec).Resolved().Clients
 		if err := a.prepare(ctx, spec, f, clients, true); err != nil {
-			out.errf("pgbench: error: %s\n", errors.Unwrap(err))
+			out.errf("pgbench: error: %s\n", bare(err))
 			return &printedError{code: 1}
 		}
 		return nil
@@ -216,6 +216,13 @@ from pg_catalog.pg_class c where c.relname = 'pgbench_accounts' and pg_catalog.p
 		pgbench.Report(w, res)
 	}
 	res, err := a.runOne(ctx, spec, fs, f, runOpts{out: a.Stdout, peer: peer, extra: extra})
+	return pgbenchOutcome(res, err, inv, out)
+}
+
+// pgbenchOutcome ends a run as pgbench does: the aborted clients' errors
+// and "Run was aborted" with exit 2, or what kept the run from starting
+// with exit 1 (the exit codes of dbmark's failures otherwise).
+func pgbenchOutcome(res *result.Result, err error, inv *pgbench.Invocation, out pgbenchOut) error {
 	if res == nil {
 		if err == nil {
 			return nil
@@ -225,7 +232,7 @@ from pg_catalog.pg_class c where c.relname = 'pgbench_accounts' and pg_catalog.p
 		if errors.As(err, &ee) {
 			code = ee.code
 		}
-		out.errf("pgbench: error: %s\n", errors.Unwrap(err))
+		out.errf("pgbench: error: %s\n", bare(err))
 		return &printedError{code: code}
 	}
 	if res.Status == result.StatusFailed {
@@ -303,6 +310,15 @@ func abortLines(err error, inv *pgbench.Invocation) string {
 	}
 	return fmt.Sprintf("pgbench: error: %s\npgbench: error: client %d aborted in command %d (%s) of script %d; %s of meta-command failed\n",
 		msg, ce.Client, ce.Command, ce.Meta, ce.Script, failed)
+}
+
+// bare is err without the exit code dbmark's commands give it.
+func bare(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.err
+	}
+	return err
 }
 
 func firstOf(vals ...string) string {
