@@ -84,6 +84,8 @@ func TestReadmeExamples(t *testing.T) {
 		"@127.0.0.1:53306/sbtest", "@127.0.0.1:53306/"+readmeDB,
 		"@localhost/sbtest?", "@localhost/"+readmeDB+"?",
 		"-t 100 bench ", "-t 100 "+readmeDB+" ", // pgbench's database name after its options
+		"-U bench -i -s 10 bench", "-U bench -i -s 1 "+readmeDB,
+		"-U bench -c 8 -T 10 -P 1 -r bench", "-U bench -c 8 -T 1 -P 1 -r "+readmeDB,
 		"127.0.0.1:8080", freeAddr(t),
 	)
 	block = strings.NewReplacer(pairs...).Replace(block)
@@ -199,7 +201,7 @@ func exampleBlock(t *testing.T) string {
 // needsServer names the server a line targets, or "".
 func needsServer(line string) string {
 	switch {
-	case strings.Contains(line, ":55432") || strings.Contains(line, "/pg/sock"):
+	case strings.Contains(line, ":55432") || strings.Contains(line, "-p 55432") || strings.Contains(line, "/pg/sock"):
 		return "postgres"
 	case strings.Contains(line, ":53306") || strings.Contains(line, "mysqld.sock"):
 		return "mysql"

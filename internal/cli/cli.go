@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,15 +47,21 @@ type exitError struct {
 	err  error
 }
 
-// An exitError without err exits with code and prints nothing more: the
-// command has said what it had to (a gate's one line).
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
+func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
+
+// printedError ends a command whose messages were printed already.
+type printedError struct{ code int }
+
+func (e *printedError) Error() string { return "exit " + strconv.Itoa(e.code) }
+
+// notes is where dbmark's own notes around a run go.
+func (a *App) notes() io.Writer {
+	if a.own != nil {
+		return a.own
+	}
+	return a.Stderr
+}
 
 func withCode(code int, err error) error {
 	if err == nil {
@@ -73,7 +80,10 @@ type App struct {
 	Interactive bool
 	Args        []string
 
-	global     *pflag.FlagSet // the root's persistent flags
+	global *pflag.FlagSet // the root's persistent flags
+	// own is where dbmark's notes around a run go (preflight warnings);
+	// nil is Stderr. A peer's front end keeps them off the peer's output.
+	own        io.Writer
 	storeDSN   string
 	quiet      bool
 	verbose    bool
@@ -123,14 +133,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	if err == nil {
 		return ExitOK
 	}
-	if ee := (*exitError)(nil); errors.As(err, &ee) && ee.err == nil {
-		return ee.code
+	// A peer's front end (or a gate's line) printed its own messages.
+	var pe *printedError
+	if errors.As(err, &pe) {
+		return pe.code
 	}
 	// An error that can show where it is (a script's line with a caret
 	// under the spot) shows it before its one line.
 	var d interface{ Detail() string }
 	if errors.As(err, &d) && d.Detail() != "" {
-		fmt.Fprintln(stderr, d.Detail())
+		// A server's DETAIL, HINT and CONTEXT may quote a statement's
+		// values: the command line's secrets are masked there too.
+		fmt.Fprintln(stderr, secret.Message(d.Detail(), args))
 	}
 	// No secret of the command line is printed, however the error quotes it.
 	fmt.Fprintf(stderr, "dbmark: %s\n", oneLine(secret.Message(err.Error(), args)))
@@ -193,6 +207,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.serveCmd())
 	root.AddCommand(a.submitCmd())
 	root.AddCommand(a.reproduceCmd())
+	root.AddCommand(a.pgbenchCmd())
 	return root
 }
 

@@ -109,7 +109,7 @@ func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Targ
 	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, Server: isServer(tg), Engine: facts, Root: c.root, Sample: activitySample})...)
 	env.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
 	for _, w := range res.Warnings {
-		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
+		fmt.Fprintf(a.notes(), "warning: %s\n", w)
 	}
 	if c.strict && len(res.Warnings) > 0 {
 		return withCode(ExitUsage, fmt.Errorf("--strict: %d preflight warning(s) stand, the first: %s (fix them, or run without --strict)", len(res.Warnings), res.Warnings[0]))

@@ -99,7 +99,7 @@ gate cannot tell a regression from noise and says UNKNOWN, unless --single judge
 			g := compare.Gate(base, cand, compare.GateOptions{Metric: m, Warn: w, Crit: c, Single: single})
 			fmt.Fprintln(a.Stdout, g.Line)
 			if g.State != compare.GateOK {
-				return &exitError{code: g.State}
+				return &printedError{code: g.State}
 			}
 			return nil
 		},

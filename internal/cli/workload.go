@@ -272,7 +272,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 				clients := f.planInput(cmd.Flags(), w).Resolved().Clients
 				switch verb {
 				case "prepare":
-					return a.prepare(cmd.Context(), w, f, clients)
+					return a.prepare(cmd.Context(), w, f, clients, false)
 				case "cleanup":
 					return a.cleanup(cmd.Context(), w, f, clients)
 				}
@@ -283,15 +283,7 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 			},
 		}
 		fs := sub.Flags()
-		fs.SetNormalizeFunc(normalize)
-		f.bindTarget(fs, w)
-		if verb == "run" {
-			f.bindRun(fs)
-			f.bindServer(fs, w)
-		}
-		w.Flags(fs)
-		f.restartRead = workload.FlagRead(fs, "restart-cmd")
-		a.yieldShorthands(fs, name)
+		a.bindWorkload(fs, f, w, verb)
 		if verb == "run" {
 			sweepable(fs) // a list or a range makes the run a sweep
 		}
@@ -299,6 +291,20 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// bindWorkload binds what verb takes of workload w: where the load goes,
+// the common options of a run, and the workload's own.
+func (a *App) bindWorkload(fs *pflag.FlagSet, f *runFlags, w workload.Spec, verb string) {
+	fs.SetNormalizeFunc(normalize)
+	f.bindTarget(fs, w)
+	if verb == "run" {
+		f.bindRun(fs)
+		f.bindServer(fs, w)
+	}
+	w.Flags(fs)
+	f.restartRead = workload.FlagRead(fs, "restart-cmd")
+	a.yieldShorthands(fs, w.Meta.Name)
 }
 
 // positional is what a workload's command takes after its flags: the
@@ -424,7 +430,7 @@ func pickSeed(s uint64) uint64 {
 	return s
 }
 
-func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags, clients int) error {
+func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags, clients int, quiet bool) error {
 	tg, _, err := a.openTarget(ctx, w, f)
 	if err != nil {
 		return err
@@ -440,7 +446,9 @@ func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags, clients
 	if err := w.Hooks.Prepare(ctx, a.env(tg, f, clients)); err != nil {
 		return setupError(ctx, err)
 	}
-	fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, tg.Redacted())
+	if !quiet {
+		fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, tg.Redacted())
+	}
 	return nil
 }
 
@@ -526,6 +534,11 @@ type runOpts struct {
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
 	// files short).
 	repair bool
+	// peer prints a peer's report in place of dbmark's (the pgbench front
+	// end): no header line, and what dbmark adds (the summary, where the
+	// result went) goes to extra instead of out.
+	peer  func(io.Writer, *result.Result)
+	extra io.Writer
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -612,7 +625,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	// Sampled at the live lines' ticks, a line's counters are its own.
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
 	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
-	if cfg.ReportInterval > 0 {
+	if cfg.ReportInterval > 0 && o.peer == nil {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	live := startLive(o.out, a.Stderr, w.Hooks.LiveLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
@@ -699,16 +712,29 @@ func (a *App) ready(ctx context.Context, w workload.Spec, env workload.Env, embe
 func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result, out *runner.Outcome, st store.Store, f *runFlags, o runOpts) error {
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
-	if err := a.keep(saveCtx, o.out, res, st, f.jsonPath); err != nil {
+	own := o.out // dbmark's own lines
+	if o.peer != nil {
+		own = o.extra
+		if own == nil {
+			own = io.Discard
+		}
+	}
+	if err := a.keep(saveCtx, own, res, st, f.jsonPath); err != nil {
 		// What was measured is shown even when it could not be kept.
-		report.Summary(o.out, res)
+		report.Summary(own, res)
+		if o.peer != nil {
+			o.peer(o.out, res)
+		}
 		return withCode(ExitRunFailed, err)
 	}
 	if f.histogram {
-		a.histogram(o.out, res)
+		a.histogram(own, res)
 	}
-	report.Summary(o.out, res)
-	if w.Hooks.Report != nil {
+	report.Summary(own, res)
+	switch {
+	case o.peer != nil:
+		o.peer(o.out, res)
+	case w.Hooks.Report != nil:
 		w.Hooks.Report(o.out, res)
 	}
 	// The result's status: the runner's, or a workload's verdict on what
@@ -722,11 +748,10 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 		if c := w.Meta.FailedRunCode; c != 0 {
 			code = c
 		}
-		why := res.Error
 		if out.Err != nil && out.Status == result.StatusFailed {
-			why = out.Err.Error()
+			return withCode(code, fmt.Errorf("run failed: %w (%s)", out.Err, keptNote(st, f.jsonPath)))
 		}
-		return withCode(code, fmt.Errorf("run failed: %s (%s)", why, keptNote(st, f.jsonPath)))
+		return withCode(code, fmt.Errorf("run failed: %s (%s)", res.Error, keptNote(st, f.jsonPath)))
 	}
 	return nil
 }

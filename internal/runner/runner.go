@@ -338,7 +338,7 @@ func (r *run) conclude(ctx context.Context, cause error, out *Outcome) {
 		out.Err = &StallError{Stalls: r.stuck}
 	case len(r.aborted) > 0 && (cause == nil || errors.Is(cause, errTimeUp)):
 		out.Status = result.StatusFailed
-		out.Err = &AbortError{Clients: len(r.aborted), Of: r.cfg.Threads, First: r.aborted[0]}
+		out.Err = &AbortError{Clients: len(r.aborted), Of: r.cfg.Threads, First: r.aborted[0], All: r.aborted}
 	case cause != nil && !errors.Is(cause, errTimeUp) && !errors.Is(cause, context.Canceled):
 		out.Status = result.StatusFailed
 		out.Err = cause
@@ -512,6 +512,7 @@ func noEvents(cfg Config, s result.Summary) error {
 type AbortError struct {
 	Clients, Of int
 	First       error
+	All         []error // each aborted client's error, in the order they came
 }
 
 func (e *AbortError) Error() string {

@@ -210,6 +210,8 @@ type Seat struct {
 	H    *metrics.Handle
 	// Clock is the client's clock, shared with the runner (see Clock).
 	Clock *Clock
+	// Dialed is how long opening Conn took (0 where not known).
+	Dialed time.Duration
 }
 
 // Clients opens a run's clients and says what their errors mean. Package

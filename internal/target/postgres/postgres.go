@@ -107,6 +107,14 @@ func endpoint(cfg *pgconn.Config) string {
 
 // connectError turns a failed connection into one line that says what to do.
 func connectError(cfg *pgconn.Config, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &connError{msg: connectMessage(cfg, err).Error(), cfg: cfg, err: err}
+}
+
+// connectMessage is dbmark's line for a failed connection.
+func connectMessage(cfg *pgconn.Config, err error) error {
 	where := endpoint(cfg)
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -241,9 +249,9 @@ func wrap(ctx context.Context, pc *pgconn.PgConn, err error) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case pc.IsClosed():
-		return &lostError{err}
+		return &lostError{serverErr(err)}
 	}
-	return err
+	return serverErr(err)
 }
 
 // lostError is an error after which the connection is gone.

@@ -36,11 +36,12 @@ func New(tg target.Target, load *workload.Load) (*Clients, error) {
 
 // Open connects client id and sets up its worker on the connection.
 func (c *Clients) Open(ctx context.Context, id int, h *metrics.Handle, clock *workload.Clock) (workload.Worker, workload.Session, error) {
+	start := time.Now()
 	conn, err := c.tg.Connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := c.newWorker(ctx, workload.Seat{ID: id, Conn: conn, H: h, Clock: clock})
+	w, err := c.newWorker(ctx, workload.Seat{ID: id, Conn: conn, H: h, Clock: clock, Dialed: time.Since(start)})
 	if err != nil {
 		conn.Close()
 		return nil, nil, err

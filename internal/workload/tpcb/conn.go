@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 
@@ -26,10 +27,18 @@ func (w *Workload) Args(args []string) error {
 // PGHOST, PGPORT, PGUSER and PGDATABASE fill in what a connection string
 // leaves out: with no --target they make a postgres:// one (what they do
 // not say comes from those variables, PGPASSWORD and the defaults, as
-// for pgbench); a --target that says otherwise is refused.
+// for pgbench); a --target that says otherwise is refused. With neither
+// --target nor those options, a PG* variable that is set makes the
+// target postgres:// too, as pgbench would connect.
 func (w *Workload) FillTarget(raw string) (string, error) {
 	o := &w.opt
 	if o.Host == "" && o.Port == "" && o.User == "" && o.DBName == "" {
+		if raw == "" && libpqEnvSet() {
+			// pgbench's way: PG* variables alone name the server. A
+			// user who set them for PostgreSQL never gets the embedded
+			// SQLite database instead.
+			return "postgres:///", nil
+		}
 		return raw, nil
 	}
 	if raw == "" {
@@ -112,4 +121,16 @@ func setQuery(q url.Values, k, v string) {
 	if v != "" {
 		q.Set(k, v)
 	}
+}
+
+// libpqEnvSet says whether a libpq variable that names the server, the
+// user, the database or the password is set (pgbench's connection comes
+// from them).
+func libpqEnvSet() bool {
+	for _, v := range strings.Fields("PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGPASSWORD PGSERVICE") {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
 }

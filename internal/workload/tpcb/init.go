@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -234,7 +235,15 @@ func inTx(ctx context.Context, c target.Conn, sc *schema, fn func() error) error
 // the engine's bulk path (COPY on PostgreSQL).
 func (w *Workload) generateClientSide(ctx context.Context, env workload.Env, c target.Conn, sc *schema) error {
 	n := sc.accountCount()
-	bar := progress.New(env.Progress, env.Interactive, fmt.Sprintf("loading %d accounts", n), n)
+	var bar interface {
+		Set(int64)
+		Finish()
+	}
+	if w.opt.PgbenchForm {
+		bar = &tuplesProgress{w: env.Progress, total: n, quiet: w.opt.Quiet, start: time.Now()}
+	} else {
+		bar = progress.New(env.Progress, env.Interactive, fmt.Sprintf("loading %d accounts", n), n)
+	}
 	err := inTx(ctx, c, sc, func() error {
 		// Filler stays NULL in branches and tellers, as in pgbench.
 		if _, err := c.BulkInsert(ctx, "pgbench_branches", []string{"bid", "bbalance"},
@@ -428,3 +437,34 @@ func (e *CheckError) Unwrap() error { return workload.ErrCheckFailed }
 func (e *CheckError) Error() string {
 	return "the TPC-B balances disagree: " + e.Sums + " (they agree after tpcb-like runs on freshly prepared tables; simple-update leaves tellers and branches alone, and a run without -n empties the history first, as pgbench does)"
 }
+
+// tuplesProgress is pgbench -i's progress of the accounts' load, for the
+// pgbench front end: "N of M tuples (P%) done (elapsed E s, remaining R s)"
+// every 100000 rows, or with -q every 5 seconds.
+type tuplesProgress struct {
+	w            io.Writer
+	total, shown int64
+	quiet        bool
+	start        time.Time
+	next         float64 // -q: the elapsed seconds of the next line
+}
+
+func (p *tuplesProgress) Set(i int64) {
+	if p.w == nil || i <= p.shown || i == 0 {
+		return
+	}
+	elapsed := time.Since(p.start).Seconds()
+	if p.quiet {
+		if i%100 != 0 || elapsed < p.next {
+			return
+		}
+		p.next = float64(int(elapsed/5)+1) * 5
+	} else if i%100_000 != 0 {
+		return
+	}
+	p.shown = i
+	remaining := float64(p.total-i) * elapsed / float64(i)
+	fmt.Fprintf(p.w, "%d of %d tuples (%d%%) done (elapsed %.2f s, remaining %.2f s)\n", i, p.total, i*100/p.total, elapsed, remaining)
+}
+
+func (p *tuplesProgress) Finish() {}

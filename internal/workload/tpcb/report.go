@@ -83,6 +83,34 @@ func (w *Workload) Annotate(res *result.Result) {
 	if rs.log != nil {
 		x["log_files"] = strings.Join(rs.log.paths, " ")
 	}
+	names := make([]string, len(rs.scripts))
+	for i, e := range rs.scripts {
+		names[i] = e.name
+		for j := range e.s.Commands {
+			var failed, retried int64
+			for k := range rs.stats {
+				failed += rs.stats[k].cmdFailed[i][j]
+				retried += rs.stats[k].cmdRetried[i][j]
+			}
+			put(fmt.Sprintf("cmd:%s:%d:failures", e.name, j+1), failed)
+			put(fmt.Sprintf("cmd:%s:%d:retries", e.name, j+1), retried)
+		}
+	}
+	// What pgbench's own report needs besides: the scripts in order, the
+	// limits as pgbench states them, and the connection times.
+	x["scripts"] = strings.Join(names, ",")
+	put("max_tries", int64(rs.maxTries))
+	x["measured"] = strconv.FormatBool(rs.measured)
+	x["rate_limited"] = strconv.FormatBool(rs.rate)
+	x["connect_each_transaction"] = strconv.FormatBool(w.opt.Connect)
+	x["failures_detailed"] = strconv.FormatBool(w.opt.FailuresDetailed)
+	x["report_per_command"] = strconv.FormatBool(w.opt.ReportPerCommand)
+	x["initial_connection_ms"] = strconv.FormatFloat(float64(rs.ready.Load())/1e6, 'f', 3, 64)
+	var connNS int64
+	for i := range rs.stats {
+		connNS += rs.stats[i].connectNS
+	}
+	x["connection_time_total_ms"] = strconv.FormatFloat(float64(connNS)/1e6, 'f', 3, 64)
 }
 
 // Report prints pgbench's summary: its header, the failures, retries,

@@ -2,11 +2,14 @@ package tpcb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -191,14 +194,23 @@ type runState struct {
 	stats    []clientStats       // by client id; each written by its client only
 	dialect  target.Dialect
 	prog     liveFigures // the last interval, for the progress line
+	// ready is the longest time a client took to connect, in
+	// nanoseconds: pgbench's initial connection time, the clients
+	// connecting at once.
+	ready atomic.Int64
 }
 
 // clientStats are one client's counters, per script.
 type clientStats struct {
 	txNo    int64
 	scripts []scriptStats
-	live    liveCounts // the same counts over all scripts, for progress lines
-	_       [64]byte   // keep clients' counters off each other's cache lines
+	// cmdFailed and cmdRetried count, per script and command, the
+	// transactions that failed in that command and the retries it caused
+	// (pgbench's -r columns).
+	cmdFailed, cmdRetried [][]int64
+	connectNS             int64      // -C: time spent connecting, every transaction's
+	live                  liveCounts // the same counts over all scripts, for progress lines
+	_                     [64]byte   // keep clients' counters off each other's cache lines
 }
 
 type scriptStats struct {
@@ -240,6 +252,9 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	}
 	rs.shared = &script.Shared{Scale: rs.scale, RandomSeed: env.Seed, Clients: env.Threads, Vars: vars, Logger: env.Logger,
 		Debug: locked(env.Progress), Stdout: locked(env.Stdout)} // where pgbench writes them: debug() on stderr, \shell's output on stdout
+	if o.PgbenchForm && o.Debug {
+		rs.shared.Trace = rs.shared.Debug
+	}
 	var ops []metrics.OpSpec
 	for _, e := range scripts {
 		e.op = metrics.Op(len(ops))
@@ -260,7 +275,12 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	rs.check = rs.readCheck()
 	rs.stats = make([]clientStats, env.Threads)
 	for i := range rs.stats {
-		rs.stats[i].scripts = make([]scriptStats, len(scripts))
+		st := &rs.stats[i]
+		st.scripts = make([]scriptStats, len(scripts))
+		st.cmdFailed, st.cmdRetried = make([][]int64, len(scripts)), make([][]int64, len(scripts))
+		for j, e := range scripts {
+			st.cmdFailed[j], st.cmdRetried[j] = make([]int64, len(e.s.Commands)), make([]int64, len(e.s.Commands))
+		}
 	}
 	if o.Log {
 		if rs.log, err = newTxLog(o, env.Threads, rs.rate, rs.maxTries); err != nil {
@@ -430,11 +450,53 @@ type worker struct {
 	cur    int
 	rec    recorder
 	st     *clientStats
+	// failedAt is the command the last failed try stopped at (-1: none).
+	failedAt int
+	tries    int // of the current transaction
+}
+
+// verbose says whether errors are told in pgbench's words (the pgbench
+// front end's --verbose-errors).
+func (wk *worker) verbose() bool {
+	o := &wk.rs.w.opt
+	return o.PgbenchForm && o.VerboseErrors && wk.rs.env.Progress != nil
+}
+
+// gotError is pgbench's --verbose-errors line of a statement's error that
+// the transaction may be tried again after (a serialization failure, a
+// deadlock), with the server's message as libpq prints it.
+func (wk *worker) gotError(err error) {
+	if !wk.verbose() || wk.rs.env.Target.Classify(err).Class != target.Retryable {
+		return
+	}
+	var ce *script.CommandError
+	if !errors.As(err, &ce) || ce.Meta != "" {
+		return
+	}
+	msg := err.Error() + "\n"
+	var lp interface{ Libpq(query string) string }
+	if errors.As(err, &lp) {
+		msg = lp.Libpq(ce.SQL)
+	}
+	fmt.Fprintf(wk.rs.env.Progress, "pgbench: client %d got an error in command %d (SQL) of script %d; %s", wk.id, ce.Command, ce.Script, msg)
+}
+
+// tell is pgbench's --verbose-errors line of what the client does after
+// a failed try.
+func (wk *worker) tell(what string, try int) {
+	if !wk.verbose() {
+		return
+	}
+	tries := strconv.Itoa(try)
+	if wk.rs.maxTries > 0 && wk.rs.maxTries < math.MaxInt32 {
+		tries += "/" + strconv.Itoa(wk.rs.maxTries)
+	}
+	fmt.Fprintf(wk.rs.env.Progress, "pgbench: client %d %s (try %s)\n", wk.id, what, tries)
 }
 
 func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, error) {
 	id, conn, h := s.ID, s.Conn, s.H
-	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id]}
+	wk := &worker{rs: rs, id: id, conn: conn, h: h, st: &rs.stats[id], failedAt: -1}
 	// Each client draws its script choices and log samples from streams
 	// of its own, seeded as pgbench seeds a thread's, so no lock is shared.
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
@@ -458,6 +520,11 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	}
 	if rs.maxTries == 1 {
 		wk.client.TriedOnce()
+	}
+	for d := int64(s.Dialed); ; {
+		if old := rs.ready.Load(); old >= d || rs.ready.CompareAndSwap(old, d) {
+			break
+		}
 	}
 	return wk, nil
 }
@@ -556,12 +623,17 @@ var _ workload.Worker = (*worker)(nil)
 
 func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if retry {
+		if wk.failedAt >= 0 {
+			wk.st.cmdRetried[wk.cur][wk.failedAt]++
+		}
+		wk.tell("repeats the transaction after the error", wk.tries)
 		if wk.swap != nil && wk.swap.own {
 			// The runner rolled back its own connection, not this one.
 			_ = wk.swap.Exec(ctx, "ROLLBACK")
 		}
 		wk.client.Restore()
 	} else {
+		wk.tries = 0
 		wk.cur = wk.pick()
 		if wk.rs.w.opt.Connect {
 			if err := wk.reconnect(ctx); err != nil {
@@ -572,9 +644,13 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	}
 	e := wk.rs.scripts[wk.cur]
 	wk.rec.ops, wk.rec.checks = e.cmdOps, e.checks
+	wk.failedAt = -1
+	wk.tries++
 	err := wk.client.Run(ctx, e.s, &wk.rec)
 	wk.rec.flush()
 	if err != nil {
+		wk.failedAt = wk.client.Command()
+		wk.gotError(err)
 		wk.freshClock()
 		return e.op, err
 	}
@@ -599,7 +675,9 @@ func (wk *worker) txOpen() bool {
 // reconnect is -C: a new connection for each transaction, its time part
 // of the transaction's latency as in pgbench.
 func (wk *worker) reconnect(ctx context.Context) error {
+	start := time.Now()
 	c, err := wk.rs.env.Target.Connect(ctx)
+	wk.st.connectNS += int64(time.Since(start))
 	if err != nil {
 		return err
 	}
@@ -624,6 +702,12 @@ func (wk *worker) observe(e workload.EventInfo) {
 		wk.st.live.skipped.Add(1)
 	case workload.EventFailed:
 		wk.st.live.failed.Add(1)
+		if e.Tries > 0 {
+			wk.tell("ends the failed transaction", e.Tries)
+		}
+		if wk.failedAt >= 0 && wk.cur < len(wk.st.cmdFailed) {
+			wk.st.cmdFailed[wk.cur][wk.failedAt]++
+		}
 		switch failureKind(e.Code) {
 		case "serialization":
 			st.serialization++

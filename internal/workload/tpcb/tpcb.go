@@ -79,6 +79,15 @@ type Options struct {
 	Host, Port, User, DBName string
 	Debug                    bool // -d: dbmark's debug log
 	Version                  bool // -V: print the version and exit
+
+	// PgbenchForm is set by the pgbench front end: messages during the
+	// run (--verbose-errors, -d) take pgbench's form on standard error.
+	PgbenchForm bool
+	// Quiet is -i's -q under PgbenchForm: a progress line every 5 seconds.
+	Quiet bool
+	// VerboseErrors is --verbose-errors under PgbenchForm: each error a
+	// transaction is tried again after, and what the client then does.
+	VerboseErrors bool
 }
 
 // Workload is pgbench's workload.

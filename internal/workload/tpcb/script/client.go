@@ -29,6 +29,10 @@ type Shared struct {
 	// Stdout receives \shell's standard output (pgbench's own stdout);
 	// nil discards it.
 	Stdout io.Writer
+	// Trace, when set, receives pgbench's -d lines: the script and each
+	// command a client executes, each statement it sends and each result
+	// it receives.
+	Trace io.Writer
 }
 
 // DefaultSeed is :default_seed, the seed hash() and permute() use when not
@@ -286,6 +290,63 @@ func (c *Client) script(s *Script) *clientScript {
 	return cs
 }
 
+// traceMeta is pgbench's -d line of a meta-command: its name and the
+// words pgbench keeps as arguments (\set's and \if's expressions are not).
+func (c *Client) traceMeta(cmd *Command) {
+	args := cmd.Args
+	switch cmd.Meta {
+	case MetaSet:
+		args = args[:min(2, len(args))]
+	case MetaIf, MetaElif:
+		args = args[:min(1, len(args))]
+	}
+	if len(args) == 0 {
+		return
+	}
+	fmt.Fprintf(c.sh.Trace, "pgbench: client %d executing \\%s\n", c.id, strings.Join(args, " "))
+}
+
+// traceSQL is pgbench's -d line of a statement sent: its text with the
+// values in simple mode, with placeholders in extended mode, the prepared
+// statement's name in prepared mode.
+func (c *Client) traceSQL(cs *clientScript, pc int, cmd *Command) {
+	var what string
+	switch {
+	case c.simple:
+		what = string(c.simpleText(cs, cmd))
+	case c.proto != nil && c.proto.Protocol() == "prepared":
+		what = fmt.Sprintf("P_%d", pc)
+	default:
+		what = c.statementText(cmd)
+	}
+	fmt.Fprintf(c.sh.Trace, "pgbench: client %d sending %s\n", c.id, what)
+}
+
+// commandError says where err stopped the client: the command, or for an
+// error of a pipeline's statement, that statement.
+func (c *Client) commandError(s *Script, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err // the run's end, not the command's failure
+	}
+	i := c.cmdIdx
+	var pe *target.PipelineError
+	if errors.As(err, &pe) && pe.Index < len(c.pipeCmds) {
+		i = c.pipeCmds[pe.Index]
+	}
+	cmd := s.Commands[i]
+	ce := &CommandError{Client: c.id, Script: s.Index, Command: i, Err: err}
+	if cmd.Kind == SQL {
+		ce.SQL = c.statementText(cmd)
+	} else if len(cmd.Args) > 0 {
+		ce.Meta = strings.TrimPrefix(cmd.Args[0], "\\")
+	}
+	return ce
+}
+
+// Command is the index of the command the client runs, or the one its
+// last Run stopped at with an error.
+func (c *Client) Command() int { return c.cmdIdx }
+
 // fail builds the RuntimeError of command i.
 func (c *Client) fail(s *Script, i int, format string, args ...any) error {
 	return &RuntimeError{Script: s.Name, Line: s.Commands[i].Line, Client: c.id, Msg: fmt.Sprintf(format, args...)}
@@ -300,13 +361,19 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 	if rec != nil {
 		last = rec.Begin()
 	}
+	if c.sh.Trace != nil {
+		fmt.Fprintf(c.sh.Trace, "pgbench: client %d executing script \"%s\"\n", c.id, s.Name)
+	}
 	for pc := 0; pc < len(s.Commands); {
 		cmd := s.Commands[pc]
 		c.cmdIdx = pc
+		if c.sh.Trace != nil && cmd.Kind != SQL {
+			c.traceMeta(cmd)
+		}
 		next, err := c.exec(ctx, cs, pc, cmd)
 		if err != nil {
 			c.abortPipeline()
-			return err
+			return c.commandError(s, err)
 		}
 		if cmd.MustFind && rec != nil && c.rows >= 0 {
 			rec.Found(pc, c.rows > 0)
@@ -632,6 +699,10 @@ func (c *Client) execSQL(ctx context.Context, cs *clientScript, pc int, cmd *Com
 	var row target.Row
 	var err error
 	c.rows = -1
+	if c.sh.Trace != nil {
+		c.traceSQL(cs, pc, cmd)
+		defer fmt.Fprintf(c.sh.Trace, "pgbench: client %d receiving\n", c.id)
+	}
 	if c.simple {
 		row, err = c.proto.RunText(ctx, c.simpleText(cs, cmd))
 		if err != nil {

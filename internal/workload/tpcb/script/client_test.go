@@ -2,6 +2,7 @@ package script_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -294,7 +295,5 @@ SELECT COUNT(*) AS n, COUNT(delta) AS d FROM pgbench_history WHERE tid = :x \gse
 }
 
 func asRuntime(err error, re **script.RuntimeError) bool {
-	r, ok := err.(*script.RuntimeError)
-	*re = r
-	return ok
+	return errors.As(err, re)
 }

@@ -49,3 +49,17 @@ type RuntimeError struct {
 func (e *RuntimeError) Error() string {
 	return fmt.Sprintf("client %d: script %s line %d: %s", e.Client, e.Script, e.Line, e.Msg)
 }
+
+// CommandError is the error that stopped a client's run of a script, with
+// where it stopped as pgbench numbers it: the script's index in the run,
+// the command's 0-based index, and the meta-command's name ("" for SQL).
+// Its text is the error's own.
+type CommandError struct {
+	Client, Script, Command int
+	Meta                    string
+	SQL                     string // the statement's text, for SQL
+	Err                     error
+}
+
+func (e *CommandError) Error() string { return e.Err.Error() }
+func (e *CommandError) Unwrap() error { return e.Err }
