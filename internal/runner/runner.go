@@ -612,7 +612,11 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	// stop ends at the time limit (workload.WithStop): no event starts
 	// after it.
 	stop := workload.Stop(ctx)
-	var wait *time.Timer
+	var al alarm
+	if wk.sched != nil {
+		al = newAlarm(stop)
+		defer al.close()
+	}
 	for wk.events == 0 || wk.done < wk.events {
 		if stop.Err() != nil {
 			return nil
@@ -629,19 +633,9 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 					continue
 				}
 			}
-			if d := time.Until(intended); d > 0 {
-				// A scheduled start is waited for until the time limit at most.
-				if wait == nil {
-					wait = time.NewTimer(d)
-					defer wait.Stop()
-				} else {
-					wait.Reset(d)
-				}
-				select {
-				case <-wait.C:
-				case <-stop.Done():
-					return nil
-				}
+			// A scheduled start is waited for until the time limit at most.
+			if al.wait(stop, intended) != nil {
+				return nil
 			}
 		}
 		began := wk.clock.Read()
