@@ -246,6 +246,10 @@ type Summary struct {
 	// x mean latency) in a closed loop, where it should be the number of
 	// clients; 0 under a rate.
 	Concurrency float64 `json:"effective_concurrency,omitempty"`
+	// Client is the CPU dbmark's own process used over the measured
+	// window (client.go); documents written before it was recorded have
+	// none.
+	Client *ClientCPU `json:"client,omitempty"`
 	// Warnings are what the run found wrong with its own figures.
 	Warnings     []string          `json:"warnings,omitempty"`
 	Extra        map[string]string `json:"extra,omitempty"`

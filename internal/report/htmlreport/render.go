@@ -113,6 +113,9 @@ type summaryRow struct {
 	Outage                               string
 	Threads                              int
 	Duration, Headline, P95, P99, Errors string
+	// Client is the client's CPU per event and share of the machine;
+	// Limited, when the client limited the figure, says so and what to do.
+	Client, Limited string
 }
 
 func summaryRows(runs []Run) []summaryRow {
@@ -148,6 +151,10 @@ func summaryRows(runs []Run) []summaryRow {
 			if s.ReconnectWait != nil {
 				row.Outage += fmt.Sprintf("; reconnect wait max %s ms", num(s.ReconnectWait.MaxMS))
 			}
+		}
+		if c := s.Client; c != nil {
+			row.Client = c.Describe()
+			row.Limited = c.LimitedNote()
 		}
 		if v, ok := s.Latency.Get(95); ok {
 			row.P95 = num(v)
