@@ -33,6 +33,7 @@ func main() {
 	n := flag.Int("n", 10000, "waits, over all clients")
 	clients := flag.Int("clients", 1, "goroutines waiting")
 	flag.DurationVar(&early, "early", 0, "timerfd: wake this long before the due time, and spin (runtime.Gosched) until it")
+	flag.DurationVar(&spinBelow, "spin-below", 0, "timerfd: spin (runtime.Gosched) through a wait shorter than this instead of parking")
 	flag.Parse()
 	waiters := map[string]func() waiter{"timer": newTimer, "sleep": func() waiter { return sleeper{} }, "spin": newSpin, "nanosleep": newNanosleep, "timerfd": newTimerfd}
 	mk, ok := waiters[*way]
@@ -146,8 +147,9 @@ func (w *nanosleepWaiter) wait(due time.Time, d time.Duration) {
 	}
 }
 
-// early is how long before its due time the timerfd waiter wakes (-early).
-var early time.Duration
+// early is how long before its due time the timerfd waiter wakes
+// (-early); spinBelow, the wait it spins through rather than park for.
+var early, spinBelow time.Duration
 
 type timerfdWaiter struct {
 	f   *os.File // the netpoller's handle on fd
@@ -164,7 +166,7 @@ func newTimerfd() waiter {
 }
 
 func (w *timerfdWaiter) wait(due time.Time, _ time.Duration) {
-	if d := time.Until(due) - early; d > 0 {
+	if d := time.Until(due) - early; d > 0 && d >= spinBelow {
 		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 		if err := unix.TimerfdSettime(w.fd, 0, &spec, nil); err != nil {
 			panic(err)
@@ -173,7 +175,7 @@ func (w *timerfdWaiter) wait(due time.Time, _ time.Duration) {
 			panic(err)
 		}
 	}
-	for early > 0 && time.Now().Before(due) {
+	for (early > 0 || spinBelow > 0) && time.Now().Before(due) {
 		runtime.Gosched()
 	}
 }
