@@ -151,6 +151,12 @@ func TestRunListShowExportDelete(t *testing.T) {
 		t.Fatalf("result document: seed %d status %s events %d options %v engine %s settings %v",
 			r.Seed, r.Status, r.Summary.Events, r.Workload.Options, r.Target.Engine, r.Target.Settings["journal_mode"])
 	}
+	// The embedded engine works inside dbmark's process: its CPU is the
+	// client's too, so the figure is never called client-limited.
+	if c := r.Summary.Client; c == nil || c.PerEventUS <= 0 || !c.SharedMachine || !c.IncludesEngine || c.Limited ||
+		!strings.Contains(o.stdout, "µs per event") || !strings.Contains(o.stdout, "(the embedded engine's work included)") {
+		t.Fatalf("client CPU of an embedded run: %+v\n%s", c, o.stdout)
+	}
 
 	o = dbmark(t, ctx, "results", "list")
 	if o.code != 0 || !strings.Contains(o.stdout, "oltp_read_write") || !strings.Contains(o.stdout, "ok") {
@@ -302,6 +308,11 @@ func TestServersEndToEnd(t *testing.T) {
 			// Little's law: the clients were all in flight.
 			if c := r.Summary.Concurrency; c < 2.7 || len(r.Summary.Warnings) > 0 {
 				t.Fatalf("effective concurrency %.2f of 3 clients, warnings %q", c, r.Summary.Warnings)
+			}
+			// The test servers run on this machine (loopback, socket).
+			if c := r.Summary.Client; c == nil || c.PerEventUS <= 0 || !c.SharedMachine || c.IncludesEngine ||
+				c.Limited != (c.MachineShare > result.ClientLimitedShare) {
+				t.Fatalf("client CPU: %+v", c)
 			}
 			// Rate-limited point selects: open loop, with lag reported.
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--rate", "300", "--json", jsonPath}, args...)...)

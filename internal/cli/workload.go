@@ -632,6 +632,10 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
+	if c := res.Summary.Client; c != nil {
+		d := tg.Dialect()
+		c.Judge(isServer(tg) && isLocal(tg), d != nil && d.Embedded())
+	}
 	if smp != nil {
 		res.Counters = smp.Stop(out.StartedAt, out.EndedAt)
 	}

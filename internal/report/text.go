@@ -151,6 +151,16 @@ func Summary(w io.Writer, r *result.Result) {
 	if s.Concurrency > 0 {
 		fmt.Fprintf(w, "    events in flight (events/s x mean latency): %.2f of %d clients\n", s.Concurrency, r.Run.Threads)
 	}
+	if c := s.Client; c != nil {
+		fmt.Fprintf(w, "    client CPU (dbmark's process):       %s", c.Describe())
+		switch {
+		case c.IncludesEngine:
+			fmt.Fprint(w, " (the embedded engine's work included)")
+		case c.SharedMachine:
+			fmt.Fprint(w, " (the server runs on this machine too)")
+		}
+		fmt.Fprintln(w)
+	}
 	label := "Latency (ms):"
 	if r.Run.Rate > 0 {
 		label = "Latency (ms, from the intended start):"
@@ -203,6 +213,9 @@ func Summary(w io.Writer, r *result.Result) {
 	}
 	for _, m := range r.Counters.Missing() {
 		fmt.Fprintln(w, m)
+	}
+	if note := s.Client.LimitedNote(); note != "" {
+		fmt.Fprintf(w, "warning: %s\n", note)
 	}
 }
 

@@ -52,11 +52,14 @@ func TestSummaryWords(t *testing.T) {
 	b.Reset()
 	r = &result.Result{Target: result.Target{Kind: "postgres"}, Workload: result.Workload{Name: "tpcb", Headline: "tps"},
 		Summary: result.Summary{Events: 100, EventsPerS: 50, DurationS: 2, DrainS: 0.25, DrainEvents: 3, Concurrency: 7.9,
-			Warnings: []string{"--rate 100/s was not reached"}}}
+			Warnings: []string{"--rate 100/s was not reached"},
+			Client:   &result.ClientCPU{PerEventUS: 41.5, MachineShare: 0.62, CPUs: 2, SharedMachine: true, Limited: true}}}
 	r.Run.Threads = 8
 	Summary(&b, r)
 	out := b.String()
-	for _, want := range []string{"SQL statistics", "0.2500s to finish 3 events", "7.90 of 8 clients", "warning: --rate 100/s was not reached"} {
+	for _, want := range []string{"SQL statistics", "0.2500s to finish 3 events", "7.90 of 8 clients", "warning: --rate 100/s was not reached",
+		"client CPU (dbmark's process):       41.5 µs per event, 62% of 2 CPUs (the server runs on this machine too)",
+		"warning: client-limited: dbmark itself used 62% of this machine's 2 CPUs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

@@ -43,7 +43,8 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"schema_version":1,"status":"ok","summary":{"ops":[{"name":"txn","count":3}]},` +
 		`"series":[{"t":1,"duration_s":1,"events_per_s":3,"extra":{"rows":5}}],"started_at":"2024-01-02T03:04:05.123456789+02:00"}`))
 	full := &Result{SchemaVersion: 1, ID: "x", Status: StatusOK, Histograms: []Histogram{seedHistogram(f)},
-		Series: []Interval{{T: 1, DurationS: 1, EventsPerS: 2.5, Latency: []Percentile{{P: 95, MS: 1.25}}}}}
+		Summary: Summary{Events: 3, Client: &ClientCPU{UserS: 0.5, SystemS: 0.25, PerEventUS: 12.5, MachineShare: 0.45, CPUs: 2, SharedMachine: true, Limited: true}},
+		Series:  []Interval{{T: 1, DurationS: 1, EventsPerS: 2.5, Latency: []Percentile{{P: 95, MS: 1.25}}}}}
 	b, err := Marshal(full)
 	if err != nil {
 		f.Fatal(err)

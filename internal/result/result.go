@@ -255,6 +255,10 @@ type Summary struct {
 	// select of an id that prepare loaded): a read that finds nothing is
 	// fast, so a table that lost rows shows here and not in the rates.
 	ReadCheck *ReadCheck `json:"read_check,omitempty"`
+	// Client is the CPU dbmark's own process used over the measured
+	// window (client.go); documents written before it was recorded have
+	// none.
+	Client *ClientCPU `json:"client,omitempty"`
 	// Warnings are what the run found wrong with its own figures.
 	Warnings []string `json:"warnings,omitempty"`
 	// Dips are where throughput fell well below its running median, with

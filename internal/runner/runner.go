@@ -208,6 +208,7 @@ func (r *run) startClients(wctx context.Context, cancel context.CancelCauseFunc)
 	}
 	r.start = time.Now()
 	r.reg.StartAt(r.start)
+	r.cpuFrom = readCPU()
 	close(begin)
 	return all
 }
@@ -235,6 +236,9 @@ func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop c
 	tick := func(now time.Time) {
 		warm := now.Before(warmupEnd.Add(tickEvery / 10))
 		r.emit(reg.Tick(now, warm), points, sink)
+		if warm { // the measured window now starts here
+			r.cpuFrom = readCPU()
+		}
 	}
 	// A tick exactly at the end of the warm-up starts the measured span there.
 	var warmTimer <-chan time.Time
@@ -257,6 +261,7 @@ func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop c
 		deadline = nil
 		tick(now)
 		r.window = snapshot(reg)
+		r.cpuTo = readCPU()
 	}
 	// A client that does not return once the workers' context has ended
 	// is waiting where no cancellation reaches: the run ends without it.
@@ -296,11 +301,15 @@ loop:
 		case now := <-warmTimer:
 			warmTimer = nil
 			r.emit(reg.Tick(now, true), points, sink)
+			r.cpuFrom = readCPU()
 			ticker.Reset(tickEvery)
 		}
 	}
 	end := time.Now()
 	r.lastPoint(points, end, warmupEnd, tickEvery)
+	if r.window == nil {
+		r.cpuTo = readCPU()
+	}
 	return points.Points(), end
 }
 
@@ -440,6 +449,11 @@ type run struct {
 	reg     *metrics.Registry
 	log     *slog.Logger
 	ignore  map[string]bool
+
+	// cpuFrom and cpuTo are the process's CPU time at the measured
+	// window's start (the warm-up's end) and end (the time limit, or the
+	// run's end without one).
+	cpuFrom, cpuTo cpuMark
 }
 
 func ignoreSet(codes []string) map[string]bool {
@@ -613,7 +627,11 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	// stop ends at the time limit (workload.WithStop): no event starts
 	// after it.
 	stop := workload.Stop(ctx)
-	var wait *time.Timer
+	var al alarm
+	if wk.sched != nil {
+		al = newAlarm(stop)
+		defer al.close()
+	}
 	for wk.events == 0 || wk.done < wk.events {
 		if stop.Err() != nil {
 			return nil
@@ -630,19 +648,9 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 					continue
 				}
 			}
-			if d := time.Until(intended); d > 0 {
-				// A scheduled start is waited for until the time limit at most.
-				if wait == nil {
-					wait = time.NewTimer(d)
-					defer wait.Stop()
-				} else {
-					wait.Reset(d)
-				}
-				select {
-				case <-wait.C:
-				case <-stop.Done():
-					return nil
-				}
+			// A scheduled start is waited for until the time limit at most.
+			if al.wait(stop, intended) != nil {
+				return nil
 			}
 		}
 		began := wk.clock.Read()
@@ -972,6 +980,9 @@ func (r *run) summarize(out *Outcome) {
 	}
 	r.concurrency(s, tot)
 	r.rateReached(s)
+	if r.cpuFrom.ok && r.cpuTo.ok {
+		s.Client = result.NewClientCPU(r.cpuTo.user-r.cpuFrom.user, r.cpuTo.system-r.cpuFrom.system, secs, s.Events, runtime.NumCPU())
+	}
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
 

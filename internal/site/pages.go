@@ -382,6 +382,10 @@ type resultView struct {
 	Ops                                                                 [][6]string
 	Work                                                                [][2]string
 	Reproductions                                                       []reproduction
+	// Client is the client's CPU per event and share of the machine (of
+	// the primary run); Limited, when a run's client limited its figure,
+	// says so and what to do.
+	Client, Limited string
 	// A degraded run's outages: client, lost at, back at, disconnected,
 	// wait (seconds since the start); and the waits' and the latency's
 	// maximum with them.
@@ -420,6 +424,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for _, k := range slices.Sorted(maps.Keys(sub.Tags)) {
 		v.Tags = append(v.Tags, kv{k, sub.Tags[k]})
 	}
+	v.Client, v.Limited = clientCost(p, sub.Runs)
 	for _, d := range p.Summary.Disconnects {
 		back, wait := "not back", "-"
 		if d.Back {
@@ -708,4 +713,26 @@ func machineOf(e *sitestore.Entry) string {
 	f := e.Facets
 	parts := []string{f["cpu_model"], f["cpus"] + " CPUs", f["memory"], f["disk_model"], f["virtualization"]}
 	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" || s == " CPUs" }), ", ")
+}
+
+// clientCost describes the primary run's client CPU, and says when the
+// client limited a run's figure: the first such run's note, with how many
+// of a sweep's runs were.
+func clientCost(p *result.Result, runs []*result.Result) (client, limited string) {
+	if c := p.Summary.Client; c != nil {
+		client = c.Describe()
+	}
+	n := 0
+	for _, r := range runs {
+		if note := r.Summary.Client.LimitedNote(); note != "" {
+			if n == 0 {
+				limited = note
+			}
+			n++
+		}
+	}
+	if len(runs) > 1 && n > 0 {
+		limited = fmt.Sprintf("%d of the %d runs are %s", n, len(runs), limited)
+	}
+	return client, limited
 }

@@ -164,3 +164,32 @@ func TestAdminPage(t *testing.T) {
 		t.Errorf("deleted result: %d", a.Status)
 	}
 }
+
+// A result whose client limited its figure says so on its page, with what
+// to do, and the client facet tells it from the others.
+func TestClientLimitedResult(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ts := newServer(t, dsn, nil)
+		ps := realRun(t, "oltp_point_select")
+		limited := ts.mustSubmit(submission(variant(t, ps, func(r *result.Result) {
+			r.Summary.Client = &result.ClientCPU{PerEventUS: 41.5, MachineShare: 0.62, CPUs: 2, SharedMachine: true, Limited: true}
+		})))
+		not := ts.mustSubmit(submission(variant(t, ps, func(r *result.Result) {
+			r.Summary.Client = &result.ClientCPU{PerEventUS: 20, MachineShare: 0.2, CPUs: 2, SharedMachine: true}
+		})))
+		_, body := ts.page("/r/" + limited)
+		for _, want := range []string{`class="warn client-limited">client-limited: dbmark itself used 62% of this machine&#39;s 2 CPUs`,
+			"run dbmark on another machine, or with fewer clients", "Client CPU (dbmark's process): 41.5 µs per event, 62% of 2 CPUs"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the limited result's page lacks %q", want)
+			}
+		}
+		if _, body := ts.page("/r/" + not); strings.Contains(body, "client-limited:") || !strings.Contains(body, "20.0 µs per event") {
+			t.Error("a result the client did not limit is marked, or lacks its client CPU")
+		}
+		_, body = ts.page("/results?client=client-limited")
+		if !strings.Contains(body, limited) || strings.Contains(body, not) {
+			t.Errorf("the client facet does not pick the limited result alone")
+		}
+	})
+}

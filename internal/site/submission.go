@@ -471,6 +471,7 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 		Facets:       Facets(p),
 		Document:     doc,
 	}
+	e.Facets["client"] = clientFacet(s.Runs)
 	if s.Sweep != nil {
 		e.Kind = "sweep"
 	}
@@ -495,6 +496,22 @@ func worstStatus(s *Submission) string {
 		st = "interrupted"
 	}
 	return st
+}
+
+// clientFacet says whether the client limited the figure of any of runs
+// (result.ClientCPU); "" when none recorded its client's cost.
+func clientFacet(runs []*result.Result) string {
+	v := ""
+	for _, r := range runs {
+		switch c := r.Summary.Client; {
+		case c == nil:
+		case c.Limited:
+			return "client-limited"
+		default:
+			v = "not client-limited"
+		}
+	}
+	return v
 }
 
 // Facets are the values of r a list filters by.

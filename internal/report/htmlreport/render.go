@@ -115,6 +115,9 @@ type summaryRow struct {
 	Missed                               string
 	Threads                              int
 	Duration, Headline, P95, P99, Errors string
+	// Client is the client's CPU per event and share of the machine;
+	// Limited, when the client limited the figure, says so and what to do.
+	Client, Limited string
 }
 
 func summaryRows(runs []Run) []summaryRow {
@@ -153,6 +156,10 @@ func summaryRows(runs []Run) []summaryRow {
 		}
 		if c := s.ReadCheck; c != nil && c.Missed > 0 {
 			row.Missed = fmt.Sprintf("%d of %d reads that must find rows found none", c.Missed, c.Checked)
+		}
+		if c := s.Client; c != nil {
+			row.Client = c.Describe()
+			row.Limited = c.LimitedNote()
 		}
 		if v, ok := s.Latency.Get(95); ok {
 			row.P95 = num(v)

@@ -205,6 +205,24 @@ func TestMissedReadsInSummary(t *testing.T) {
 	}
 }
 
+// A run's client CPU is in the summary table; a client-limited figure is
+// marked, with the note saying what to do under the table.
+func TestClientLimitedInSummary(t *testing.T) {
+	res := *sharedSample(t)[0].Result
+	res.Summary.Client = &result.ClientCPU{PerEventUS: 41.5, MachineShare: 0.62, CPUs: 2, SharedMachine: true, Limited: true}
+	page, _ := renderSpecs(t, []htmlreport.Run{{Result: &res}})
+	for _, want := range []string{"<td class=\"n\">41.5 µs per event, 62% of 2 CPUs</td>", `<span class="limited">(client-limited)</span>`,
+		"client-limited: dbmark itself used 62% of this machine&#39;s 2 CPUs", "run dbmark on another machine, or with fewer clients"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	res.Summary.Client.Limited = false
+	if page, _ := renderSpecs(t, []htmlreport.Run{{Result: &res}}); strings.Contains(page, "client-limited") {
+		t.Error("a figure the client did not limit is marked")
+	}
+}
+
 // A counter series with missing samples (its source lost its connection)
 // is drawn with a break after the last sample before the gap.
 func TestCounterGapBreaksTheLine(t *testing.T) {

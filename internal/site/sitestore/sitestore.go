@@ -101,6 +101,7 @@ var Facets = []Facet{
 	{"fs", "filesystem"}, {"mount_options", "mount options"},
 	{"virtualization", "virtualization or cloud"}, {"kernel", "kernel"},
 	{"dbmark", "dbmark version"}, {"month", "date"}, {"status", "status"},
+	{"client", "client"},
 }
 
 func isFacet(k string) bool {
