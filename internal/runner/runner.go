@@ -682,6 +682,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			end = wk.clock.Read()
 		}
 		r.settle(wk, end)
+		wk.cl.committed(end.Sub(began))
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
@@ -971,6 +972,7 @@ func (r *run) summarize(out *Outcome) {
 	}
 	r.concurrency(s, tot)
 	r.rateReached(s)
+	s.Fairness = fairness(r.clients)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
 

@@ -271,6 +271,29 @@ func TestBulkInsertLoadsOneRowPerEvent(t *testing.T) {
 	}
 }
 
+// TestBulkInsertCountsItsLastInsert runs bulk_insert for fewer rows than
+// fill one multi-row INSERT: the INSERT each client sends at its end is a
+// write, as sysbench counts it (2 clients, 2 writes), not "queries: 0".
+func TestBulkInsertCountsItsLastInsert(t *testing.T) {
+	tg := sqlite.New(filepath.Join(t.TempDir(), "bulk.db"))
+	env := workload.Env{Target: tg, Logger: quiet, Threads: 2, Seed: 1, Progress: io.Discard}
+	w := oltp.New("bulk_insert")
+	if err := w.Prepare(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	load, err := w.Load(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := sqlclient.Run(context.Background(), runner.Config{Threads: 2, Events: 100, MaxTries: 1, Percentiles: []float64{50}}, tg, load, nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatal(out.Err)
+	}
+	if q := out.Summary.Queries; q.Write != 2 || q.Total != 2 {
+		t.Fatalf("queries %+v for 100 rows in 2 tables: want the 2 INSERTs the clients send at their end", q)
+	}
+}
+
 func TestValidateRejectsBadOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
