@@ -68,7 +68,8 @@ type App struct {
 	storeDSN   string
 	quiet      bool
 	verbose    bool
-	verbosity  int // sysbench's --verbosity, 0 to 5
+	verbosity  int  // sysbench's --verbosity, 0 to 5
+	noProgress bool // no progress bars (a front end's output is its peer's)
 	cpuProfile string
 	memProfile string
 	profFile   *os.File
@@ -111,6 +112,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...
 	}
 	if err == nil {
 		return ExitOK
+	}
+	var se *silentExit
+	if errors.As(err, &se) {
+		return se.code // a front end said what there was to say, in its peer's words
 	}
 	// An error that can show where it is (a script's line with a caret
 	// under the spot) shows it before its one line.
@@ -178,6 +183,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.serveCmd())
 	root.AddCommand(a.submitCmd())
 	root.AddCommand(a.reproduceCmd())
+	root.AddCommand(a.sysbenchCmd())
 	return root
 }
 
