@@ -193,9 +193,6 @@ func (c *Command) fileio() error {
 		c.Log.Printf(Fatal, "dbmark does not merge requests (--file-merged-requests=%s): leave it at 0", n)
 		return &Exit{Code: 1}
 	}
-	if c.Validate {
-		c.set("verify", "on")
-	}
 	return nil
 }
 

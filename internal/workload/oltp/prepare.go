@@ -106,6 +106,9 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	var loaded atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	loaders := min(env.Threads, tables)
+	if perTable == 0 {
+		loaders = 1 // nothing to load: the tables are created in order, as sysbench's bulk_insert does
+	}
 	for l := 0; l < loaders; l++ {
 		g.Go(func() error {
 			c, err := env.Target.Connect(gctx)
