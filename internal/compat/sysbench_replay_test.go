@@ -292,6 +292,7 @@ var (
 func (s step) masked(o outcome) outcome {
 	norm := func(t string) string {
 		t = reBanner.ReplaceAllString(t, "sysbench VERSION (*)")
+		t = strings.NewReplacer(replayDB+"sb", "DB", replayDB+"db", "DB").Replace(t)
 		t = reLuaPlace.ReplaceAllString(t, "")
 		t = reLiveLine.ReplaceAllString(t, "")
 		t = reFloat.ReplaceAllString(t, " N.N")
@@ -337,7 +338,7 @@ func runSysbench(t *testing.T, args []string) outcome {
 	t.Helper()
 	path, err := sysbenchPath()
 	if err != nil {
-		t.Fatal(err)
+		return outcome{code: -1, stderr: err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), cmdLimit)
 	defer cancel()
@@ -349,7 +350,8 @@ func runSysbench(t *testing.T, args []string) outcome {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("sysbench %s: %v", strings.Join(redact(args), " "), err)
+		// Not t.Fatal: this may run off the test's goroutine.
+		return outcome{code: -1, stderr: fmt.Sprintf("sysbench %s: %v", strings.Join(redact(args), " "), err)}
 	}
 	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
@@ -373,8 +375,7 @@ func lsOutcome(names []string) outcome {
 
 // replayDBs are the driver options of the test servers, in a database of
 // the replay's own; nil for a server that is not there.
-func replayDBs(t *testing.T) (my, pg []string) {
-	const db = "dbmark_replay"
+func replayDBs(t *testing.T, db string) (my, pg []string) {
 	if os.Getenv("DBMARK_TEST_MY_HOST") != "" {
 		host, port, user, pass := os.Getenv("DBMARK_TEST_MY_HOST"), os.Getenv("DBMARK_TEST_MY_PORT"), os.Getenv("DBMARK_TEST_MY_USER"), os.Getenv("DBMARK_TEST_MY_PASSWORD")
 		cfg := mysql.NewConfig()
@@ -415,14 +416,30 @@ func TestSysbenchReplay(t *testing.T) {
 		t.Skipf("sysbench's scripts are not in %s: %v", scriptDir, err)
 	}
 	t.Setenv("DBMARK_HOME", t.TempDir())
-	my, pg := replayDBs(t)
+	// Each tool has a database of its own, so that both run a file's
+	// commands at once, from the same start (an empty database), as cram
+	// would; the files in a directory run one tool after the other (the
+	// in-process dbmark works in the test's directory).
+	my, pg := replayDBs(t, replayDB+"sb")
+	replayDBs(t, replayDB+"db")
 	var tally []string
 	for _, f := range replayFiles(my, pg) {
 		t.Run(f.name, func(t *testing.T) {
-			// Each tool runs the file's commands in turn, from the same
-			// start (an empty database, a fresh directory), as cram would.
-			sbOut := replaySteps(t, f, runSysbench)
-			dbOut := replaySteps(t, f, runDbmarkSysbench)
+			var sbOut, dbOut []outcome
+			dbmarkSteps := f
+			dbmarkSteps.steps = stepsInDB(f.steps, replayDB+"sb", replayDB+"db")
+			if f.dir || f.driver == "" {
+				sbOut = replaySteps(t, f, runSysbench)
+				dbOut = replaySteps(t, dbmarkSteps, runDbmarkSysbench)
+			} else {
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					sbOut = replaySteps(t, f, runSysbench)
+				}()
+				dbOut = replaySteps(t, dbmarkSteps, runDbmarkSysbench)
+				<-done
+			}
 			same, diff := 0, 0
 			for i, s := range f.steps {
 				id := fmt.Sprintf("%s#%d", f.name, i+1)
@@ -454,6 +471,22 @@ func indent(s string) string {
 		return ""
 	}
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}
+
+// replayDB starts the names of the replay's databases, one per tool.
+const replayDB = "dbmark_replay_"
+
+// stepsInDB is steps with the database old in their arguments replaced by new.
+func stepsInDB(steps []step, old, new string) []step {
+	out := make([]step, len(steps))
+	for i, s := range steps {
+		s.args = slices.Clone(s.args)
+		for j, a := range s.args {
+			s.args[j] = strings.ReplaceAll(a, old, new)
+		}
+		out[i] = s
+	}
+	return out
 }
 
 // replaySteps runs f's steps with one tool and returns what each gave, as
