@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,14 +45,15 @@ dbmark's own options here: --no-store, --store=DSN, --json=FILE.`,
 	}
 }
 
-// dbmarkOwn takes dbmark's own options out of a sysbench command line.
-func (a *App) dbmarkOwn(args []string, f *runFlags) []string {
-	var rest []string
+// dbmarkOwn takes dbmark's own options (--no-store, --store, --json) out
+// of a sysbench command line: the store is set, the others returned as
+// flags to set once the run's flags are bound.
+func (a *App) dbmarkOwn(args []string) (rest []string, own [][2]string) {
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
 		switch {
 		case args[i] == "--no-store":
-			f.noStore = true
+			own = append(own, [2]string{"no-store", "true"})
 		case strings.HasPrefix(args[i], "--") && (name == "store" || name == "json"):
 			if !hasValue && i+1 < len(args) {
 				i++
@@ -60,13 +62,13 @@ func (a *App) dbmarkOwn(args []string, f *runFlags) []string {
 			if name == "store" {
 				a.storeDSN = value
 			} else {
-				f.jsonPath = value
+				own = append(own, [2]string{"json", value})
 			}
 		default:
 			rest = append(rest, args[i])
 		}
 	}
-	return rest
+	return rest, own
 }
 
 // prefixWriter starts each line written through it with prefix. Writes
@@ -114,7 +116,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // prints sysbench's lines; dbmark's workloads do the work.
 func (a *App) sysbench(ctx context.Context, args []string) error {
 	f := &runFlags{}
-	args = a.dbmarkOwn(args, f)
+	args, own := a.dbmarkOwn(args)
 	c, err := sysbench.Start(args, a.Stdout, a.Stderr, buildinfo.Get().Version)
 	var ex *sysbench.Exit
 	if errors.As(err, &ex) {
@@ -146,7 +148,7 @@ func (a *App) sysbench(ctx context.Context, args []string) error {
 	f.bindTarget(fs, w)
 	f.bindRun(fs)
 	w.Flags(fs)
-	sets := c.Flags
+	sets := slices.Concat(c.Flags, own)
 	if w.OwnTarget == nil {
 		sets = append(sets, [2]string{"target", c.Target()})
 	}

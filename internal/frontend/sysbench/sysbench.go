@@ -96,10 +96,10 @@ type Command struct {
 	Flags [][2]string
 
 	Threads, Time, ReportInterval, Percentile, Seed int
-	Events                                         int64
-	Rate                                           int
-	Histogram, Debug, Validate                     bool
-	Checkpoints                                    []int
+	Events                                          int64
+	Rate                                            int
+	Histogram, Debug, Validate                      bool
+	Checkpoints                                     []int
 	// ForcedShutdown is the seconds after --time at which sysbench would
 	// stop the run by force; 0: off.
 	ForcedShutdown int
@@ -340,7 +340,10 @@ func (c *Command) command(cmdname, kind string, topts []option, stdout, stderr i
 	}
 	c.Verb = cmdname
 	if kind == kindFileio {
-		return c, c.fileio()
+		if err := c.fileio(); err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
 	c.Driver = c.opts.get("db-driver", "mysql")
 	if c.Driver != "mysql" && c.Driver != "pgsql" {
@@ -355,7 +358,10 @@ func (c *Command) command(cmdname, kind string, topts []option, stdout, stderr i
 		c.Log.Printf(Fatal, "`sysbench.cmdline.call_command' function failed: prewarm is currently MySQL only")
 		return nil, &Exit{Code: c.FailedCode()}
 	}
-	return c, c.oltp(topts)
+	if err := c.oltp(topts); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Parallel says whether sysbench runs the command in its worker threads:
