@@ -107,6 +107,26 @@ type Command struct {
 	Log    *Log
 	Stderr io.Writer
 	opts   *values
+	drv    driver
+}
+
+// driver is one of sysbench's database drivers, as the front end needs
+// to know it.
+type driver struct {
+	// prewarm says the OLTP scripts' prewarm runs on it (their prewarm
+	// is MySQL's only).
+	prewarm bool
+	// ignoreErrors is its option naming the errors a run goes on after;
+	// dryRun its option to pretend; variant the scripts' option naming a
+	// variant of its server ("" for none).
+	ignoreErrors, dryRun, variant string
+	// target is the URL its options describe.
+	target func(o *values) string
+}
+
+var drivers = map[string]driver{
+	"mysql": {prewarm: true, ignoreErrors: "mysql-ignore-errors", dryRun: "mysql-dry-run", target: mysqlTarget},
+	"pgsql": {variant: "pgsql_variant", target: pgsqlTarget},
 }
 
 // values are the options as given: by key (dashes as underscores), the
@@ -346,7 +366,8 @@ func (c *Command) command(cmdname, kind string, topts []option, stdout, stderr i
 		return c, nil
 	}
 	c.Driver = c.opts.get("db-driver", "mysql")
-	if c.Driver != "mysql" && c.Driver != "pgsql" {
+	drv, ok := drivers[c.Driver]
+	if !ok {
 		c.Log.Printf(Fatal, "invalid database driver name: '%s'", c.Driver)
 		c.Log.Printf(Fatal, "`%s' function failed: failed to initialize the DB driver", cmdname)
 		return nil, &Exit{Code: 1}
@@ -354,7 +375,8 @@ func (c *Command) command(cmdname, kind string, topts []option, stdout, stderr i
 	if c.Parallel() {
 		c.Log.Printf(Notice, "Initializing worker threads...\n")
 	}
-	if c.Verb == "prewarm" && c.Driver != "mysql" {
+	c.drv = drv
+	if c.Verb == "prewarm" && !drv.prewarm {
 		c.Log.Printf(Fatal, "`sysbench.cmdline.call_command' function failed: prewarm is currently MySQL only")
 		return nil, &Exit{Code: c.FailedCode()}
 	}

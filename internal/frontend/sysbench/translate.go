@@ -65,8 +65,8 @@ func (c *Command) oltp(topts []option) error {
 			c.set("seed", strconv.Itoa(c.Seed))
 		}
 	}
-	if v := c.opts.get("pgsql_variant", ""); v == "redshift" && c.Driver == "pgsql" {
-		c.Log.Printf(Fatal, "dbmark does not run sysbench's Redshift variant (--pgsql_variant=redshift)")
+	if v := c.drv.variant; v != "" && c.opts.get(v, "") == "redshift" {
+		c.Log.Printf(Fatal, "dbmark does not run sysbench's Redshift variant (--%s=redshift)", v)
 		return &Exit{Code: 1}
 	}
 	for _, o := range topts {
@@ -83,14 +83,12 @@ func (c *Command) oltp(topts []option) error {
 		if c.Histogram {
 			c.set("histogram", "on")
 		}
-		if c.Driver == "mysql" {
-			c.copyOpt("mysql-ignore-errors", "ignore-errors")
+		if c.drv.ignoreErrors != "" {
+			c.copyOpt(c.drv.ignoreErrors, "ignore-errors")
 		}
-	} else if c.opts.given("db-ps-mode") && c.Driver == "pgsql" {
-		c.copyOpt("db-ps-mode", "db-ps-mode")
 	}
-	if c.opts.flag("mysql-dry-run", false) && c.Driver == "mysql" {
-		c.Log.Printf(Fatal, "dbmark does not pretend to run statements (--mysql-dry-run): give it a server")
+	if c.drv.dryRun != "" && c.opts.flag(c.drv.dryRun, false) {
+		c.Log.Printf(Fatal, "dbmark does not pretend to run statements (--%s): give it a server", c.drv.dryRun)
 		return &Exit{Code: 1}
 	}
 	return nil
@@ -98,25 +96,31 @@ func (c *Command) oltp(topts []option) error {
 
 // Target is the database URL sysbench's driver options describe, with
 // sysbench's defaults (localhost, user and database sbtest).
-func (c *Command) Target() string {
-	if c.Driver == "pgsql" {
-		host := c.opts.get("pgsql-host", "localhost")
-		port := c.opts.get("pgsql-port", "5432")
-		u := url.URL{Scheme: "postgres", Path: "/" + c.opts.get("pgsql-db", "sbtest")}
-		u.User = userinfo(c.opts.get("pgsql-user", "sbtest"), c.opts.get("pgsql-password", ""))
-		if strings.HasPrefix(host, "/") { // a socket directory, as libpq takes it
-			u.RawQuery = url.Values{"host": {host}, "port": {port}}.Encode()
-		} else {
-			u.Host = net.JoinHostPort(host, port)
-		}
-		return u.String()
+func (c *Command) Target() string { return c.drv.target(c.opts) }
+
+// pgsqlTarget is the URL of sysbench's pgsql options.
+func pgsqlTarget(o *values) string {
+	host := o.get("pgsql-host", "localhost")
+	port := o.get("pgsql-port", "5432")
+	u := url.URL{Scheme: "postgres", Path: "/" + o.get("pgsql-db", "sbtest")}
+	u.User = userinfo(o.get("pgsql-user", "sbtest"), o.get("pgsql-password", ""))
+	if strings.HasPrefix(host, "/") { // a socket directory, as libpq takes it
+		u.RawQuery = url.Values{"host": {host}, "port": {port}}.Encode()
+	} else {
+		u.Host = net.JoinHostPort(host, port)
 	}
+	return u.String()
+}
+
+// mysqlTarget is the URL of sysbench's mysql options: of a list of hosts
+// or ports, the first.
+func mysqlTarget(o *values) string {
 	first := func(list string) string { return strings.Split(list, ",")[0] }
-	host := first(c.opts.get("mysql-host", "localhost"))
-	port := first(c.opts.get("mysql-port", "3306"))
-	socket := first(c.opts.get("mysql-socket", ""))
-	u := url.URL{Scheme: "mysql", Path: "/" + c.opts.get("mysql-db", "sbtest")}
-	u.User = userinfo(c.opts.get("mysql-user", "sbtest"), c.opts.get("mysql-password", ""))
+	host := first(o.get("mysql-host", "localhost"))
+	port := first(o.get("mysql-port", "3306"))
+	socket := first(o.get("mysql-socket", ""))
+	u := url.URL{Scheme: "mysql", Path: "/" + o.get("mysql-db", "sbtest")}
+	u.User = userinfo(o.get("mysql-user", "sbtest"), o.get("mysql-password", ""))
 	q := url.Values{}
 	if socket == "" && host == "localhost" {
 		// libmysqlclient reaches localhost through its socket.
@@ -130,7 +134,7 @@ func (c *Command) Target() string {
 	} else {
 		u.Host = net.JoinHostPort(host, port)
 	}
-	if c.opts.flag("mysql-ssl", false) {
+	if o.flag("mysql-ssl", false) {
 		q.Set("tls", "skip-verify") // encrypted, as sysbench's without its certificate files
 	}
 	u.RawQuery = q.Encode()
