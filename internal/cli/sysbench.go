@@ -243,6 +243,7 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 	}
 	c.Initializing()
 	var res *result.Result
+	queueFull := false
 	o := runOpts{
 		out:     a.Stderr, // dbmark's own lines (where the result went)
 		live:    c.LiveLine,
@@ -250,17 +251,18 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 		started: c.Started,
 		report: func(r *result.Result) {
 			res = r
-			if r.Status == result.StatusOK || r.Status == result.StatusDegraded {
-				if !c.QueueFull(r) {
-					c.Report(r)
-				}
+			if r.Status != result.StatusOK && r.Status != result.StatusDegraded {
+				return // sysbench prints no report of a run that failed
+			}
+			if queueFull = c.QueueFull(r); !queueFull {
+				c.Report(r)
 			}
 		},
 	}
 	_, err := a.runOne(ctx, w, fs, f, o)
 	switch {
-	case res != nil && c.Rate > 0 && res.Status == result.StatusOK && float64(c.Rate)*res.Summary.DurationS-float64(res.Summary.Events) > sysbench.QueueLength:
-		return exitWith(1) // the event queue was full: said in the report's place
+	case queueFull:
+		return exitWith(1) // said in the report's place
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
@@ -270,7 +272,7 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 	if errors.As(err, &ee) && res != nil && ee.code == ExitRunFailed && res.Status != result.StatusFailed {
 		// The run was measured but could not be kept: sysbench's report
 		// is out; dbmark says why on stderr.
-		fmt.Fprintf(a.Stderr, "dbmark: %s\n", oneLine(secret.Message(err.Error(), a.Args)))
+		fmt.Fprintln(a.Stderr, oneLine(secret.Message(err.Error(), a.Args))) // marked as dbmark's by a.Stderr
 		return exitWith(ExitRunFailed)
 	}
 	return a.fatal(ctx, c, unwrapRunFailed(err))
