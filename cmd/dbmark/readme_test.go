@@ -83,6 +83,7 @@ func TestReadmeExamples(t *testing.T) {
 		"postgres:///bench?", "postgres:///"+readmeDB+"?",
 		"@127.0.0.1:53306/sbtest", "@127.0.0.1:53306/"+readmeDB,
 		"@localhost/sbtest?", "@localhost/"+readmeDB+"?",
+		"--mysql-db=sbtest", "--mysql-db="+readmeDB, // dbmark sysbench's connection options
 		"-t 100 bench ", "-t 100 "+readmeDB+" ", // pgbench's database name after its options
 		"-U bench -i -s 10 bench", "-U bench -i -s 1 "+readmeDB,
 		"-U bench -c 8 -T 10 -P 1 -r bench", "-U bench -c 8 -T 1 -P 1 -r "+readmeDB,
@@ -203,7 +204,7 @@ func needsServer(line string) string {
 	switch {
 	case strings.Contains(line, ":55432") || strings.Contains(line, "-p 55432") || strings.Contains(line, "/pg/sock"):
 		return "postgres"
-	case strings.Contains(line, ":53306") || strings.Contains(line, "mysqld.sock"):
+	case strings.Contains(line, ":53306") || strings.Contains(line, "mysqld.sock") || strings.Contains(line, "--mysql-port=53306"):
 		return "mysql"
 	}
 	return ""

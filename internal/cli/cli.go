@@ -87,7 +87,8 @@ type App struct {
 	storeDSN   string
 	quiet      bool
 	verbose    bool
-	verbosity  int // sysbench's --verbosity, 0 to 5
+	verbosity  int  // sysbench's --verbosity, 0 to 5
+	noProgress bool // no progress bars (a front end's output is its peer's)
 	cpuProfile string
 	memProfile string
 	profFile   *os.File
@@ -208,6 +209,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.submitCmd())
 	root.AddCommand(a.reproduceCmd())
 	root.AddCommand(a.pgbenchCmd())
+	root.AddCommand(a.sysbenchCmd())
 	return root
 }
 

@@ -16,6 +16,7 @@ type livePrinter struct {
 	out    io.Writer
 	errOut io.Writer                                                  // where a peer's own form of the line goes
 	peer   func(p result.Interval, at time.Time, stamped bool) string // the peer's form of a line (Hooks.LiveLine); nil: dbmark's only
+	own    func(p result.Interval, threads int) string                // a front end's form of the line, on out in place of dbmark's
 	smp    *sampler.Sampler                                           // nil: no counters
 	driven bool                                                       // smp samples at each line's tick
 	show   []string
@@ -50,6 +51,8 @@ func (lp *livePrinter) sink(p result.Interval, threads int) {
 	}
 	switch {
 	case l.toErr:
+	case lp.own != nil:
+		l.text = lp.own(p, threads)
 	case lp.stamp:
 		l.text = report.LiveLineAt(p, threads, now)
 	default:

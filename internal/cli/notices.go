@@ -21,7 +21,7 @@ func keptNote(st store.Store, jsonPath string) string {
 func SignalNotices(args []string) (first, again string) {
 	const twice = " (press Ctrl-C again to quit at once)"
 	switch commandOf(args) {
-	case "run", "reproduce", "quick":
+	case "run", "reproduce", "quick", "sysbench":
 		return "stopping and keeping what was measured" + twice,
 			"quitting at once: the result of the run under way is not kept"
 	case "sweep":

@@ -411,7 +411,11 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 }
 
 func (a *App) env(tg target.Target, f *runFlags, clients int) workload.Env {
-	return workload.Env{Target: tg, Logger: a.Logger, Threads: clients, Seed: f.seed, Progress: a.Stderr, Stdout: a.Stdout, Interactive: a.Interactive}
+	progress := a.Stderr
+	if a.noProgress {
+		progress = io.Discard
+	}
+	return workload.Env{Target: tg, Logger: a.Logger, Threads: clients, Seed: f.seed, Progress: progress, Stdout: a.Stdout, Interactive: a.Interactive}
 }
 
 func (a *App) validate(w workload.Spec, tg target.Target) error {
@@ -431,38 +435,54 @@ func pickSeed(s uint64) uint64 {
 }
 
 func (a *App) prepare(ctx context.Context, w workload.Spec, f *runFlags, clients int, quiet bool) error {
-	tg, _, err := a.openTarget(ctx, w, f)
+	where, err := a.setup(ctx, w, f, clients, "prepare", nil)
 	if err != nil {
 		return err
 	}
-	defer tg.Close()
-	if err := workload.CheckClients(clients); err != nil {
-		return withCode(ExitUsage, err)
-	}
-	if err := a.validate(w, tg); err != nil {
-		return err
-	}
-	f.seed = pickSeed(f.seed)
-	if err := w.Hooks.Prepare(ctx, a.env(tg, f, clients)); err != nil {
-		return setupError(ctx, err)
-	}
 	if !quiet {
-		fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, tg.Redacted())
+		fmt.Fprintf(a.Stdout, "prepared %s on %s\n", w.Meta.Name, where)
 	}
 	return nil
 }
 
 func (a *App) cleanup(ctx context.Context, w workload.Spec, f *runFlags, clients int) error {
-	tg, _, err := a.openTarget(ctx, w, f)
+	where, err := a.setup(ctx, w, f, clients, "cleanup", nil)
 	if err != nil {
 		return err
 	}
-	defer tg.Close()
-	if err := w.Hooks.Cleanup(ctx, a.env(tg, f, clients)); err != nil {
-		return setupError(ctx, err)
-	}
-	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta.Name, tg.Redacted())
+	fmt.Fprintf(a.Stdout, "cleaned up %s on %s\n", w.Meta.Name, where)
 	return nil
+}
+
+// setup runs w's prepare, cleanup or prewarm on its target with clients
+// connections, telling each step to steps (nil: none), and returns where
+// it ran (redacted).
+func (a *App) setup(ctx context.Context, w workload.Spec, f *runFlags, clients int, verb string, steps io.Writer) (string, error) {
+	hook := map[string]func(context.Context, workload.Env) error{
+		"prepare": w.Hooks.Prepare, "cleanup": w.Hooks.Cleanup, "prewarm": w.Hooks.Prewarm}[verb]
+	if hook == nil {
+		return "", withCode(ExitUsage, fmt.Errorf("%s cannot %s", w.Meta.Name, verb))
+	}
+	tg, _, err := a.openTarget(ctx, w, f)
+	if err != nil {
+		return "", err
+	}
+	defer tg.Close()
+	if verb != "cleanup" {
+		if err := workload.CheckClients(clients); err != nil {
+			return "", withCode(ExitUsage, err)
+		}
+		if err := a.validate(w, tg); err != nil {
+			return "", err
+		}
+	}
+	f.seed = pickSeed(f.seed)
+	env := a.env(tg, f, clients)
+	env.Steps = steps
+	if err := hook(ctx, env); err != nil {
+		return "", setupError(ctx, err)
+	}
+	return tg.Redacted(), nil
 }
 
 // setupError gives a failed setup its exit code: 130 when interrupted.
@@ -529,6 +549,13 @@ type runOpts struct {
 	// servers sets the server settings of the run (--server-set), checked
 	// by the command before anything ran.
 	servers *serverset.Session
+	// live, report and started are a front end's own output (sysbench's):
+	// its form of the live lines, printed on liveOut; its report, in place
+	// of dbmark's summary; and its words as the clients start.
+	live    func(p result.Interval, threads int) string
+	liveOut io.Writer
+	report  func(res *result.Result)
+	started func()
 	// repair prepares again when the data fails the workload's check: in a
 	// sweep whose earlier runs found it prepared, a run can leave it
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
@@ -625,10 +652,18 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	// Sampled at the live lines' ticks, a line's counters are its own.
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
 	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
-	if cfg.ReportInterval > 0 && o.peer == nil {
+	if cfg.ReportInterval > 0 && o.peer == nil && o.report == nil {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
-	live := startLive(o.out, a.Stderr, w.Hooks.LiveLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
+	liveOut, peerLine := o.out, w.Hooks.LiveLine
+	if o.live != nil {
+		liveOut, peerLine = o.liveOut, nil
+	}
+	live := startLive(liveOut, a.Stderr, peerLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
+	live.own = o.live
+	if o.started != nil {
+		o.started()
+	}
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
@@ -723,24 +758,31 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 			own = io.Discard
 		}
 	}
+	// summary prints the run's report: a front end's own in place of
+	// dbmark's (sysbench's), or dbmark's with a peer's after it
+	// (pgbench's, dbmark's own lines then going to extra).
+	summary := func() {
+		if o.report != nil {
+			o.report(res)
+			return
+		}
+		if f.histogram {
+			a.histogram(own, res)
+		}
+		report.Summary(own, res)
+		switch {
+		case o.peer != nil:
+			o.peer(o.out, res)
+		case w.Hooks.Report != nil:
+			w.Hooks.Report(o.out, res)
+		}
+	}
 	if err := a.keep(saveCtx, own, res, st, f.jsonPath); err != nil {
 		// What was measured is shown even when it could not be kept.
-		report.Summary(own, res)
-		if o.peer != nil {
-			o.peer(o.out, res)
-		}
+		summary()
 		return withCode(ExitRunFailed, err)
 	}
-	if f.histogram {
-		a.histogram(own, res)
-	}
-	report.Summary(own, res)
-	switch {
-	case o.peer != nil:
-		o.peer(o.out, res)
-	case w.Hooks.Report != nil:
-		w.Hooks.Report(o.out, res)
-	}
+	summary()
 	// The result's status: the runner's, or a workload's verdict on what
 	// it measured (most reads that must find rows found none, a query
 	// suite's failed queries).

@@ -259,6 +259,9 @@ type Summary struct {
 	// window (client.go); documents written before it was recorded have
 	// none.
 	Client *ClientCPU `json:"client,omitempty"`
+	// Fairness is how evenly the clients shared the work: sysbench's
+	// "Threads fairness".
+	Fairness *Fairness `json:"fairness,omitempty"`
 	// Warnings are what the run found wrong with its own figures.
 	Warnings []string `json:"warnings,omitempty"`
 	// Dips are where throughput fell well below its running median, with
@@ -316,6 +319,20 @@ type Disconnect struct {
 	// Reconnects counts the connections it lost in this outage (the
 	// first and any that failed again before an event committed).
 	Reconnects int `json:"reconnects"`
+}
+
+// Fairness is each client's share of the events, and of the time spent
+// inside them (from each event's actual start, as sysbench times them), as
+// a mean over the clients with its standard deviation. It counts every
+// event a client committed, the warm-up's and the drain's too.
+type Fairness struct {
+	EventsMean   float64 `json:"events_mean"`
+	EventsStdDev float64 `json:"events_stddev"`
+	BusyMeanS    float64 `json:"busy_mean_s"`
+	BusyStdDevS  float64 `json:"busy_stddev_s"`
+	// BusyS is the clients' time inside events, added up (sysbench's
+	// latency "sum").
+	BusyS float64 `json:"busy_s"`
 }
 
 // QueryCounts splits statements like sysbench does.

@@ -691,6 +691,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			end = wk.clock.Read()
 		}
 		r.settle(wk, end)
+		wk.cl.committed(end.Sub(began))
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
@@ -983,6 +984,7 @@ func (r *run) summarize(out *Outcome) {
 	if r.cpuFrom.ok && r.cpuTo.ok {
 		s.Client = result.NewClientCPU(r.cpuTo.user-r.cpuFrom.user, r.cpuTo.system-r.cpuFrom.system, secs, s.Events, runtime.NumCPU())
 	}
+	s.Fairness = fairness(r.clients)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
 }
 

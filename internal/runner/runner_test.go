@@ -661,3 +661,31 @@ func TestValidateIgnoreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFairness checks sysbench's "Threads fairness" figures: with an event
+// limit split exactly between the clients, each committed its share, and
+// the time inside events adds up to the clients' mean times their count.
+func TestFairness(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Threads, c.Events = 4, 400
+	out := sqlclient.Run(context.Background(), c, tg, script(increment), nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	f := out.Summary.Fairness
+	if f == nil {
+		t.Fatal("no fairness in the summary")
+	}
+	if f.EventsMean != 100 || f.EventsStdDev != 0 {
+		t.Errorf("events per client %.4f/%.2f, want 100/0 (400 events split exactly over 4)", f.EventsMean, f.EventsStdDev)
+	}
+	if f.BusyS <= 0 || math.Abs(f.BusyS-4*f.BusyMeanS) > 1e-9 {
+		t.Errorf("time in events %.6fs, mean per client %.6fs: the sum should be 4 means", f.BusyS, f.BusyMeanS)
+	}
+	// Every event's latency is inside its client's busy time.
+	sum := out.Summary.Latency.MeanMS * float64(out.Summary.Events) / 1000
+	if math.Abs(sum-f.BusyS) > 0.05*f.BusyS+0.01 {
+		t.Errorf("time in events %.4fs, but %d events of mean %.4fms make %.4fs", f.BusyS, out.Summary.Events, out.Summary.Latency.MeanMS, sum)
+	}
+}

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -25,11 +27,46 @@ type client struct {
 	// run's start plus one; 0 between events.
 	since atomic.Int64
 	done  atomic.Bool
-	mu    sync.Mutex
-	sess  workload.Session
+	// events and busy are the events the client committed and the
+	// nanoseconds it spent inside them (Fairness); written by its worker
+	// alone, read once the run ended, even from a client that never returned.
+	events atomic.Int64
+	busy   atomic.Int64
+	mu     sync.Mutex
+	sess   workload.Session
 }
 
 func (c *client) begin(since int64) { c.since.Store(since + 1) }
+
+// committed counts one committed event that took busy from its actual start.
+func (c *client) committed(busy time.Duration) {
+	c.events.Add(1)
+	c.busy.Add(int64(busy))
+}
+
+// fairness is the clients' share of the events and of the time in them.
+func fairness(clients []client) *result.Fairness {
+	n := float64(len(clients))
+	if n == 0 {
+		return nil
+	}
+	var f result.Fairness
+	var events, busy float64
+	for i := range clients {
+		events += float64(clients[i].events.Load())
+		busy += time.Duration(clients[i].busy.Load()).Seconds()
+	}
+	f.EventsMean, f.BusyMeanS, f.BusyS = events/n, busy/n, busy
+	var ev, bv float64
+	for i := range clients {
+		d := float64(clients[i].events.Load()) - f.EventsMean
+		ev += d * d
+		d = time.Duration(clients[i].busy.Load()).Seconds() - f.BusyMeanS
+		bv += d * d
+	}
+	f.EventsStdDev, f.BusyStdDevS = math.Sqrt(ev/n), math.Sqrt(bv/n)
+	return &f
+}
 
 // end marks the client between events; a non-nil sess is its session
 // from now on.

@@ -92,6 +92,9 @@ type Hooks struct {
 	Prepare func(ctx context.Context, env Env) error
 	// Cleanup removes what Prepare made.
 	Cleanup func(ctx context.Context, env Env) error
+	// Prewarm reads the prepared data into the server's caches
+	// (sysbench's prewarm command).
+	Prewarm func(ctx context.Context, env Env) error
 	// Prepared reports whether Prepare has been run (and what is wrong
 	// if not), so a run can refuse early or the embedded default prepare
 	// on first use.
@@ -137,6 +140,18 @@ type Env struct {
 	Stdout io.Writer
 	// Interactive says whether Progress is a terminal.
 	Interactive bool
+	// Steps, when set, is told each step of a prepare, cleanup or prewarm
+	// in the words of the tool the workload follows (sysbench's "Creating
+	// table 'sbtest1'..."), one line per write, for that tool's front end;
+	// nil: the steps are not told. Loaders in parallel write to it.
+	Steps io.Writer
+}
+
+// Step tells env's Steps one line, if it listens.
+func (env Env) Step(format string, a ...any) {
+	if env.Steps != nil {
+		fmt.Fprintf(env.Steps, format+"\n", a...)
+	}
 }
 
 // ErrWorkerDone is returned by Worker.Event when the worker has nothing

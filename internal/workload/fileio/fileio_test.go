@@ -267,6 +267,34 @@ func TestRunRefusesOtherPreparedSizes(t *testing.T) {
 	}
 }
 
+// TestSeqwrRunsOnFilesOfAnotherSize: seqwr creates its files, so, as
+// sysbench's, it runs on the same files prepared at another size and
+// writes them at the size asked; a mode that reads them still refuses.
+func TestSeqwrRunsOnFilesOfAnotherSize(t *testing.T) {
+	w, env := setup(t, 2, "64K", nil)
+	o := w.Opts()
+	o.TotalSize, o.Mode, o.FsyncFreq = 1<<20, "seqwr", 0
+	counts, out := run(t, w, env, 1, 256) // 2 files of 512K in 4K blocks
+	if out.Status != result.StatusOK {
+		t.Fatalf("seqwr on files prepared at 64K: %s %v", out.Status, out.Err)
+	}
+	wantCounts(t, counts, map[string]int64{"write": 256})
+	for _, name := range []string{"test_file.0", "test_file.1"} {
+		st, err := os.Stat(filepath.Join(o.Dir, name))
+		if err != nil || st.Size() != 512<<10 {
+			t.Fatalf("%s after seqwr: %v %v, want 512K", name, st.Size(), err)
+		}
+	}
+	o.Mode = "rndrd"
+	if err := w.Prepared(context.Background(), env); err != nil {
+		t.Fatalf("rndrd on the files seqwr wrote at 1M: %v", err)
+	}
+	o.TotalSize = 2 << 20
+	if err := w.Prepared(context.Background(), env); err == nil {
+		t.Fatal("rndrd on files of another size accepted")
+	}
+}
+
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{"16K": 16384, "2G": 2 << 30, "256M": 256 << 20, "1.5G": 3 << 29, "4096": 4096, "16KiB": 16384, "1t": 1 << 40} {
 		if got, err := fileio.ParseSize(in); err != nil || got != want {

@@ -96,6 +96,14 @@ func (m *Manifest) mismatch(o *Options) string {
 	return ""
 }
 
+// resizes says whether the run writes the prepared files anew at the
+// options' size: seqwr creates its files from empty, so it runs on the
+// same files prepared at another size, as sysbench's does (without
+// --verify, whose block table is the prepared files').
+func (w *Workload) resizes(m *Manifest) bool {
+	return w.opt.Mode == "seqwr" && !w.opt.Verify && m.FileNum == w.opt.FileNum
+}
+
 // Prepared checks that prepare made files matching the options.
 func (w *Workload) Prepared(_ context.Context, env workload.Env) error {
 	d, err := w.dir(env)
@@ -112,7 +120,7 @@ func (w *Workload) Prepared(_ context.Context, env workload.Env) error {
 	if m.Incomplete {
 		return cutShort(d.path)
 	}
-	if s := m.mismatch(&w.opt); s != "" {
+	if s := m.mismatch(&w.opt); s != "" && !w.resizes(m) {
 		return fmt.Errorf("%s: run cleanup and prepare again, or use the prepared sizes", s)
 	}
 	if w.opt.Mode == "seqwr" {

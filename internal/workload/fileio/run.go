@@ -113,6 +113,9 @@ func (w *Workload) Load(_ context.Context, env workload.Env) (*workload.Load, er
 			if err := truncateAll(d.path, o.FileNum); err != nil {
 				return nil, err
 			}
+			if w.resizes(m) {
+				m.FileSize, m.TotalSize = o.FileSize(), int64(o.TotalSize)
+			}
 		}
 		if err := m.write(d.path); err != nil {
 			return nil, err

@@ -56,7 +56,7 @@ func (w *Workload) Spec() workload.Spec {
 			"mysql-storage-engine", "create-table-options"},
 		Hooks: workload.Hooks{
 			Validate: w.Validate, DefaultIgnoreErrors: w.DefaultIgnoreErrors,
-			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared,
+			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, Prewarm: w.Prewarm,
 		},
 	}
 }

@@ -106,6 +106,9 @@ func (w *Workload) Prepare(ctx context.Context, env workload.Env) error {
 	var loaded atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	loaders := min(env.Threads, tables)
+	if perTable == 0 {
+		loaders = 1 // nothing to load: the tables are created in order, as sysbench's bulk_insert does
+	}
 	for l := 0; l < loaders; l++ {
 		g.Go(func() error {
 			c, err := env.Target.Connect(gctx)
@@ -140,6 +143,7 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", name, err)
 	}
+	env.Step("Creating table '%s'...", name)
 	if err := c.Exec(ctx, create); err != nil {
 		if ctx.Err() == nil {
 			return fmt.Errorf("create table %s: %w (if it exists from an earlier prepare, run cleanup first)", name, err)
@@ -147,6 +151,7 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 		return err
 	}
 	if rows > 0 {
+		env.Step("Inserting %d records into '%s'", rows, name)
 		src := &rowSource{
 			ctx: ctx, w: w, n: rows, autoInc: w.opt.AutoInc,
 			src:      randgen.New(env.Seed, uint64(n)),
@@ -178,6 +183,7 @@ func (w *Workload) prepareTable(ctx context.Context, env workload.Env, c target.
 		}
 	}
 	if w.opt.CreateSecondary {
+		env.Step("Creating a secondary index on '%s'...", name)
 		if err := c.Exec(ctx, fmt.Sprintf("CREATE INDEX k_%d ON %s(k)", n, name)); err != nil {
 			return fmt.Errorf("create index k_%d: %w", n, err)
 		}
@@ -232,6 +238,7 @@ func (w *Workload) Cleanup(ctx context.Context, env workload.Env) error {
 	}
 	defer c.Close()
 	for n := 1; n <= w.tableCount(env.Threads); n++ {
+		env.Step("Dropping table '%s'...", tableName(n))
 		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+tableName(n)); err != nil {
 			return fmt.Errorf("cleanup %s: drop table %s: %w", w.name, tableName(n), err)
 		}
@@ -294,4 +301,35 @@ func (w *Workload) Prepared(ctx context.Context, env workload.Env) error {
 		}
 	}
 	return nil
+}
+
+// Prewarm reads every table through its primary key and its secondary
+// index, as sysbench's prewarm does, so they are in the server's caches.
+// The tables are shared between env.Threads connections.
+func (w *Workload) Prewarm(ctx context.Context, env workload.Env) error {
+	tables := w.tableCount(env.Threads)
+	g, gctx := errgroup.WithContext(ctx)
+	for l := 0; l < min(env.Threads, tables); l++ {
+		g.Go(func() error {
+			c, err := env.Target.Connect(gctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			for n := l + 1; n <= tables; n += env.Threads {
+				name := tableName(n)
+				env.Step("Prewarming table %s", name)
+				for _, q := range []string{
+					fmt.Sprintf("SELECT AVG(id) FROM (SELECT id FROM %s ORDER BY id LIMIT %d) t", name, w.opt.TableSize),
+					fmt.Sprintf("SELECT COUNT(*) FROM (SELECT k FROM %s ORDER BY k LIMIT %d) t", name, w.opt.TableSize),
+				} {
+					if _, _, err := c.QueryRow(gctx, q); err != nil {
+						return fmt.Errorf("prewarm %s: %w", name, err)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }

@@ -1,0 +1,222 @@
+package sysbench
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// endless is the time limit of sysbench's endless test (--time=0 with no
+// event limit): dbmark needs a limit, and this one is never reached.
+const endless = 100 * 365 * 24 * time.Hour
+
+// DefaultMySQLSocket is where libmysqlclient on Debian looks for the
+// server when the host is localhost and no socket is given.
+const DefaultMySQLSocket = "/run/mysqld/mysqld.sock"
+
+func (c *Command) set(name, value string) { c.Flags = append(c.Flags, [2]string{name, value}) }
+
+// copyOpt passes sysbench's option on to dbmark's flag when given.
+func (c *Command) copyOpt(sysbenchName, dbmarkName string) {
+	if c.opts.given(sysbenchName) {
+		c.set(dbmarkName, c.onOff(sysbenchName))
+	}
+}
+
+// onOff is the option's value, a boolean's given bare as on.
+func (c *Command) onOff(name string) string {
+	if c.opts.bare[key(name)] {
+		return "on"
+	}
+	return c.opts.v[key(name)]
+}
+
+// common passes the options every test shares.
+func (c *Command) common() {
+	c.set("threads", strconv.Itoa(c.Threads))
+	limit := time.Duration(c.Time) * time.Second
+	if c.Time == 0 && c.Events == 0 {
+		limit = endless
+	}
+	c.set("time", limit.String())
+	c.set("events", strconv.FormatInt(c.Events, 10))
+	c.set("rate", strconv.Itoa(c.Rate))
+	c.set("report-interval", strconv.Itoa(c.ReportInterval))
+	if c.Seed != 0 {
+		c.set("seed", strconv.Itoa(c.Seed))
+	}
+	p := c.Percentile
+	if p == 0 {
+		p = 95 // sysbench computes none: the lines print no figure
+	}
+	c.set("percentiles", strconv.Itoa(p))
+}
+
+// oltp builds the OLTP tests' options and target.
+func (c *Command) oltp(topts []option) error {
+	if c.Verb == "run" {
+		c.common()
+	} else {
+		c.set("threads", strconv.Itoa(c.Threads))
+		if c.Seed != 0 {
+			c.set("seed", strconv.Itoa(c.Seed))
+		}
+	}
+	if v := c.drv.variant; v != "" && c.opts.get(v, "") == "redshift" {
+		c.Log.Printf(Fatal, "dbmark does not run sysbench's Redshift variant (--%s=redshift)", v)
+		return &Exit{Code: 1}
+	}
+	for _, o := range topts {
+		if o.name == "pgsql_variant" {
+			continue
+		}
+		c.copyOpt(o.name, strings.ReplaceAll(o.name, "_", "-"))
+	}
+	for _, n := range []string{"rand-type", "rand-spec-iter", "rand-spec-pct", "rand-spec-res", "rand-pareto-h"} {
+		c.copyOpt(n, n)
+	}
+	if c.Verb == "run" {
+		c.copyOpt("db-ps-mode", "db-ps-mode")
+		if c.Histogram {
+			c.set("histogram", "on")
+		}
+		if c.drv.ignoreErrors != "" {
+			c.copyOpt(c.drv.ignoreErrors, "ignore-errors")
+		}
+	}
+	if c.drv.dryRun != "" && c.opts.flag(c.drv.dryRun, false) {
+		c.Log.Printf(Fatal, "dbmark does not pretend to run statements (--%s): give it a server", c.drv.dryRun)
+		return &Exit{Code: 1}
+	}
+	return nil
+}
+
+// Target is the database URL sysbench's driver options describe, with
+// sysbench's defaults (localhost, user and database sbtest).
+func (c *Command) Target() string { return c.drv.target(c.opts) }
+
+// pgsqlTarget is the URL of sysbench's pgsql options.
+func pgsqlTarget(o *values) string {
+	host := o.get("pgsql-host", "localhost")
+	port := o.get("pgsql-port", "5432")
+	u := url.URL{Scheme: "postgres", Path: "/" + o.get("pgsql-db", "sbtest")}
+	u.User = userinfo(o.get("pgsql-user", "sbtest"), o.get("pgsql-password", ""))
+	if strings.HasPrefix(host, "/") { // a socket directory, as libpq takes it
+		u.RawQuery = url.Values{"host": {host}, "port": {port}}.Encode()
+	} else {
+		u.Host = net.JoinHostPort(host, port)
+	}
+	return u.String()
+}
+
+// mysqlTarget is the URL of sysbench's mysql options: of a list of hosts
+// or ports, the first.
+func mysqlTarget(o *values) string {
+	first := func(list string) string { return strings.Split(list, ",")[0] }
+	host := first(o.get("mysql-host", "localhost"))
+	port := first(o.get("mysql-port", "3306"))
+	socket := first(o.get("mysql-socket", ""))
+	u := url.URL{Scheme: "mysql", Path: "/" + o.get("mysql-db", "sbtest")}
+	u.User = userinfo(o.get("mysql-user", "sbtest"), o.get("mysql-password", ""))
+	q := url.Values{}
+	if socket == "" && host == "localhost" {
+		// libmysqlclient reaches localhost through its socket.
+		if _, err := os.Stat(DefaultMySQLSocket); err == nil {
+			socket = DefaultMySQLSocket
+		}
+	}
+	if socket != "" {
+		u.Host = "localhost"
+		q.Set("socket", socket)
+	} else {
+		u.Host = net.JoinHostPort(host, port)
+	}
+	if o.flag("mysql-ssl", false) {
+		q.Set("tls", "skip-verify") // encrypted, as sysbench's without its certificate files
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func userinfo(user, password string) *url.Userinfo {
+	if password == "" {
+		return url.User(user)
+	}
+	return url.UserPassword(user, password)
+}
+
+// fileio builds fileio's options; its files are in the current directory,
+// as sysbench's.
+func (c *Command) fileio() error {
+	if c.Verb == "run" {
+		c.common()
+	} else {
+		c.set("threads", strconv.Itoa(c.Threads))
+	}
+	c.set("dir", ".")
+	for _, p := range [][2]string{{"file-num", "file-num"}, {"file-block-size", "block-size"}, {"file-total-size", "file-total-size"},
+		{"file-extra-flags", "file-extra-flags"}, {"file-fsync-freq", "fsync-freq"}, {"file-fsync-all", "fsync-all"},
+		{"file-fsync-end", "fsync-end"}, {"file-fsync-mode", "fsync-mode"}, {"file-rw-ratio", "rw-ratio"}} {
+		c.copyOpt(p[0], p[1])
+	}
+	if c.opts.given("file-total-size") { // sysbench's reading of the size, not dbmark's
+		for i, f := range c.Flags {
+			if f[0] == "file-total-size" {
+				c.Flags[i][1] = strconv.FormatUint(sizeOf(c.opts.get("file-total-size", "2G")), 10)
+			}
+		}
+	}
+	if c.Verb != "run" {
+		return nil
+	}
+	mode := c.opts.get("file-test-mode", "")
+	switch mode {
+	case "":
+		c.Log.Printf(Fatal, "Missing required argument: --file-test-mode\n")
+		c.printTestHelp(c.Log.W, fileioOptions)
+		return &Exit{Code: 1}
+	case "seqwr", "seqrewr", "seqrd", "rndrd", "rndwr", "rndrw":
+		c.set("mode", mode)
+	default:
+		c.Log.Printf(Fatal, "Invalid IO operations mode: %s.", mode)
+		return &Exit{Code: 1}
+	}
+	switch io := c.opts.get("file-io-mode", "sync"); io {
+	case "sync":
+	case "async":
+		c.set("engine", "io_uring") // queued requests, through io_uring rather than libaio
+		c.set("iodepth", c.opts.get("file-async-backlog", "128"))
+	default:
+		c.Log.Printf(Fatal, "dbmark does not run --file-io-mode=%s (it runs sync and async)", io)
+		return &Exit{Code: 1}
+	}
+	if n := c.opts.get("file-merged-requests", "0"); n != "0" {
+		c.Log.Printf(Fatal, "dbmark does not merge requests (--file-merged-requests=%s): leave it at 0", n)
+		return &Exit{Code: 1}
+	}
+	return nil
+}
+
+// sizeOf reads a size as sysbench does: digits and an optional K, M, G or
+// T (powers of 1024); 0 for an unknown suffix.
+func sizeOf(s string) uint64 {
+	var n uint64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		n = n*10 + uint64(s[i]-'0')
+	}
+	if i == len(s) || i == 0 {
+		return n
+	}
+	mult := strings.IndexByte("KMGT", strings.ToUpper(s[i : i+1])[0])
+	if mult < 0 {
+		return 0
+	}
+	for ; mult >= 0; mult-- {
+		n *= 1024
+	}
+	return n
+}
