@@ -116,11 +116,26 @@ func TestReadmeExamples(t *testing.T) {
 			t.Fatalf("%s: %v", line, err)
 		}
 		for _, c := range cmds {
-			// NAME=value before a command sets it (for the examples after it too).
+			// NAME=value before a command sets it for that command only, as
+			// a shell does.
+			var restore []func()
 			for len(c.args) > 1 && envAssign.MatchString(c.args[0]) {
 				name, value, _ := strings.Cut(c.args[0], "=")
+				old, had := os.LookupEnv(name)
 				t.Setenv(name, value)
+				restore = append(restore, func() {
+					if had {
+						os.Setenv(name, old)
+					} else {
+						os.Unsetenv(name)
+					}
+				})
 				c.args = c.args[1:]
+			}
+			unset := func() {
+				for _, r := range restore {
+					r()
+				}
 			}
 			switch {
 			case c.args[0] == "make":
@@ -143,10 +158,12 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			if kind := needsServer(line); kind != "" && !servers[kind] {
 				t.Logf("skipped (no %s test server: bash scripts/testenv.sh start, then eval its env): %s", kind, line)
+				unset()
 				continue
 			}
 			if (c.args[1] == "quick" || c.args[1] == "report") && chartErr != nil {
 				t.Logf("skipped (%v): %s", chartErr, line)
+				unset()
 				continue
 			}
 			if c.background {
@@ -157,6 +174,7 @@ func TestReadmeExamples(t *testing.T) {
 			var out, errb bytes.Buffer
 			start := time.Now()
 			code := cli.Main(ctx, c.args[1:], &out, &errb)
+			unset()
 			t.Logf("%.1fs exit %d: %s", time.Since(start).Seconds(), code, strings.Join(c.args, " "))
 			if code != 0 && strings.Contains(line, "--strict") && strings.Contains(errb.String(), "--strict") {
 				continue // exit 1 while a preflight warning stands, as the README says

@@ -181,13 +181,24 @@ func (a *App) quickStep(ctx context.Context, s quickStep, n int, work string, wa
 	if a.verbose {
 		common = append(common, "--verbose")
 	}
+	// The embedded database, named: a PG* variable in the environment
+	// (which a tpcb run without --target would follow) does not take a
+	// step elsewhere.
+	tgt := "--target="
+	if w, ok := a.Workloads.New(s.Workload); ok && w.OwnTarget == nil {
+		u, err := embeddedURL()
+		if err != nil {
+			return nil, ExitUsage, err
+		}
+		tgt += u
+	}
 	if s.Prepare {
-		args := append([]string{"prepare", s.Workload, "--target="}, common...)
+		args := append([]string{"prepare", s.Workload, tgt}, common...)
 		if code := Main(ctx, args, io.Discard, a.Stderr); code != ExitOK {
 			return nil, code, nil
 		}
 	}
-	args := append([]string{"run", s.Workload, "--target="}, common...)
+	args := append([]string{"run", s.Workload, tgt}, common...)
 	args = append(args, "--time", s.Time.String(), "--warmup", warmup.String(), "--no-store", "--json", doc)
 	code := Main(ctx, args, io.Discard, a.Stderr)
 	b, err := os.ReadFile(doc)

@@ -365,6 +365,19 @@ func (a *App) inform(w workload.Spec) (bool, error) {
 
 // openTarget opens the workload's own target, --target, or the embedded
 // default. It does not connect.
+// embeddedURL is the embedded database's target: bench.db in the data
+// directory, which it makes when missing.
+func embeddedURL() (string, error) {
+	dir, err := store.DataDir()
+	if err != nil {
+		return "", fmt.Errorf("no --target and no data directory for the embedded database: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	return (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String(), nil
+}
+
 func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (target.Target, bool, error) {
 	if w.OwnTarget != nil {
 		if f.targetGiven {
@@ -385,14 +398,13 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	}
 	embedded := raw == ""
 	if embedded {
-		dir, err := store.DataDir()
-		if err != nil {
-			return nil, false, withCode(ExitUsage, fmt.Errorf("no --target and no data directory for the embedded database: %w", err))
+		var err error
+		if raw, err = embeddedURL(); err != nil {
+			return nil, false, withCode(ExitUsage, err)
 		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, false, withCode(ExitUsage, fmt.Errorf("create data directory: %w", err))
-		}
-		raw = (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String()
+	} else {
+		u, err := embeddedURL()
+		embedded = err == nil && raw == u
 	}
 	if f.psMode != "" && f.psMode != "auto" && f.psMode != "disable" { // "": not bound (sysinfo)
 		return nil, false, withCode(ExitUsage, fmt.Errorf("--db-ps-mode %q: must be auto or disable", f.psMode))

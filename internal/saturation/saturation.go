@@ -16,7 +16,7 @@ import (
 
 // The limits. A sample is at a resource's limit when:
 const (
-	cpuBusy   = 95.0 // % of all CPUs busy (user, system, steal)
+	cpuBusy   = 85.0 // % of all CPUs busy (user, system, steal)
 	iowaitHi  = 20.0 // % of CPU time waiting on I/O: the disks hold the CPUs up
 	stealHi   = 10.0 // % of CPU time taken by the hypervisor
 	diskUtil  = 90.0 // % of the time the device had a request in flight
@@ -118,7 +118,7 @@ func cpu(by map[string]result.CounterSeries, from, to float64) ([]result.Limit, 
 	var out []result.Limit
 	if sh := share(busy, func(v float64) bool { return v >= cpuBusy }); sh >= minShare {
 		out = append(out, result.Limit{Resource: "cpu", Share: sh,
-			Detail: fmt.Sprintf("all CPUs busy (user %.0f%%, system %.0f%% on average)", mean(user), mean(sys))})
+			Detail: fmt.Sprintf("CPUs %.0f%% busy or more (user %.0f%%, system %.0f%% on average)", cpuBusy, mean(user), mean(sys))})
 	}
 	if len(iowait) >= minPoints {
 		if sh := share(iowait, func(v float64) bool { return v >= iowaitHi }); sh >= minShare {
@@ -196,7 +196,7 @@ func engineWaits(series []result.CounterSeries, from, to float64) []result.Limit
 	var out []result.Limit
 	for _, s := range series {
 		name, ok := strings.CutPrefix(s.Name, "db.")
-		if !ok || !(strings.Contains(name, "wait") || strings.Contains(name, "lock")) {
+		if !ok || !waitCounter(name) {
 			continue
 		}
 		vs := window(s, from, to)
@@ -209,6 +209,19 @@ func engineWaits(series []result.CounterSeries, from, to float64) []result.Limit
 		}
 	}
 	return out
+}
+
+// waitCounter says whether an engine counter's name speaks of waits or
+// locks as a word of its own (row_lock_waits, lock_timeouts), not inside
+// another (blocks_hit).
+func waitCounter(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "wait", "waits", "waited", "lock", "locks", "deadlocks":
+			return true
+		}
+	}
+	return false
 }
 
 // Line is the verdict in one line.

@@ -44,7 +44,7 @@ func TestFind(t *testing.T) {
 		{"swapping", runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
 			series("os.mem.swap_used", "bytes", func(t float64) float64 { return t * (1 << 20) })), []string{"memory"}},
 		{"lock waits", runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
-			series("db.row_lock_waits", "/s", flat(12))), []string{"engine"}},
+			series("db.row_lock_waits", "/s", flat(12)), series("db.blocks_hit", "pages/s", flat(1e5))), []string{"engine"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Find(c.r)
