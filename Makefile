@@ -29,7 +29,7 @@ test: testenv-start assets
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
 	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
 	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
-	FUZZTIME=5s bash scripts/fuzz.sh
+	FUZZTIME=3s bash scripts/fuzz.sh
 
 build: assets
 	$(GO) build -tags $(TAGS) -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark

@@ -36,10 +36,10 @@ func TestDipFound(t *testing.T) {
 			doc := filepath.Join(t.TempDir(), "r.json")
 			done := make(chan outcome)
 			go func() {
-				done <- dbmark(t, ctx, append([]string{"run", "oltp_update_non_index", "--threads", "2", "--time", "14s",
+				done <- dbmark(t, ctx, append([]string{"run", "oltp_update_non_index", "--threads", "2", "--time", "11s",
 					"--report-interval", "1s", "--json", doc}, size...)...)
 			}()
-			time.Sleep(7 * time.Second)
+			time.Sleep(5 * time.Second)
 			held := time.Now()
 			for _, stmt := range strings.Split(lock[e.Name][0], "; ") {
 				if err := holder.Exec(ctx, stmt); err != nil {
