@@ -411,6 +411,23 @@ func (in *inserter) deleteOldest(ctx context.Context, n int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Rows of the range that another inserter has inserted and not yet
+	// committed are invisible to this delete (PostgreSQL's read
+	// committed); they commit within moments, so the delete is tried
+	// again for a bounded while, and each transaction deletes as many rows
+	// as it inserts.
+	for tries := 0; got < n && tries < 100; tries++ {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+		more, err := in.del.Run(ctx, in.args)
+		if err != nil {
+			return 0, err
+		}
+		got += more
+	}
 	in.mark(opDelete)
 	return got, nil
 }
