@@ -97,6 +97,17 @@ func TestSysbenchOLTPOnMariaDB(t *testing.T) {
 	if strings.Contains(o.stdout, "p99.9") || strings.Contains(o.stdout, "Little") {
 		t.Errorf("dbmark's own figures in sysbench's output:\n%s", o.stdout)
 	}
+	// A rate no client can keep up with ends as sysbench's does.
+	rate := []string{}
+	for _, a := range args {
+		if !strings.HasPrefix(a, "--events=") && !strings.HasPrefix(a, "--time=") && !strings.HasPrefix(a, "--report-interval=") {
+			rate = append(rate, a)
+		}
+	}
+	o = dbmark(t, ctx, append(rate, "--rate=2000000000", "--time=2", "run", "--verbosity=1")...)
+	if o.code != 1 || !strings.Contains(o.stdout+o.stderr, "FATAL: The event queue is full. This means the worker threads are unable to keep up with the specified event generation rate") {
+		t.Errorf("--rate=2000000000: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
 	if o = dbmark(t, ctx, append(args, "cleanup")...); o.code != 0 || !strings.Contains(o.stdout, "Dropping table 'sbtest2'...\n") {
 		t.Fatalf("cleanup: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
