@@ -25,7 +25,9 @@ import (
 )
 
 var (
-	//go:embed templates/pages.html
+	// Every page's template is a file of its own or a block in pages.html;
+	// all of them share one namespace.
+	//go:embed templates/*.html
 	templateFS embed.FS
 	//go:embed static/site.css
 	siteCSS []byte
@@ -41,7 +43,7 @@ type pages struct {
 
 func newPages(library []byte) (*pages, error) {
 	t, err := template.New("pages").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).
-		ParseFS(templateFS, "templates/pages.html")
+		ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("site: parse templates: %w", err)
 	}
