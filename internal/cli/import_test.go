@@ -66,8 +66,8 @@ func TestResultsImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{
-		notResult:                        "not a dbmark result: no schema_version",
-		script:                           "not a dbmark result: not a JSON object",
+		notResult:                       "not a dbmark result: no schema_version",
+		script:                          "not a dbmark result: not a JSON object",
 		filepath.Join(out, "none.json"): "no such file or directory",
 	} {
 		oneLineError(t, dbmark(t, ctx, "results", "import", file), want)
