@@ -2,12 +2,10 @@ package cli_test
 
 import (
 	"context"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
@@ -15,23 +13,9 @@ import (
 // pgExec runs sql on the server at raw.
 func pgExec(t *testing.T, raw string, sqls ...string) {
 	t.Helper()
-	ctx := context.Background()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := postgres.Open(ctx, u, target.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connectTo(t, postgres.Open, raw)
 	for _, sql := range sqls {
-		if err := c.Exec(ctx, sql); err != nil {
+		if err := c.Exec(context.Background(), sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
