@@ -32,24 +32,25 @@ type QuerySide struct {
 	ColdS   float64 `json:"cold_s"`
 	HotS    float64 `json:"hot_s,omitempty"`
 	MedianS float64 `json:"median_s"`
-	// MeanS is the mean of the samples tested (N of them): the figure
-	// whose ratio B/A is.
-	MeanS float64 `json:"mean_s"`
-	N     int     `json:"samples"`
+	// GeomeanS is the geometric mean of the samples tested (N of them):
+	// the figure whose ratio B/A is.
+	GeomeanS float64 `json:"geomean_s"`
+	N        int     `json:"samples"`
 	// Failed counts the query's failed runs over the group; Error is the
 	// first one's kind and message.
 	Failed int    `json:"failed,omitempty"`
 	Error  string `json:"error,omitempty"`
 }
 
-// QueryRow is one query, by its label, compared: B/A of its mean time, so
-// below 1 is faster (lower is better), with Fieller's 95% interval and
-// Welch's p where there are samples enough to test.
+// QueryRow is one query, by its label, compared: B/A of its geometric
+// mean time, so below 1 is faster (lower is better), with the 95%
+// interval and p of Welch's test of the times' logarithms (logRatio)
+// where there are samples enough to test.
 type QueryRow struct {
 	Label string     `json:"label"`
 	A     *QuerySide `json:"a,omitempty"` // nil when the query is in B only
 	B     *QuerySide `json:"b,omitempty"` // nil when the query is in A only
-	// Ratio is B's mean time over A's (0 when either has none).
+	// Ratio is B's geometric mean time over A's (0 when either has none).
 	Ratio   float64     `json:"ratio,omitempty"`
 	CI      *[2]float64 `json:"ci,omitempty"`
 	P       *float64    `json:"p,omitempty"`
@@ -87,8 +88,8 @@ func QueryResults(runs ...*result.Result) bool {
 }
 
 // QueriesOf compares the query suite runs b to a, query by query. With two
-// or more runs a side, each query is tested over the runs (each run's mean
-// time of it); otherwise over the iterations of the query, pooled over the
+// or more runs a side, each query is tested over the runs (each run's
+// geometric mean time of it); otherwise over the iterations of the query, pooled over the
 // runs and streams of each side. The samples are the warm iterations (the
 // second and later: the first is the cold run, which --cold makes colder
 // on purpose), or the first iterations when some run has only those. The
@@ -105,9 +106,9 @@ func QueriesOf(a, b []*result.Result) QueryComparison {
 	}
 	qc := QueryComparison{Verdicts: map[string]int{}}
 	if overRuns {
-		qc.Method = fmt.Sprintf("each query: Welch's t-test over the runs (%d and %d), each run's mean of its %s", len(a), len(b), which)
+		qc.Method = fmt.Sprintf("each query: Welch's t-test of the logarithms of its times over the runs (%d and %d), each run's geometric mean of its %s", len(a), len(b), which)
 	} else {
-		qc.Method = fmt.Sprintf("each query: Welch's t-test over its %s, pooled over each side's runs and streams; this tells whether these runs differ, not whether a rerun would", which)
+		qc.Method = fmt.Sprintf("each query: Welch's t-test of the logarithms of its %s, pooled over each side's runs and streams; this tells whether these runs differ, not whether a rerun would", which)
 	}
 	labels, inA, inB := queryLabels(a, b)
 	var logSum float64
@@ -192,13 +193,15 @@ func querySide(runs []*result.Result, label string, cold, overRuns bool) (QueryS
 		case !overRuns:
 			samples = append(samples, own...)
 		case len(own) > 0:
-			samples = append(samples, mean(own))
+			if ls := logs(own); ls != nil {
+				samples = append(samples, math.Exp(mean(ls)))
+			}
 		}
 	}
 	side.ColdS, side.HotS, side.MedianS = median(colds), median(hots), median(medians)
 	side.N = len(samples)
-	if side.N > 0 {
-		side.MeanS = mean(samples)
+	if ls := logs(samples); len(ls) > 0 {
+		side.GeomeanS = math.Exp(mean(ls))
 	}
 	return side, samples
 }
@@ -236,7 +239,8 @@ func sameSQL(a, b []*result.Result, label string) bool {
 }
 
 // judgeQuery fills in a row's ratio, interval, test and verdict from the
-// samples of each side, as Of does for a metric, lower being better.
+// samples of each side, lower being better: Welch's test, as Of makes,
+// on the logarithms of the times (logRatio).
 func judgeQuery(row *QueryRow, xa, xb []float64, sameText bool) {
 	switch {
 	case row.A == nil:
@@ -251,8 +255,8 @@ func judgeQuery(row *QueryRow, xa, xb []float64, sameText bool) {
 		notes = append(notes, "its SQL differs between the runs")
 	}
 	defer func() { row.Note = strings.Join(notes, "; ") }()
-	if row.A.MeanS > 0 && row.B.MeanS > 0 {
-		row.Ratio = row.B.MeanS / row.A.MeanS
+	if row.A.GeomeanS > 0 && row.B.GeomeanS > 0 {
+		row.Ratio = row.B.GeomeanS / row.A.GeomeanS
 	}
 	if failed := failedVerdict(row.A, row.B); failed != "" {
 		row.Verdict = failed
@@ -271,32 +275,71 @@ func judgeQuery(row *QueryRow, xa, xb []float64, sameText bool) {
 		notes = append(notes, fmt.Sprintf("%d and %d samples: a test needs 2 a side (use --iterations 3 or more, or repeat the runs)", len(xa), len(xb)))
 		return
 	}
-	// Of's rules: Fieller's interval, Welch's test, and the two kept from
-	// parting at the edge.
 	r := Row{Ratio: stats.Ratio{Value: row.Ratio, Low: math.NaN(), High: math.NaN()}, P: math.NaN(), Verdict: Untest}
-	ratio, err := stats.RatioOf(xa, xb)
-	switch {
-	case err == nil:
-		r.Ratio = ratio
-	case errors.Is(err, stats.ErrUnbounded):
-		r.Note = "no interval: A's mean is not clearly away from zero"
-	}
-	if t, err := stats.Welch(xa, xb); err == nil {
-		r.P = t.P
-		r.Verdict = verdict(t, true)
+	if lr, t, err := logRatio(xa, xb); err == nil {
+		row.Ratio = lr.Value
+		r.Ratio, r.P, r.Verdict = lr, t.P, verdict(t, true)
 	}
 	agree(&r)
 	row.Verdict = r.Verdict
 	if r.Note != "" {
 		notes = append(notes, r.Note)
 	}
-	if !math.IsNaN(r.Ratio.Low) && !math.IsInf(r.Ratio.Low, 0) && !math.IsInf(r.Ratio.High, 0) {
+	if !math.IsNaN(r.Ratio.Low) {
 		row.CI = &[2]float64{r.Ratio.Low, r.Ratio.High}
 	}
 	if !math.IsNaN(r.P) {
 		p := r.P
 		row.P = &p
 	}
+}
+
+// logRatio is Welch's test of the logarithms of the times xa and xb, and
+// the ratio of their geometric means, B's over A's, with the test's 95%
+// interval carried back from logarithms. A query's times are skewed:
+// one run held up by the machine can take ten times the others, and on
+// the times themselves (compare's test of means, with Fieller's interval)
+// that one run can hide a slowdown of a hundredfold; on their logarithms
+// it weighs as what it is, one run in n, and a change of speed is the
+// shift it is, whatever the query's length. The interval holds 1 exactly
+// when the test is not significant (the same statistic, degrees of
+// freedom and quantile).
+func logRatio(xa, xb []float64) (stats.Ratio, stats.Test, error) {
+	la, lb := logs(xa), logs(xb)
+	if la == nil || lb == nil {
+		return stats.Ratio{}, stats.Test{}, errors.New("a time of 0 has no logarithm")
+	}
+	t, err := stats.Welch(la, lb)
+	if err != nil {
+		return stats.Ratio{}, stats.Test{}, err
+	}
+	ma, va := meanVar(la)
+	mb, vb := meanVar(lb)
+	d := mb - ma
+	half := stats.TQuantile(1-(1-stats.Level)/2, t.DF) * math.Sqrt(va/float64(len(la))+vb/float64(len(lb)))
+	return stats.Ratio{Value: math.Exp(d), Low: math.Exp(d - half), High: math.Exp(d + half)}, t, nil
+}
+
+// logs are the natural logarithms of xs, or nil when one is not positive.
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if x <= 0 {
+			return nil
+		}
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// meanVar is the mean and the sample variance of xs (2 or more).
+func meanVar(xs []float64) (float64, float64) {
+	m := mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, ss / float64(len(xs)-1)
 }
 
 func failedVerdict(a, b *QuerySide) string {
@@ -378,7 +421,7 @@ func diffQueries(runs []*result.Result) []QueryComparison {
 // WriteQueries prints a comparison query by query, in milliseconds, and
 // the geometric mean of the ratios.
 func WriteQueries(w io.Writer, qc QueryComparison) {
-	fmt.Fprintln(w, "\nper query (ms; cold: the first iteration, hot: the fastest of the others, median: of all; B/A: of the mean time tested, lower is better)")
+	fmt.Fprintln(w, "\nper query (ms; cold: the first iteration, hot: the fastest of the others, median: of all; B/A: of the geometric mean time tested, lower is better)")
 	fmt.Fprintf(w, "test: %s\n", qc.Method)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "QUERY\tA COLD\tA HOT\tA MEDIAN\tB COLD\tB HOT\tB MEDIAN\tB/A\t95% CI\tp\tVERDICT")
