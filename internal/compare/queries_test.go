@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -192,6 +193,12 @@ func TestDiffComparesQueries(t *testing.T) {
 	d := Diff(a, b, c)
 	if len(d.Queries) != 2 || !near(d.Queries[0].Rows[0].Ratio, math.Sqrt(2*2.1/1.1)) || !near(d.Queries[1].Rows[0].Ratio, math.Sqrt(3*3.3/1.1)) {
 		t.Fatalf("queries of three runs: %+v", d.Queries)
+	}
+	// The site sends it as JSON: no NaN where a figure is missing.
+	b.Queries.List = append(b.Queries.List, result.QueryResult{Label: "new", Runs: []result.QueryRun{{Iteration: 1, S: 1}}, ColdS: 1, MedianS: 1})
+	js, err := json.Marshal(Diff(a, b).Queries)
+	if err != nil || !strings.Contains(string(js), `"verdict":"only in B"`) || !strings.Contains(string(js), `"ci":[`) {
+		t.Errorf("as JSON: %s, %v", js, err)
 	}
 	if d := Diff(a, run(1, 1)); d.Queries != nil {
 		t.Errorf("a query suite against a plain run: %+v", d.Queries)

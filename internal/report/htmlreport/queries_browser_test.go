@@ -114,7 +114,10 @@ func TestQueryBarsInChromium(t *testing.T) {
 		Cats   []string `json:"cats"`
 		Names  []string `json:"names"`
 		Rects  int      `json:"rects"`
-		Table  string   `json:"table"`
+		// Heights are the bars' drawn heights in pixels, upward positive.
+		Heights [][]float64 `json:"heights"`
+		Foot    float64     `json:"foot"`
+		Table   string      `json:"table"`
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[bars](`(() => {
 		const el = document.getElementById('g1-queries-bars');
@@ -122,6 +125,11 @@ func TestQueryBarsInChromium(t *testing.T) {
 		return {points: Number(el.dataset.points), error: el.dataset.error || '', axis: o.yAxis[0].type,
 			cats: o.xAxis[0].data, names: o.series.map(s => s.name),
 			rects: el.querySelectorAll('svg path').length,
+			heights: o.series.map((s, i) => s.data.map((_, j) => {
+				const l = echarts.getInstanceByDom(el).getModel().getSeriesByIndex(i).getData().getItemLayout(j);
+				return l ? -l.height : 0;
+			})),
+			foot: o.yAxis[0].min,
 			table: document.querySelector('#g1-queries table.queries').innerText};
 	})()`))
 	if err != nil {
@@ -142,6 +150,16 @@ func TestQueryBarsInChromium(t *testing.T) {
 	}
 	if got.Axis != "log" {
 		t.Errorf("the y axis is %q, want log for queries from microseconds to milliseconds", got.Axis)
+	}
+	// Every bar rises from the axis' foot, below the shortest time: none
+	// hangs down from 1 ms, as bars on a log axis do by default.
+	t.Logf("foot %g, heights %v", got.Foot, got.Heights)
+	for i, hs := range got.Heights {
+		for j, h := range hs {
+			if h <= 0 {
+				t.Errorf("bar %s of %s is %g px high", got.Names[i], got.Cats[j], h)
+			}
+		}
 	}
 	for _, want := range []string{"bykey", "geometric mean of the medians", "suite time", "cold\thot\tmedian"} {
 		if !strings.Contains(got.Table, want) {
