@@ -47,10 +47,12 @@ type chart struct {
 	Group  string   `json:"group,omitempty"`
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
+	YLog   float64  `json:"yLog,omitempty"` // > 0: a log scale from here, for values spanning orders of magnitude
 }
 
 type series struct {
 	Name   string       `json:"name"`
+	Color  string       `json:"color,omitempty"` // the palette's when empty
 	Points [][2]float64 `json:"points,omitempty"`
 	// Breaks are the indexes of Points before which the line is broken:
 	// the samples between them are missing (a counter source that lost
@@ -215,6 +217,8 @@ type section struct {
 	Note   string
 	Charts []chart
 	Small  bool // small multiples: two charts a row
+
+	Queries *queryTable // query suite runs' figures (queries.go)
 }
 
 // maxOverlay caps the runs drawn on one time axis; more is unreadable.
@@ -241,6 +245,7 @@ func groups(runs []Run) []group {
 		for _, sw := range sweeps(g.Runs) {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
+		g.Sections = append(g.Sections, querySections(g.Anchor, g.Runs, lb)...)
 		g.Sections = append(g.Sections, runSections(g.Anchor, g.Runs, lb)...)
 	}
 	if g, ok := togetherGroup(runs); ok {
@@ -483,7 +488,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit
-	if unit == "" {
+	if unit == "" || runs[0].Result.Queries != nil { // a query suite's headline is its time, not a rate
 		unit = "events/s"
 	}
 

@@ -42,7 +42,7 @@ var (
 	//go:embed report.css
 	pageStyle string
 
-	page = template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).Parse(pageTemplate))
+	page = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).Parse(pageTemplate)).Parse(queriesTemplate))
 )
 
 // Render writes the report of runs to w.
