@@ -47,6 +47,9 @@ type chart struct {
 	Group  string   `json:"group,omitempty"`
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
+	// Overlays are the counters the reader can draw over this chart, on
+	// a second y axis.
+	Overlays []overlay `json:"overlays,omitempty"`
 }
 
 type series struct {
@@ -70,8 +73,11 @@ type band struct {
 // timeSeries is one named value per interval, on the run's time axis.
 type timeSeries struct {
 	Name string
-	T, V []float64
-	Gaps [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
+	// Key is the counter's own name (Name holds its unit too) and Unit its
+	// unit, where the source has them.
+	Key, Unit string
+	T, V      []float64
+	Gaps      [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
 }
 
 // xySeries is a value against something other than time.
@@ -100,7 +106,7 @@ func sampledCounters(r *result.Result) []timeSeries {
 	}
 	out := make([]timeSeries, 0, len(r.Counters.Series))
 	for _, c := range r.Counters.Series {
-		ts := timeSeries{Name: c.Name, Gaps: c.Gaps}
+		ts := timeSeries{Name: c.Name, Key: c.Name, Unit: c.Unit, Gaps: c.Gaps}
 		if c.Unit != "" {
 			ts.Name += " (" + c.Unit + ")"
 		}
@@ -206,6 +212,11 @@ type group struct {
 	Workload string
 	Anchor   string
 	Runs     []Run
+	// Findings come first: those several runs share, each run's own,
+	// and the runs that found nothing.
+	Shared   []sharedFinding
+	Findings []runFindings
+	Quiet    string
 	Sections []section
 }
 
@@ -213,6 +224,7 @@ type section struct {
 	ID     string
 	Title  string
 	Note   string
+	Table  *gridTable // a sweep's cells as a table, before the charts
 	Charts []chart
 	Small  bool // small multiples: two charts a row
 }
@@ -238,6 +250,7 @@ func groups(runs []Run) []group {
 	for i := range out {
 		g := &out[i]
 		lb := newLabeler(g.Runs)
+		g.Shared, g.Findings, g.Quiet = groupFindings(g.Runs, lb)
 		for _, sw := range sweeps(g.Runs) {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
@@ -420,6 +433,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		ys             []float64
 	}
 	cells := map[string]*cell{}
+	byX := map[string][]float64{}
 	var xs, rests, labels []string
 	for _, r := range sw.Runs {
 		if r.Result.Status != result.StatusOK || !finite(r.Result.Summary.Headline) {
@@ -437,6 +451,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 			xs, rests, labels = appendNew(xs, c.x), appendNew(rests, c.rest), append(labels, label)
 		}
 		c.ys = append(c.ys, r.Result.Summary.Headline)
+		byX[c.x] = append(byX[c.x], r.Result.Summary.Headline)
 	}
 	if len(cells) == 0 {
 		return nil
@@ -456,6 +471,17 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 
 	id := anchor + "-sweep-" + shortID(sw.ID)
 	sec := section{ID: id, Title: "Sweep " + shortID(sw.ID), Note: fmt.Sprintf("%d runs in %d cells; the mean of each cell's iterations", len(sw.Runs), len(cells))}
+	sec.Table = sweepTable(axes, xs, rests, func(x, rest string) (float64, bool) {
+		for _, c := range cells {
+			if c.x == x && c.rest == rest {
+				return mean(c.ys), true
+			}
+		}
+		return 0, false
+	})
+	if c, ok := firstAxisBoxes(id+"-xbox", unit, axes, xs, byX); ok {
+		sec.Charts = append(sec.Charts, c)
+	}
 	if len(axes) > 0 {
 		var ser []series
 		for _, rest := range rests {
@@ -486,7 +512,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		sec.Charts = append(sec.Charts, chart{ID: id + "-box", Title: unit + " across iterations", Kind: "box",
 			XName: strings.Join(axes, " "), YName: unit, XCategories: cats, Series: []series{s}})
 	}
-	if len(sec.Charts) == 0 {
+	if len(sec.Charts) == 0 && sec.Table == nil {
 		return nil
 	}
 	return []section{sec}
@@ -583,10 +609,11 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 		}
 	}
 	var out []section
+	counters, overlays := counterSections(anchor, shown, lb, maxT, timeGroup, shade)
 	over := section{ID: anchor + "-time", Title: "Over time", Note: note}
 	if len(thr) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-tput", Title: "Throughput", Kind: "line",
-			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr})
+			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr, Overlays: overlays})
 	}
 	if len(lat) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-lat", Title: "Latency percentiles per interval", Kind: "line",
@@ -595,19 +622,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	if len(over.Charts) > 0 {
 		out = append(out, over)
 	}
-
-	if c := counterCharts(anchor, shown, lb, maxT, timeGroup, shade); len(c) > 0 {
-		note := "on the throughput's time axis"
-		for _, r := range shown {
-			for _, m := range r.Result.Counters.Missing() {
-				if len(shown) > 1 {
-					m = lb.label(r) + ": " + m
-				}
-				note += "; " + m
-			}
-		}
-		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: note, Charts: c, Small: true})
-	}
+	out = append(out, counters...)
 	if c := rowsCharts(anchor, shown, lb); len(c) > 0 {
 		out = append(out, section{ID: anchor + "-rows", Title: "Against rows", Charts: c})
 	}
@@ -743,35 +758,6 @@ func tailPercentiles(r *result.Result) []float64 {
 	}
 	if len(out) == 0 {
 		out = slices.Sorted(maps.Keys(have))
-	}
-	return out
-}
-
-func counterCharts(anchor string, runs []Run, lb labeler, maxT float64, timeGroup string, shade []band) []chart {
-	by := map[string][]series{}
-	var names []string
-	for _, r := range runs {
-		for _, src := range counterSources() {
-			for _, ts := range src(r.Result) {
-				s := series{Name: lb.label(r)}
-				for i := range ts.T {
-					s.Points = append(s.Points, [2]float64{ts.T[i], ts.V[i]})
-				}
-				s.Breaks = breaks(ts)
-				if len(s.Points) == 0 {
-					continue
-				}
-				if _, ok := by[ts.Name]; !ok {
-					names = append(names, ts.Name)
-				}
-				by[ts.Name] = append(by[ts.Name], s)
-			}
-		}
-	}
-	var out []chart
-	for i, name := range names {
-		out = append(out, chart{ID: fmt.Sprintf("%s-ctr%d", anchor, i+1), Title: name, Kind: "line",
-			XName: "seconds", YName: name, XMax: maxT, Group: timeGroup, Shade: shade, Series: by[name]})
 	}
 	return out
 }

@@ -47,7 +47,28 @@
     };
   }
 
-  function option(c) {
+  var specs = {};
+  spec.charts.forEach(function (c) { specs[c.id] = c; });
+
+  // overlaid is the counter named name drawn on a second y axis of o, a
+  // dashed line per run: from its own chart's series, or its own.
+  function overlaid(o, c, name) {
+    var ov = (c.overlays || []).filter(function (v) { return v.name === name; })[0];
+    if (!ov) return;
+    var ser = ov.chart ? specs[ov.chart].series : ov.series;
+    o.yAxis = [o.yAxis, Object.assign({
+      type: 'value', position: 'right', splitLine: { show: false }, axisLabel: { formatter: fmt }
+    }, axisName(ov.name, 56))];
+    o.grid.right = 80;
+    ser.forEach(function (s) {
+      o.series.push({
+        type: 'line', name: ser.length > 1 || c.series.length > 1 ? ov.name + ' ' + s.name : ov.name,
+        data: broken(s), yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed', width: 1.5 }
+      });
+    });
+  }
+
+  function option(c, overlay) {
     var o = base(c);
     switch (c.kind) {
       case 'line':
@@ -65,6 +86,7 @@
           });
           var m = shade(c);
           if (m && o.series.length) o.series[0].markArea = m;
+          if (overlay) overlaid(o, c, overlay);
         }
         return o;
       case 'bar':
@@ -122,23 +144,76 @@
     return n;
   }
 
+  // A select in the chart's caption lays one of c.overlays over it.
+  function overlaySelect(chart, el, c) {
+    var cap = el.parentNode && el.parentNode.querySelector('figcaption');
+    if (!cap || !c.overlays || !c.overlays.length) return;
+    var label = document.createElement('label');
+    label.className = 'overlay';
+    label.appendChild(document.createTextNode('with a counter: '));
+    var sel = document.createElement('select');
+    sel.setAttribute('data-overlay-of', c.id);
+    [''].concat(c.overlays.map(function (v) { return v.name; })).forEach(function (name) {
+      var opt = document.createElement('option');
+      opt.value = name;
+      opt.textContent = name || 'none'; // textContent: names come from results
+      sel.appendChild(opt);
+    });
+    sel.addEventListener('change', function () {
+      chart.setOption(option(c, sel.value), true);
+      el.setAttribute('data-overlay', sel.value);
+      el.setAttribute('data-points', String(drawnPoints(chart)));
+    });
+    label.appendChild(sel);
+    cap.appendChild(label);
+  }
+
+  // One cursor for the time charts of a group: the chart under the mouse
+  // moves the others' axis pointers to the same time. (echarts.connect
+  // passes on pixels, which are other times on a chart of another width.)
+  // Each chart's data-cursor is the time its pointer shows.
+  var members = {};
+  var hovered = null;
+  function linkCursor(chart, el, c) {
+    if (!c.group || c.xCategories) return;
+    var group = members[c.group] = members[c.group] || [];
+    group.push(chart);
+    el.addEventListener('mouseenter', function () { hovered = chart; });
+    el.addEventListener('mouseleave', function () {
+      hovered = null;
+      group.forEach(function (other) {
+        if (other !== chart) other.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'leave' });
+      });
+    });
+    chart.on('updateAxisPointer', function (e) {
+      var x = (e.axesInfo || []).filter(function (a) { return a.axisDim === 'x'; })[0];
+      if (!x) return;
+      el.setAttribute('data-cursor', String(x.value));
+      if (hovered !== chart) return; // moved by another chart: pass nothing on
+      group.forEach(function (other) {
+        if (other === chart) return;
+        var px = other.convertToPixel({ xAxisIndex: 0 }, x.value);
+        if (px == null || isNaN(px)) return;
+        other.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: other.getHeight() / 2 });
+      });
+    });
+  }
+
   var charts = [];
   spec.charts.forEach(function (c) {
     var el = document.getElementById(c.id);
     try {
       var chart = echarts.init(el, null, { renderer: 'svg' });
       chart.setOption(option(c));
-      if (c.group) chart.group = c.group;
       el.setAttribute('data-points', String(drawnPoints(chart)));
+      overlaySelect(chart, el, c);
+      linkCursor(chart, el, c);
       charts.push(chart);
     } catch (e) {
       el.setAttribute('data-error', String(e));
       console.error('chart ' + c.id + ': ' + e);
     }
   });
-  var groups = {};
-  spec.charts.forEach(function (c) { if (c.group) groups[c.group] = true; });
-  Object.keys(groups).forEach(function (g) { echarts.connect(g); });
 
   // Charts are sized by their boxes: redraw them when the page's layout
   // changes, printing included.
