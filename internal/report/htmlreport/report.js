@@ -168,34 +168,16 @@
     cap.appendChild(label);
   }
 
-  // One cursor for the time charts of a group: the chart under the mouse
-  // moves the others' axis pointers to the same time. (echarts.connect
-  // passes on pixels, which are other times on a chart of another width.)
-  // Each chart's data-cursor is the time its pointer shows.
-  var members = {};
-  var hovered = null;
-  function linkCursor(chart, el, c) {
+  // One cursor for the time charts of a group: echarts.connect passes
+  // the axis pointer on by its value on the x axis, so hovering any chart
+  // of the group, wide or half-width, shows the same second on all of
+  // them. Each chart's data-cursor is the time its pointer shows.
+  function recordCursor(chart, el, c) {
     if (!c.group || c.xCategories) return;
-    var group = members[c.group] = members[c.group] || [];
-    group.push(chart);
-    el.addEventListener('mouseenter', function () { hovered = chart; });
-    el.addEventListener('mouseleave', function () {
-      hovered = null;
-      group.forEach(function (other) {
-        if (other !== chart) other.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'leave' });
-      });
-    });
     chart.on('updateAxisPointer', function (e) {
       var x = (e.axesInfo || []).filter(function (a) { return a.axisDim === 'x'; })[0];
-      if (!x) return;
-      el.setAttribute('data-cursor', String(x.value));
-      if (hovered !== chart) return; // moved by another chart: pass nothing on
-      group.forEach(function (other) {
-        if (other === chart) return;
-        var px = other.convertToPixel({ xAxisIndex: 0 }, x.value);
-        if (px == null || isNaN(px)) return;
-        other.dispatchAction({ type: 'updateAxisPointer', currTrigger: 'mousemove', x: px, y: other.getHeight() / 2 });
-      });
+      if (x) el.setAttribute('data-cursor', String(x.value));
+      else el.removeAttribute('data-cursor');
     });
   }
 
@@ -206,14 +188,19 @@
       var chart = echarts.init(el, null, { renderer: 'svg' });
       chart.setOption(option(c));
       el.setAttribute('data-points', String(drawnPoints(chart)));
+      if (c.group) chart.group = c.group;
       overlaySelect(chart, el, c);
-      linkCursor(chart, el, c);
+      recordCursor(chart, el, c);
       charts.push(chart);
     } catch (e) {
       el.setAttribute('data-error', String(e));
       console.error('chart ' + c.id + ': ' + e);
     }
   });
+
+  var groups = {};
+  spec.charts.forEach(function (c) { if (c.group) groups[c.group] = true; });
+  Object.keys(groups).forEach(function (g) { echarts.connect(g); });
 
   // Charts are sized by their boxes: redraw them when the page's layout
   // changes, printing included.
