@@ -203,11 +203,11 @@ func counterSections(anchor string, runs []Run, lb labeler, maxT float64, timeGr
 // levels is a flat counter's level: one value for one run, the range of
 // the runs' levels for several.
 func levels(vs []float64, unit string) string {
-	lo, hi := slices.Min(vs), slices.Max(vs)
-	if num(lo) == num(hi) {
-		return withUnit(lo, unit)
+	lo, hi := withUnit(slices.Min(vs), unit), withUnit(slices.Max(vs), unit)
+	if lo == hi {
+		return lo
 	}
-	return num(lo) + "-" + withUnit(hi, unit)
+	return lo + " to " + hi
 }
 
 func median(vs []float64) float64 {

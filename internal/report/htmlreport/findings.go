@@ -152,10 +152,10 @@ func withUnit(v float64, unit string) string {
 		for ; math.Abs(v) >= 1<<10 && i < len(binaryPrefixes)-1; i++ {
 			v /= 1 << 10
 		}
-		return num(v) + " " + binaryPrefixes[i] + rest
+		return strconv.FormatFloat(v, 'f', 2, 64) + " " + binaryPrefixes[i] + rest
 	}
-	s := num(v)
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+	s := strconv.FormatFloat(v, 'g', 3, 64) // three digits: 76.1%, 6, 0.25
+	if math.Abs(v) >= 100 {
 		s = strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	switch unit {
