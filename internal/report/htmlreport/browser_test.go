@@ -229,10 +229,19 @@ func shoot(t *testing.T, ctx context.Context, dir string) {
 		t.Fatal(err)
 	}
 	shots := []struct{ file, sel string }{
-		{"report-findings.png", "#g2-findings"},
+		{"report-findings.png", "#g1-findings"},
 		{"report-time.png", "#g2-time"},
 		{"report-rows.png", "#g3-rows"},
 		{"report-latency.png", "#g1-latency"},
+	}
+	// The throughput over time with the first counter laid over it.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const sel = document.querySelector('select[data-overlay-of="g2-tput"]');
+		sel.selectedIndex = 1;
+		sel.dispatchEvent(new Event('change'));
+		return true;
+	})()`)); err != nil {
+		t.Fatalf("lay a counter over the throughput: %v", err)
 	}
 	for _, s := range shots {
 		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(s.sel)))
