@@ -39,7 +39,7 @@ type finding struct {
 	Kind    string
 	Head    string // the line's lead: "dip 41-44 s", "ran out"
 	Text    string
-	Short   string // what ran out, for the summary table: "cpu 100%"
+	Short   string // what ran out and for how much of the run, for the summary table: "cpu 100%"
 	Details []string
 }
 
@@ -109,7 +109,8 @@ func (f runFindings) Serious() bool {
 }
 
 // Brief sums up the findings in a few words for the summary table: "2
-// dips, cpu 93%, 1 warning".
+// dips; ran out: cpu 93%, disk vda 30%; 1 warning", a share being of the
+// run.
 func (f runFindings) Brief() string {
 	n := map[string]int{}
 	var limits []string
@@ -126,14 +127,16 @@ func (f runFindings) Brief() string {
 	if k := n[findDip]; k > 0 {
 		parts = append(parts, plural(k, "dip"))
 	}
-	parts = append(parts, limits...)
+	if len(limits) > 0 {
+		parts = append(parts, "ran out: "+strings.Join(limits, ", "))
+	}
 	if n[findClient] > 0 {
 		parts = append(parts, "client-limited")
 	}
 	if k := n[findWarning] + n[findGap] + n[findMachine]; k > 0 {
 		parts = append(parts, plural(k, "warning"))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
 func plural(n int, what string) string {
@@ -177,6 +180,8 @@ type sharedFinding struct {
 	finding
 	Runs string // "#8 #9 #11", or "every run"
 	Of   string // "8 of 10 runs"
+	// Varies says the runs' figures differ: Text has the first's.
+	Varies bool
 }
 
 // groupFindings lays out a group's findings: those that several runs
@@ -212,6 +217,7 @@ func groupFindings(runs []Run, lb labeler) (shared []sharedFinding, own []runFin
 				byKey[k] = j
 				shared = append(shared, sharedFinding{finding: it})
 			}
+			shared[j].Varies = shared[j].Varies || it.Text != shared[j].Text
 			shared[j].Runs = strings.TrimSpace(shared[j].Runs + " " + runs[i].ref())
 		}
 		switch {
@@ -251,4 +257,14 @@ func (f finding) key() string {
 		digits = d
 	}
 	return b.String()
+}
+
+// dipBands are r's dips as ranges to shade on its time axis, labelled with
+// how far throughput fell.
+func dipBands(r Run) []band {
+	var out []band
+	for _, d := range r.Result.Summary.Dips {
+		out = append(out, band{From: d.FromS, To: d.ToS, Label: fmt.Sprintf("dip %+.0f%%", d.Change*100)})
+	}
+	return out
 }

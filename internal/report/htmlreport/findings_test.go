@@ -154,7 +154,7 @@ func TestFindingsFirstOnThePage(t *testing.T) {
 			t.Errorf("%q comes after %q", order[i-1], order[i])
 		}
 	}
-	if !regexp.MustCompile(`<a href="#findings-1">1 dip, disk vda 30%, client-limited, 2 warnings</a>`).MatchString(page) {
+	if !regexp.MustCompile(`<a href="#findings-1">1 dip; ran out: disk vda 30%; client-limited; 2 warnings</a>`).MatchString(page) {
 		t.Errorf("the summary does not sum up the findings: %s", page[at(`<table class="summary">`):at(`</table>`)])
 	}
 }
@@ -180,6 +180,22 @@ func TestSharedFindings(t *testing.T) {
 	}
 	if quiet != "#3" {
 		t.Errorf("quiet runs %q", quiet)
+	}
+	if !shared[0].Varies || shared[1].Varies {
+		t.Errorf("the runs' figures differ in %+v, not in %+v", shared[0], shared[1])
+	}
+
+	// Among several runs on one chart, each run's dips are shaded on its
+	// own line, not across the chart.
+	gs := groups([]Run{a, b}) // they ran at the same time: that part comes first
+	tput := gs[len(gs)-1].Sections[0].Charts[0]
+	for i, s := range tput.Series {
+		if len(s.Marks) != 1 || s.Marks[0].From != 12 || s.Marks[0].To != 15 || s.Marks[0].Label != "dip -63%" {
+			t.Errorf("run %d's line marks %+v, want its dip", i+1, s.Marks)
+		}
+	}
+	if len(tput.Shade) != 0 {
+		t.Errorf("the chart's shade %+v, want none (no warm-up; the dips are the runs')", tput.Shade)
 	}
 }
 

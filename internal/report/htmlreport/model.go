@@ -61,6 +61,9 @@ type series struct {
 	Breaks []int        `json:"breaks,omitempty"`
 	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
 	Boxes  [][5]float64 `json:"boxes,omitempty"`
+	// Marks are x ranges to shade in the series' own colour: one run's
+	// dips among several.
+	Marks []band `json:"marks,omitempty"`
 }
 
 // band is an x range to shade, such as a warm-up.
@@ -578,9 +581,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	}
 	// A lone run's dips are marked where they are.
 	if len(shown) == 1 {
-		for _, d := range shown[0].Result.Summary.Dips {
-			shade = append(shade, band{From: d.FromS, To: d.ToS, Label: fmt.Sprintf("dip %+.0f%%", d.Change*100)})
-		}
+		shade = append(shade, dipBands(shown[0])...)
 	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
@@ -592,6 +593,9 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	var thr, lat []series
 	for _, r := range shown {
 		if s := headlineSeries(r.Result, lb.label(r), 0); len(s.Points) > 0 {
+			if len(shown) > 1 { // each run's dips on its own line; a lone run's shade every chart
+				s.Marks = dipBands(r)
+			}
 			thr = append(thr, s)
 		}
 		for _, p := range tailPercentiles(r.Result) {

@@ -37,14 +37,19 @@
     };
   }
 
-  function shade(c) {
-    if (!c.shade || !c.shade.length) return undefined;
-    return {
-      silent: true,
-      itemStyle: { color: '#9aa3b2', opacity: 0.2 },
-      label: { color: '#5b6475', position: 'insideTop' },
-      data: c.shade.map(function (b) { return [{ xAxis: b.from, name: b.label }, { xAxis: b.to }]; })
-    };
+  // areas are x ranges to shade, each item styled: the chart's shade
+  // (warm-up, a lone run's dips) in grey, a run's dips among several in
+  // its line's colour.
+  function areas(bands, color, opacity, labelColor) {
+    return (bands || []).map(function (b) {
+      return [{ xAxis: b.from, name: b.label, itemStyle: { color: color, opacity: opacity }, label: { color: labelColor || color } },
+        { xAxis: b.to }];
+    });
+  }
+
+  function markArea(data) {
+    if (!data.length) return undefined;
+    return { silent: true, label: { position: 'insideTop' }, data: data };
   }
 
   var specs = {};
@@ -81,11 +86,13 @@
           // The axis ends at the run's end, between two ticks as often as
           // not: its label is dropped where it would crowd the last tick's.
           o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null, axisLabel: { hideOverlap: true } }, axisName(c.xName, 28));
-          o.series = c.series.map(function (s) {
-            return { type: 'line', name: s.name, data: broken(s), showSymbol: s.points.length < 40, symbolSize: 4 };
+          o.series = c.series.map(function (s, i) {
+            var own = areas(s.marks, palette[i % palette.length], 0.12);
+            return {
+              type: 'line', name: s.name, data: broken(s), showSymbol: s.points.length < 40, symbolSize: 4,
+              markArea: markArea(i === 0 ? areas(c.shade, '#9aa3b2', 0.2, '#5b6475').concat(own) : own)
+            };
           });
-          var m = shade(c);
-          if (m && o.series.length) o.series[0].markArea = m;
           if (overlay) overlaid(o, c, overlay);
         }
         return o;
