@@ -379,11 +379,15 @@ func machineRows(f *result.MachineFacts) []kv {
 		rows = append(rows, kv{"device-mapper " + lv.Device, lv.Name + " on " + strings.Join(lv.Slaves, " ")})
 	}
 	for _, m := range f.Mounts {
-		v := fmt.Sprintf("%s (%s) on %s, %s, %s free", m.FSType, strings.Join(m.Options, ","), m.MountPoint, m.Device, bytesText(m.FreeBytes))
+		// The space apart: it changes from run to run where the file
+		// system does not.
+		where := strings.ReplaceAll(m.Role, "_", " ") + " " + m.Path
+		rows = append(rows, kv{where, fmt.Sprintf("%s (%s) on %s, %s", m.FSType, strings.Join(m.Options, ","), m.MountPoint, m.Device)})
+		space := bytesText(m.FreeBytes) + " free"
 		if m.UsedBytes > 0 {
-			v += ", " + bytesText(m.UsedBytes) + " in it"
+			space += ", " + bytesText(m.UsedBytes) + " in it"
 		}
-		rows = append(rows, kv{strings.ReplaceAll(m.Role, "_", " ") + " " + m.Path, v})
+		rows = append(rows, kv{where + ", space", space})
 	}
 	return rows
 }
