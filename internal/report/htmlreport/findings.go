@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -227,6 +228,12 @@ func groupFindings(runs []Run, lb labeler) (shared []sharedFinding, own []runFin
 			quietRefs = append(quietRefs, runs[i].ref())
 		}
 	}
+	// In the order of a run's own: what ran out before the warnings,
+	// and the note that nothing did last.
+	rank := []string{findFailed, findDip, findLimit, findClient, findWarning, findGap, findMachine, findNone}
+	slices.SortStableFunc(shared, func(a, b sharedFinding) int {
+		return slices.Index(rank, a.Kind) - slices.Index(rank, b.Kind)
+	})
 	for i := range shared {
 		n := count[shared[i].key()]
 		shared[i].Of = fmt.Sprintf("%d of %d runs", n, len(runs))

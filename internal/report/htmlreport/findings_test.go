@@ -181,6 +181,14 @@ func TestSharedFindings(t *testing.T) {
 	if quiet != "#3" {
 		t.Errorf("quiet runs %q", quiet)
 	}
+	// The note that nothing ran out comes after what did, whichever run
+	// came first.
+	d, e := findingRun(4), findingRun(5)
+	d.Result.Summary.Saturated, e.Result.Summary.Saturated = nil, nil
+	later, _, _ := groupFindings([]Run{d, e, a, b}, newLabeler([]Run{d, e, a, b}))
+	if later[0].Kind != findLimit || later[len(later)-1].Kind != findNone || later[len(later)-1].Runs != "#4 #5" {
+		t.Errorf("shared findings in the order %+v", later)
+	}
 	if !shared[0].Varies || shared[1].Varies {
 		t.Errorf("the runs' figures differ in %+v, not in %+v", shared[0], shared[1])
 	}
