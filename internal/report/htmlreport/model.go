@@ -47,6 +47,7 @@ type chart struct {
 	Group  string   `json:"group,omitempty"`
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
+	YLog   float64  `json:"yLog,omitempty"` // > 0: a log scale from here, for values spanning orders of magnitude
 	// Overlays are the counters the reader can draw over this chart, on
 	// a second y axis.
 	Overlays []overlay `json:"overlays,omitempty"`
@@ -54,6 +55,7 @@ type chart struct {
 
 type series struct {
 	Name   string       `json:"name"`
+	Color  string       `json:"color,omitempty"` // the palette's when empty
 	Points [][2]float64 `json:"points,omitempty"`
 	// Breaks are the indexes of Points before which the line is broken:
 	// the samples between them are missing (a counter source that lost
@@ -230,6 +232,8 @@ type section struct {
 	Table  *gridTable // a sweep's cells as a table, before the charts
 	Charts []chart
 	Small  bool // small multiples: two charts a row
+
+	Queries *queryTable // query suite runs' figures (queries.go)
 }
 
 // maxOverlay caps the runs drawn on one time axis; more is unreadable.
@@ -257,88 +261,13 @@ func groups(runs []Run) []group {
 		for _, sw := range sweeps(g.Runs) {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
+		g.Sections = append(g.Sections, querySections(g.Anchor, g.Runs, lb)...)
 		g.Sections = append(g.Sections, runSections(g.Anchor, g.Runs, lb)...)
 	}
 	if g, ok := togetherGroup(runs); ok {
 		out = append([]group{g}, out...)
 	}
 	return out
-}
-
-// labeler names a run in a legend: its reference, plus what tells it apart
-// from the others of its group (sweep cell, engine).
-type labeler struct {
-	axes        []string
-	options     []string // options that differ between the runs outside sweeps
-	showEngines bool
-}
-
-// maxLabelOptions caps the differing options a legend names.
-const maxLabelOptions = 2
-
-func newLabeler(runs []Run) labeler {
-	engines := map[string]bool{}
-	for _, r := range runs {
-		engines[r.Result.Target.Engine+" "+r.Result.Target.Version] = true
-	}
-	return labeler{axes: varyingAxes(runs), options: differingOptions(runs), showEngines: len(engines) > 1}
-}
-
-// differingOptions names the options whose values differ between the runs
-// that are not part of a sweep (a sweep's cell already tells its runs
-// apart), threads first.
-func differingOptions(runs []Run) []string {
-	var free []map[string]string
-	keys := map[string]bool{}
-	for _, r := range runs {
-		if r.Result.Sweep == nil {
-			free = append(free, r.Result.Workload.Options)
-			for k := range r.Result.Workload.Options {
-				keys[k] = true
-			}
-		}
-	}
-	delete(keys, "seed") // differs from run to run unless chosen: says nothing
-	var out []string
-	for k := range keys {
-		for _, o := range free[1:] {
-			if o[k] != free[0][k] {
-				out = append(out, k)
-				break
-			}
-		}
-	}
-	slices.SortFunc(out, threadsFirst)
-	if len(out) > maxLabelOptions {
-		out = out[:maxLabelOptions]
-	}
-	return out
-}
-
-func threadsFirst(a, b string) int {
-	if (a == "threads") != (b == "threads") {
-		if a == "threads" {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
-
-func (l labeler) label(r Run) string {
-	parts := []string{r.ref()}
-	if c := cellLabel(r.Result.Sweep, l.axes); c != "" {
-		parts = append(parts, c)
-	}
-	if r.Result.Sweep == nil {
-		for _, k := range l.options {
-			parts = append(parts, k+"="+r.Result.Workload.Options[k])
-		}
-	}
-	if l.showEngines {
-		parts = append(parts, r.Result.Target.Engine+" "+r.Result.Target.Version)
-	}
-	return strings.Join(parts, " ")
 }
 
 // sweepRuns is the runs of one sweep within a group.
@@ -586,7 +515,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit
-	if unit == "" {
+	if unit == "" || runs[0].Result.Queries != nil { // a query suite's headline is its time, not a rate
 		unit = "events/s"
 	}
 

@@ -46,7 +46,8 @@ var (
 	//go:embed findings.html.tmpl
 	findingsTemplate string
 
-	page = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).Parse(pageTemplate)).Parse(findingsTemplate))
+	page = template.Must(template.Must(template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).
+		Parse(pageTemplate)).Parse(queriesTemplate)).Parse(findingsTemplate))
 )
 
 // Render writes the report of runs to w.

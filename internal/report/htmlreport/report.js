@@ -98,7 +98,10 @@
         return o;
       case 'bar':
         o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
-        o.series = c.series.map(function (s) { return { type: 'bar', name: s.name, data: s.values }; });
+        if (c.yLog) Object.assign(o.yAxis, { type: 'log', min: c.yLog, startValue: c.yLog }); // bars rise from the axis' foot
+        o.series = c.series.map(function (s) {
+          return { type: 'bar', name: s.name, data: s.values, itemStyle: s.color ? { color: s.color } : undefined };
+        });
         return o;
       case 'box':
         o.legend = undefined;
