@@ -115,7 +115,7 @@ func counterLines(runs []Run, lb labeler) []*counterLine {
 				}
 				l := by[ts.Name]
 				if l == nil {
-					key := cmpOrName(ts)
+					key := counterKey(ts)
 					l = &counterLine{Key: key, Name: ts.Name, Unit: ts.Unit, Kind: kindOf(kinds, key), Moved: movers[key]}
 					by[ts.Name] = l
 					lines = append(lines, l)
@@ -134,7 +134,9 @@ func counterLines(runs []Run, lb labeler) []*counterLine {
 	return lines
 }
 
-func cmpOrName(ts timeSeries) string {
+// counterKey is the name a counter is grouped and matched by: its own, without
+// the unit the chart title adds.
+func counterKey(ts timeSeries) string {
 	if ts.Key != "" {
 		return ts.Key
 	}
