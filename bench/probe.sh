@@ -20,7 +20,8 @@
 # prepared, on pgbench -i -s 10's tables (pgbench -S, `dbmark run tpcb -S`,
 # the probe's prepared select of one account); -n (no vacuum) for both.
 #
-# Tools: probe, dbmark, peer (sysbench or pgbench by engine). A tool may
+# Tools: probe, dbmark, peer (sysbench or pgbench by engine), before (the
+# dbmark binary DBMARK_BEFORE names, as dbmark runs: an A/B). A tool may
 # carry environment settings after @ (dbmark@GOMAXPROCS=1@GOGC=off), and
 # the probe +lock (each client goroutine locked to its OS thread).
 #
@@ -41,6 +42,7 @@
 #   BENCH_DB=dbmark_probe_bench   database made on each server (dropped at the end)
 #   BENCH_RESULTS=DIR    where the TSV and the summary go (default: bench/results)
 #   DBMARK=PATH          the dbmark binary (default: bin/dbmark, built by make build)
+#   DBMARK_BEFORE=PATH   another dbmark binary, the tool "before"
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,7 +77,8 @@ for c in $CELLS; do
 	esac
 done
 for t in $TOOLS; do
-	[[ ${t%%@*} =~ ^(probe|probe\+lock|dbmark|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, peer, each with @VAR=VALUE settings)"
+	[[ ${t%%@*} =~ ^(probe|probe\+lock|dbmark|before|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, before, peer, each with @VAR=VALUE settings)"
+	[[ ${t%%@*} != before || -x ${DBMARK_BEFORE:-} ]] || die "BENCH_TOOLS: $t needs DBMARK_BEFORE, an executable dbmark"
 done
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
 [[ $CG == 0 ]] || command -v valgrind >/dev/null || die "BENCH_CALLGRIND=1: valgrind is missing (apt-get install valgrind)"
@@ -142,7 +145,8 @@ fi
 
 # command TOOL CELL TX JSON: sets CMD (the command line) and DIR (where it runs).
 command_of() {
-	local tool=$1 cell=$2 tx=$3 json=$4 base=${1%%@*} envs=() kv
+	local tool=$1 cell=$2 tx=$3 json=$4 base=${1%%@*} envs=() kv bin=$DBMARK
+	[[ $base == before ]] && bin=$DBMARK_BEFORE
 	IFS=@ read -ra kv <<<"${tool#"$base"}"
 	for k in "${kv[@]}"; do [[ -n $k ]] && envs+=("$k"); done
 	DIR=$OUT
@@ -150,12 +154,12 @@ command_of() {
 	case $base/$cell in
 	probe*/mariadb-*) CMD+=("$OUT/probe" -url "$(url "$cell")" -clients "$CLIENTS" -n "$tx" -tables $TABLES -rows $TABLE_SIZE) ;;
 	probe*/postgres-*) CMD+=("$OUT/probe" -url "$(url "$cell")" -clients "$CLIENTS" -n "$tx" -rows $((SCALE * 100000))) ;;
-	dbmark/mariadb-*)
-		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run oltp_point_select --tables $TABLES --table-size $TABLE_SIZE
+	dbmark/mariadb-* | before/mariadb-*)
+		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run oltp_point_select --tables $TABLES --table-size $TABLE_SIZE
 			--target "$(url "$cell")" --threads "$CLIENTS" --events "$tx" --time 0 --no-store -q --json "$json")
 		;;
-	dbmark/postgres-*)
-		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$DBMARK" run tpcb -S -M prepared -n -c "$CLIENTS" -j 2 -t $((tx / CLIENTS))
+	dbmark/postgres-* | before/postgres-*)
+		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run tpcb -S -M prepared -n -c "$CLIENTS" -j 2 -t $((tx / CLIENTS))
 			--target "$(url "$cell")" --no-store -q --json "$json")
 		;;
 	peer/mariadb-*)
@@ -176,6 +180,8 @@ command_of() {
 			-h "$host" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$DB")
 		;;
 	esac
+	[[ $base == probe+lock ]] && CMD+=(-lock-thread)
+	return 0
 }
 
 # measure TOOL CELL LOG: one run of BENCH_TX transactions under GNU time;
@@ -188,7 +194,7 @@ measure() {
 		tail -20 "$log" >&2
 		die "$tool on $cell failed with exit code $rc (log: $log)"
 	}
-	if [[ ${tool%%@*} == dbmark ]]; then
+	if [[ ${tool%%@*} == dbmark || ${tool%%@*} == before ]]; then
 		[[ $(jq -r '.status + " " + (.summary.events | tostring)' "$json") == "ok $TX" ]] || die "dbmark on $cell: not $TX events (log: $log)"
 	fi
 	read -r wall cpu rss <<<"$(time_of "$tf")"

@@ -14,10 +14,11 @@
 // closed). The URL is dbmark's --target form (mysql://...?socket=,tls=;
 // postgres://...?host=,sslmode=). The program prints one line:
 //
-//	statements=N seconds=S user_s=U sys_s=Y cpu_us_per_stmt=C
+//	statements=N seconds=S user_s=U sys_s=Y cpu_us_per_stmt=C allocs_per_stmt=A
 //
 // where the CPU is the process's own (getrusage) from the first statement
-// to the last, without connecting and preparing.
+// to the last, without connecting and preparing, and A the heap
+// allocations (runtime.MemStats.Mallocs) over the same span.
 package main
 
 import (
@@ -31,6 +32,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,11 +51,28 @@ func main() {
 	tables := flag.Int("tables", 4, "tables the statement picks from at random (0: the statement names its table)")
 	rows := flag.Int64("rows", 100000, "keys are drawn uniformly from 1 to this")
 	lock := flag.Bool("lock-thread", false, "lock each client goroutine to its OS thread")
+	memProfile := flag.String("mem-profile", "", "write the allocation profile here at the end (with GODEBUG=memprofilerate=1, every allocation)")
 	flag.Parse()
-	if err := run(*rawURL, *clients, *n, *query, *tables, *rows, *lock); err != nil {
+	err := run(*rawURL, *clients, *n, *query, *tables, *rows, *lock)
+	if err == nil && *memProfile != "" {
+		err = writeProfile(*memProfile)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", err)
 		os.Exit(1)
 	}
+}
+
+func writeProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // client runs one statement with a key and reads its answer to the end.
@@ -131,12 +150,15 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 		}()
 	}
 	var r0, r1 syscall.Rusage
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	t0 := time.Now()
 	close(begin)
 	wg.Wait()
 	wall := time.Since(t0)
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	runtime.ReadMemStats(&m1)
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("client %d: %w", i, err)
@@ -144,8 +166,8 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 	}
 	user := tv(r1.Utime) - tv(r0.Utime)
 	sys := tv(r1.Stime) - tv(r0.Stime)
-	fmt.Printf("statements=%d seconds=%.3f user_s=%.3f sys_s=%.3f cpu_us_per_stmt=%.3f\n",
-		n, wall.Seconds(), user, sys, (user+sys)*1e6/float64(n))
+	fmt.Printf("statements=%d seconds=%.3f user_s=%.3f sys_s=%.3f cpu_us_per_stmt=%.3f allocs_per_stmt=%.2f\n",
+		n, wall.Seconds(), user, sys, (user+sys)*1e6/float64(n), float64(m1.Mallocs-m0.Mallocs)/float64(n))
 	return nil
 }
 
