@@ -8,6 +8,7 @@
 # does not. See bench/README.md.
 #
 #   bash bench/probe.sh                  # servers must be up (scripts/testenv.sh start)
+#   bash bench/probe.sh summary bench/results/probe-....tsv   # the table again from a kept file
 #   BENCH_CELLS="mariadb-tcp postgres-socket" BENCH_TOOLS="probe dbmark" bash bench/probe.sh
 #   BENCH_TOOLS="dbmark dbmark@GOMAXPROCS=1 probe probe+lock" bash bench/probe.sh   # an A/B
 #   BENCH_CALLGRIND=1 BENCH_TOOLS="probe dbmark" bash bench/probe.sh   # instructions per transaction
@@ -63,6 +64,49 @@ TABLES=4
 TABLE_SIZE=100000
 SCALE=10
 
+# summary TSV: per cell and tool, the median CPU per transaction and its
+# ratio to the probe's in the same round (median over rounds, and by
+# round), and callgrind's counts when TSV has its -ir.tsv beside it.
+summary() {
+	cat <<EOF
+# client CPU per transaction: dbmark, its peer and the bare-driver probe
+
+$(nproc) CPUs, $(uname -r).
+$(awk -F'\t' 'NR == 2 { print $9 " clients, " $7 " transactions per run" }' "$1"), $(cut -f3 "$1" | sort -n | tail -n 1) rounds. Raw: $(basename "$1").
+
+| cell | tool | CPU µs/tx | tps | CPU/tx ÷ probe's | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
+|---|---|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
+EOF
+	awk -F'\t' -v cg="$([[ -r ${1%.tsv}-ir.tsv ]] && echo 1 || echo 0)" "$(<"$ROOT/bench/medians.awk")"'
+	FILENAME ~ /-ir\.tsv$/ { add(I, $2 SUBSEP $1, $4); add(P, $2 SUBSEP $1, $5); next }
+	FNR == 1 { next }
+	{
+		if (!($2 in seen)) { seen[$2] = 1; cells[++nc] = $2 }
+		if (!(($2, $1) in tseen)) { tseen[$2, $1] = 1; tools[$2] = tools[$2] " " $1 }
+		u = $6 * 1e6 / $7; C[$2, $3, $1] = u; add(U, $2 SUBSEP $1, u); add(T, $2 SUBSEP $1, $5)
+		rounds[$2] = $3 > rounds[$2] ? $3 : rounds[$2]
+	}
+	END {
+		for (i = 1; i <= nc; i++) {
+			c = cells[i]; nt = split(substr(tools[c], 2), ts, " ")
+			for (j = 1; j <= nt; j++) {
+				t = ts[j]; by = ""; R = ""
+				for (r = 1; r <= rounds[c]; r++) if (((c, r, t) in C) && ((c, r, "probe") in C)) {
+					x = C[c, r, t] / C[c, r, "probe"]; R = R (R == "" ? "" : " ") x; by = by (by == "" ? "" : ", ") sprintf("%.3f", x)
+				}
+				printf "| %s | %s | %.1f | %.0f | %s | %s |", c, t, median(U[c SUBSEP t]), median(T[c SUBSEP t]), R == "" ? "n/a" : sprintf("%.3f", median(R)), by
+				if (cg) printf " %s |", (c SUBSEP t) in I ? sprintf("%.0f (path %.0f)", median(I[c SUBSEP t]), median(P[c SUBSEP t])) : "n/a"
+				printf "\n"
+			}
+		}
+	}' "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv")
+}
+
+if [[ ${1:-} == summary ]]; then
+	[[ $# == 2 && -r $2 ]] || die "usage: bash bench/probe.sh summary FILE.tsv"
+	summary "$2"
+	exit 0
+fi
 case ${1:-} in -h | --help)
 	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
 	exit 0
@@ -262,39 +306,7 @@ for cell in $CELLS; do
 	done
 done
 
-# summary: per cell and tool, the median CPU per transaction and its ratio
-# to the probe's in the same round (median over rounds, and by round).
 {
-	cat <<EOF
-# client CPU per transaction: dbmark, its peer and the bare-driver probe
-
-$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg); $("$DBMARK" version);
-$CLIENTS clients, $TX transactions per run, $ROUNDS rounds. Raw: $(basename "$RESULTS_TSV").
-
-| cell | tool | CPU µs/tx | tps | CPU/tx ÷ probe's | by round |$([[ $CG != 0 ]] && echo " instructions/tx |")
-|---|---|---:|---:|---:|---|$([[ $CG != 0 ]] && echo "---:|")
-EOF
-	awk -F'\t' -v cg="$CG" "$(<"$ROOT/bench/medians.awk")"'
-	FILENAME ~ /-ir\.tsv$/ { add(I, $2 SUBSEP $1, $4); add(P, $2 SUBSEP $1, $5); next }
-	FNR == 1 { next }
-	{
-		if (!($2 in seen)) { seen[$2] = 1; cells[++nc] = $2 }
-		if (!(($2, $1) in tseen)) { tseen[$2, $1] = 1; tools[$2] = tools[$2] " " $1 }
-		u = $6 * 1e6 / $7; C[$2, $3, $1] = u; add(U, $2 SUBSEP $1, u); add(T, $2 SUBSEP $1, $5)
-		rounds[$2] = $3 > rounds[$2] ? $3 : rounds[$2]
-	}
-	END {
-		for (i = 1; i <= nc; i++) {
-			c = cells[i]; nt = split(substr(tools[c], 2), ts, " ")
-			for (j = 1; j <= nt; j++) {
-				t = ts[j]; by = ""; R = ""
-				for (r = 1; r <= rounds[c]; r++) if (((c, r, t) in C) && ((c, r, "probe") in C)) {
-					x = C[c, r, t] / C[c, r, "probe"]; R = R (R == "" ? "" : " ") x; by = by (by == "" ? "" : ", ") sprintf("%.3f", x)
-				}
-				printf "| %s | %s | %.1f | %.0f | %s | %s |", c, t, median(U[c SUBSEP t]), median(T[c SUBSEP t]), R == "" ? "n/a" : sprintf("%.3f", median(R)), by
-				if (cg) printf " %s |", (c SUBSEP t) in I ? sprintf("%.0f (path %.0f)", median(I[c SUBSEP t]), median(P[c SUBSEP t])) : "n/a"
-				printf "\n"
-			}
-		}
-	}' "$RESULTS_TSV" $([[ $CG != 0 ]] && echo "${RESULTS_TSV%.tsv}-ir.tsv")
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg); $("$DBMARK" version); tools: $TOOLS."
+	summary "$RESULTS_TSV"
 } | tee "$RESULTS_MD"
