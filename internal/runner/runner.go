@@ -691,15 +691,16 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			end = wk.clock.Read()
 		}
 		r.settle(wk, end)
-		wk.cl.committed(end.Sub(began))
+		took := end.Sub(began)
+		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
 		}
 		if wk.sched != nil {
-			wk.h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+			wk.h.RecordScheduled(a.op, end.Sub(intended), took, began.Sub(intended))
 		} else {
-			wk.h.Record(a.op, end.Sub(began))
+			wk.h.Record(a.op, took)
 		}
 		r.observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
