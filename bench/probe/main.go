@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -89,29 +90,16 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 	if clients < 1 || n < int64(clients) || rows < 1 || tables < 0 {
 		return fmt.Errorf("-clients, -n, -rows must be positive, -n at least -clients, -tables 0 or more")
 	}
-	var open func(ctx context.Context) (client, error)
-	switch u.Scheme {
-	case "mysql":
-		if query == "" {
-			query = "SELECT c FROM sbtest%d WHERE id=?"
-		}
-		cn, err := mysqlConnector(u)
-		if err != nil {
-			return err
-		}
-		open = func(ctx context.Context) (client, error) { return openMySQL(ctx, cn, query, tables) }
-	case "postgres", "postgresql":
-		if query == "" {
-			query = "SELECT abalance FROM pgbench_accounts WHERE aid = $1"
-			tables = 0
-		}
-		cfg, err := pgconn.ParseConfig(u.String())
-		if err != nil {
-			return fmt.Errorf("-url: %w", err)
-		}
-		open = func(ctx context.Context) (client, error) { return openPostgres(ctx, cfg, query, tables) }
-	default:
+	driver, ok := drivers[u.Scheme]
+	if !ok {
 		return fmt.Errorf("-url %q: the scheme must be mysql or postgres", u.Scheme)
+	}
+	if query == "" {
+		query, tables = driver.query, min(tables, driver.maxTables)
+	}
+	open, err := driver.opener(u, query, tables)
+	if err != nil {
+		return fmt.Errorf("-url: %w", err)
 	}
 	ctx := context.Background()
 	cs := make([]client, clients)
@@ -171,6 +159,38 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 	return nil
 }
 
+// opener readies a driver's connections to u, each with query prepared
+// (on each of tables tables).
+type opener func(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error)
+
+// drivers are the probe's drivers by URL scheme, each with its default
+// statement: sysbench's point select, pgbench's select-only (one table).
+var drivers = map[string]struct {
+	opener    opener
+	query     string
+	maxTables int
+}{
+	"mysql":      {mysqlOpener, "SELECT c FROM sbtest%d WHERE id=?", math.MaxInt},
+	"postgres":   {postgresOpener, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", 0},
+	"postgresql": {postgresOpener, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", 0},
+}
+
+func mysqlOpener(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error) {
+	cn, err := mysqlConnector(u)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (client, error) { return openMySQL(ctx, cn, query, tables) }, nil
+}
+
+func postgresOpener(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error) {
+	cfg, err := pgconn.ParseConfig(u.String())
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (client, error) { return openPostgres(ctx, cfg, query, tables) }, nil
+}
+
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // mysqlConnector reads dbmark's mysql:// form: host:port or ?socket=,
@@ -192,7 +212,7 @@ func mysqlConnector(u *url.URL) (driver.Connector, error) {
 	}
 	cfg, err := my.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("-url: %w", err)
+		return nil, err
 	}
 	cfg.User = u.User.Username()
 	cfg.Passwd, _ = u.User.Password()
