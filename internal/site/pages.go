@@ -60,6 +60,7 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /feed.atom", s.admitted(s.feed))
 	m.HandleFunc("GET /static/{name}", s.static)
 	m.HandleFunc("GET /admin", s.pageAdmin)
+	s.browseRoutes(m)
 	m.HandleFunc("POST /admin/login", s.adminLogin)
 	m.HandleFunc("POST /admin/results/{id}/{action}", s.adminAction)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -393,6 +394,8 @@ type resultView struct {
 	// maximum with them.
 	Disconnects                   [][5]string
 	ReconnectWait, WithReconnects string
+	// Standing is where the result stands among comparable results.
+	Standing *standingView
 }
 
 func (s *Server) chartsOf(runs []*result.Result) ([]htmlreport.ChartSection, template.JS, error) {
@@ -485,6 +488,9 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	}
 	for _, k := range slices.Sorted(maps.Keys(p.Workload.Options)) {
 		v.Options = append(v.Options, kv{k, p.Workload.Options[k]})
+	}
+	if v.Standing, err = s.resultStanding(r.Context(), e, p); err != nil {
+		return nil, err
 	}
 	reps, err := s.cfg.Store.Reproductions(r.Context(), e.ID)
 	if err != nil {

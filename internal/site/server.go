@@ -96,6 +96,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := cfg.Store.Facets(ctx, sitestore.Query{}); err != nil {
 		return nil, err
 	}
+	if err := s.backfillPeers(ctx); err != nil {
+		return nil, err
+	}
 	s.routes()
 	return s, nil
 }

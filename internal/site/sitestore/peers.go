@@ -1,0 +1,237 @@
+package sitestore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dbmark/dbmark/internal/site/standing"
+)
+
+// Peer is the set of comparable results an entry stands among: the site
+// computes it (site.PeerOf) and the store keeps the entry's headline and
+// facts under its key, in the entry's transaction.
+type Peer struct {
+	Key      string            // the set's key
+	Workload string            // the workload, for the workload's page
+	Label    string            // the set as pages name it
+	Facts    map[string]string // what the set's analysis compares
+}
+
+// PeerSet is one set of comparable results and its analysis.
+type PeerSet struct {
+	Key, Workload, Label, Better string
+	// Stored is how many results the store holds for the set, hidden ones
+	// included; Analysis has the visible ones.
+	Stored   int64
+	Analysis *standing.Analysis
+}
+
+// peerCache keeps each set's results in memory, read from peer_facts, and
+// their analysis. A set is read again from where it stopped when its
+// count in peer_sets is not the one read (another result was stored, by
+// any server), and from the start when that does not make the counts
+// agree (a result committed late under a lower seq, or one deleted). A
+// change of the moderation counter (a hide, unhide or delete) drops
+// every set.
+type peerCache struct {
+	mu         sync.Mutex
+	moderation int64
+	sets       map[string]*cachedSet
+}
+
+type cachedSet struct {
+	mu    sync.Mutex
+	read  int64 // rows of peer_facts read, hidden ones too
+	last  int64 // the highest seq read
+	group *standing.Group
+}
+
+func (s *Store) putPeer(ctx context.Context, tx *sql.Tx, id string, p *Peer, headline float64, better string) error {
+	if p == nil {
+		return nil
+	}
+	facts, err := json.Marshal(p.Facts)
+	if err != nil {
+		return fmt.Errorf("standing facts: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO peer_facts (seq, peer_key, headline, facts) SELECT seq, ?, ?, ? FROM entries WHERE id = ?"),
+		p.Key, headline, string(facts), id); err != nil {
+		return fmt.Errorf("standing facts: %w", err)
+	}
+	if p.Key == "" { // read, and in no set: not read again
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO peer_sets (peer_key, workload, label, better, results) VALUES (?, ?, ?, ?, 1) "+
+		"ON CONFLICT (peer_key) DO UPDATE SET results = peer_sets.results + 1"), p.Key, p.Workload, p.Label, better); err != nil {
+		return fmt.Errorf("standing set: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) deletePeer(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.ExecContext(ctx, s.q("UPDATE peer_sets SET results = results - 1 WHERE peer_key = "+
+		"(SELECT p.peer_key FROM peer_facts p JOIN entries e ON e.seq = p.seq WHERE e.id = ?)"), id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, s.q("DELETE FROM peer_facts WHERE seq = (SELECT seq FROM entries WHERE id = ?)"), id)
+	return err
+}
+
+// Standing returns the set with key and its analysis, brought up to what
+// the store holds; nil when no result is in the set.
+func (s *Store) Standing(ctx context.Context, key string) (*PeerSet, error) {
+	ps := &PeerSet{Key: key}
+	var mod int64
+	err := s.db.QueryRowContext(ctx, s.q("SELECT workload, label, better, results, (SELECT value FROM site_state WHERE name = 'moderation') "+
+		"FROM peer_sets WHERE peer_key = ?"), key).Scan(&ps.Workload, &ps.Label, &ps.Better, &ps.Stored, &mod)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("site store: standing: %w", err)
+	}
+	c := &s.peers
+	c.mu.Lock()
+	if c.sets == nil || mod != c.moderation {
+		c.sets, c.moderation = map[string]*cachedSet{}, mod
+	}
+	cs := c.sets[key]
+	if cs == nil {
+		cs = &cachedSet{}
+		c.sets[key] = cs
+	}
+	c.mu.Unlock()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.group == nil || cs.read != ps.Stored {
+		if err := s.readPeers(ctx, cs, key, ps.Better); err != nil {
+			return nil, err
+		}
+		if cs.read != ps.Stored {
+			*cs = cachedSet{}
+			if err := s.readPeers(ctx, cs, key, ps.Better); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ps.Analysis = cs.group.Analysis()
+	return ps, nil
+}
+
+// readPeers adds the set's rows after cs.last to cs.
+func (s *Store) readPeers(ctx context.Context, cs *cachedSet, key, better string) error {
+	if cs.group == nil {
+		cs.group = standing.NewGroup(better)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT p.seq, p.headline, p.facts, e.hidden FROM peer_facts p JOIN entries e ON e.seq = p.seq "+
+		"WHERE p.peer_key = ? AND p.seq > ? ORDER BY p.seq"), key, cs.last)
+	if err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		var headline float64
+		var facts []byte
+		var hidden int
+		if err := rows.Scan(&seq, &headline, &facts, &hidden); err != nil {
+			return fmt.Errorf("site store: standing: %w", err)
+		}
+		cs.read++
+		cs.last = max(cs.last, seq)
+		if hidden != 0 {
+			continue
+		}
+		var f map[string]string
+		if err := json.Unmarshal(facts, &f); err != nil {
+			return fmt.Errorf("site store: standing: facts of seq %d: %w", seq, err)
+		}
+		cs.group.Add(headline, f)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	return nil
+}
+
+// PeerSets are the workload's sets with at least minStored results stored,
+// the largest first, at most limit; their analyses are not filled in.
+func (s *Store) PeerSets(ctx context.Context, workload string, minStored, limit int) ([]PeerSet, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(fmt.Sprintf("SELECT peer_key, workload, label, better, results FROM peer_sets "+
+		"WHERE workload = ? AND results >= ? ORDER BY results DESC, peer_key LIMIT %d", limit)), workload, minStored)
+	if err != nil {
+		return nil, fmt.Errorf("site store: standing sets: %w", err)
+	}
+	defer rows.Close()
+	var out []PeerSet
+	for rows.Next() {
+		var p PeerSet
+		if err := rows.Scan(&p.Key, &p.Workload, &p.Label, &p.Better, &p.Stored); err != nil {
+			return nil, fmt.Errorf("site store: standing sets: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// MissingPeer is an ok entry stored without its standing facts (before
+// the store kept them).
+type MissingPeer struct {
+	ID, Better string
+	Headline   float64
+	Document   []byte
+}
+
+// BackfillPeers gives every ok entry that has no standing facts yet to
+// peerOf and stores what it returns (nil: in no set, not asked again), a
+// batch at a time; it returns how many it stored.
+func (s *Store) BackfillPeers(ctx context.Context, peerOf func(MissingPeer) *Peer) (int, error) {
+	done := 0
+	for {
+		rows, err := s.db.QueryContext(ctx, "SELECT e.id, e.better, e.headline, d.document FROM entries e JOIN documents d ON d.id = e.id "+
+			"WHERE e.status = 'ok' AND NOT EXISTS (SELECT 1 FROM peer_facts p WHERE p.seq = e.seq) ORDER BY e.seq LIMIT 200")
+		if err != nil {
+			return done, fmt.Errorf("site store: standing backfill: %w", err)
+		}
+		var batch []MissingPeer
+		for rows.Next() {
+			var m MissingPeer
+			var doc string
+			if err := rows.Scan(&m.ID, &m.Better, &m.Headline, &doc); err != nil {
+				rows.Close()
+				return done, fmt.Errorf("site store: standing backfill: %w", err)
+			}
+			m.Document = []byte(doc)
+			batch = append(batch, m)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return done, fmt.Errorf("site store: standing backfill: %w", err)
+		}
+		if len(batch) == 0 {
+			return done, nil
+		}
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return done, fmt.Errorf("site store: standing backfill: %w", err)
+		}
+		for _, m := range batch {
+			p := peerOf(m)
+			if p == nil {
+				p = &Peer{}
+			}
+			if err := s.putPeer(ctx, tx, m.ID, p, m.Headline, m.Better); err != nil {
+				tx.Rollback()
+				return done, fmt.Errorf("site store: standing backfill %s: %w", m.ID, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return done, fmt.Errorf("site store: standing backfill: %w", err)
+		}
+		done += len(batch)
+	}
+}
