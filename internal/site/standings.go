@@ -125,7 +125,7 @@ func factLabel(k string) string {
 // findingView is a standing.Finding as pages show it.
 type findingView struct {
 	Fact, Value, Ratio, Superiority, BetterHalf, OthersBetterHalf, P string
-	N, Others                                                      int
+	N, Others                                                        int
 	// Yours says the result on the page has this value.
 	Yours bool
 }
