@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Load test of the results site (dbmark serve): fills a store with N varied
 # results (bench/sitebench gen), serves it, drives filtered /results pages,
-# /r/ID pages and submissions at a fixed rate, and reports the latencies
+# /r/ID pages (with where the result stands), /standing/WORKLOAD pages, the
+# /api reference page and submissions at a fixed rate, and reports the latencies
 # and the server's peak resident size.
 #
 #   bench/site.sh [N] [STORE]     N results (default 10000) in STORE (default a
 #                                 SQLite file in a temporary directory, or postgres://...)
 # RATE (default 200 per second) and DURATION (default 20s, after 15 s unmeasured) set the load;
-# KINDS (default "results result submit") the requests; SERVE_ARGS are added to dbmark serve's.
+# KINDS (default "results result standing api submit") the requests; SERVE_ARGS are added to dbmark serve's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,7 +16,7 @@ N=${1:-10000}
 STORE=${2:-}
 RATE=${RATE:-200}
 DURATION=${DURATION:-20s}
-KINDS=${KINDS:-results result submit}
+KINDS=${KINDS:-results result standing api submit}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 [[ -n $STORE ]] || STORE=$WORK/site.db

@@ -63,5 +63,6 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	w.Write([]byte(xml.Header))
+	w.Write([]byte(feedStylesheet))
 	w.Write(b)
 }
