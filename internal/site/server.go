@@ -40,6 +40,10 @@ type Config struct {
 	// (DefaultQueueWait if 0) before it is answered 503.
 	MaxInFlight int
 	QueueWait   time.Duration
+	// LeaderboardUnreleased adds to each leaderboard a board of its own,
+	// labelled, for results of unreleased builds (built from source):
+	// they are never ranked with released builds.
+	LeaderboardUnreleased bool
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }

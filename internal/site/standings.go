@@ -29,10 +29,16 @@ func PeerOf(r *result.Result) *sitestore.Peer {
 	major, _, _ := strings.Cut(r.Target.Version, ".")
 	sum := sha256.Sum256([]byte(ComparableKey(r) + "\x00" + engine + "\x00" + major))
 	label := []string{strings.TrimSpace(engine + " " + major)}
+	var work []string
 	for _, kv := range WorkOptions(r) {
-		label = append(label, kv[0]+" "+kv[1])
+		if kv[0] == "threads" || kv[0] == "rate" {
+			label = append(label, kv[0]+" "+kv[1])
+		} else {
+			work = append(work, kv[0]+" "+kv[1])
+		}
 	}
-	p := &sitestore.Peer{Key: fmt.Sprintf("%x", sum[:8]), Workload: r.Workload.Name, Label: strings.Join(label, ", "), Facts: map[string]string{}}
+	p := &sitestore.Peer{Key: fmt.Sprintf("%x", sum[:8]), Workload: r.Workload.Name, Label: strings.Join(label, ", "),
+		Work: strings.Join(work, ", "), Facts: map[string]string{}}
 	if env := r.Environment; env != nil {
 		if env.CPUModel != "" {
 			p.Facts["cpu_model"] = env.CPUModel
@@ -132,7 +138,7 @@ type findingView struct {
 
 // standingView is where a result stands, or a set on the workload's page.
 type standingView struct {
-	Key, Label, Workload string
+	Key, Label, Work, Workload string
 	Link                 string
 	// Own says the view is on a result's page: findings say whether the
 	// result has them.
@@ -154,7 +160,7 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%"
 
 func viewOf(ps *sitestore.PeerSet, facts map[string]string) standingView {
 	a := ps.Analysis
-	v := standingView{Key: ps.Key, Own: facts != nil, Label: ps.Label, Workload: ps.Workload, Link: "/standing/" + url.PathEscape(ps.Workload) + "#set-" + ps.Key,
+	v := standingView{Key: ps.Key, Own: facts != nil, Label: ps.Label, Work: ps.Work, Workload: ps.Workload, Link: "/standing/" + url.PathEscape(ps.Workload) + "#set-" + ps.Key,
 		Others: a.Len(), Stored: ps.Stored, Better: ps.Better, Tests: a.Tests}
 	for _, f := range a.Findings {
 		fv := findingView{Fact: factLabel(f.Fact), Value: f.Value, N: f.N, Others: f.Others,

@@ -17,13 +17,14 @@ import (
 type Peer struct {
 	Key      string            // the set's key
 	Workload string            // the workload, for the workload's page
-	Label    string            // the set as pages name it
+	Label    string            // the set as pages name it: engine, threads, rate
+	Work     string            // the other options that change the work
 	Facts    map[string]string // what the set's analysis compares
 }
 
 // PeerSet is one set of comparable results and its analysis.
 type PeerSet struct {
-	Key, Workload, Label, Better string
+	Key, Workload, Label, Work, Better string
 	// Stored is how many results the store holds for the set, hidden ones
 	// included; Analysis has the visible ones.
 	Stored   int64
@@ -65,8 +66,8 @@ func (s *Store) putPeer(ctx context.Context, tx *sql.Tx, id string, p *Peer, hea
 	if p.Key == "" { // read, and in no set: not read again
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO peer_sets (peer_key, workload, label, better, results) VALUES (?, ?, ?, ?, 1) "+
-		"ON CONFLICT (peer_key) DO UPDATE SET results = peer_sets.results + 1"), p.Key, p.Workload, p.Label, better); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO peer_sets (peer_key, workload, label, work, better, results) VALUES (?, ?, ?, ?, ?, 1) "+
+		"ON CONFLICT (peer_key) DO UPDATE SET results = peer_sets.results + 1"), p.Key, p.Workload, p.Label, p.Work, better); err != nil {
 		return fmt.Errorf("standing set: %w", err)
 	}
 	return nil
@@ -86,8 +87,8 @@ func (s *Store) deletePeer(ctx context.Context, tx *sql.Tx, id string) error {
 func (s *Store) Standing(ctx context.Context, key string) (*PeerSet, error) {
 	ps := &PeerSet{Key: key}
 	var mod int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT workload, label, better, results, (SELECT value FROM site_state WHERE name = 'moderation') "+
-		"FROM peer_sets WHERE peer_key = ?"), key).Scan(&ps.Workload, &ps.Label, &ps.Better, &ps.Stored, &mod)
+	err := s.db.QueryRowContext(ctx, s.q("SELECT workload, label, work, better, results, (SELECT value FROM site_state WHERE name = 'moderation') "+
+		"FROM peer_sets WHERE peer_key = ?"), key).Scan(&ps.Workload, &ps.Label, &ps.Work, &ps.Better, &ps.Stored, &mod)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -161,7 +162,7 @@ func (s *Store) readPeers(ctx context.Context, cs *cachedSet, key, better string
 // PeerSets are the workload's sets with at least minStored results stored,
 // the largest first, at most limit; their analyses are not filled in.
 func (s *Store) PeerSets(ctx context.Context, workload string, minStored, limit int) ([]PeerSet, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(fmt.Sprintf("SELECT peer_key, workload, label, better, results FROM peer_sets "+
+	rows, err := s.db.QueryContext(ctx, s.q(fmt.Sprintf("SELECT peer_key, workload, label, work, better, results FROM peer_sets "+
 		"WHERE workload = ? AND results >= ? ORDER BY results DESC, peer_key LIMIT %d", limit)), workload, minStored)
 	if err != nil {
 		return nil, fmt.Errorf("site store: standing sets: %w", err)
@@ -170,7 +171,7 @@ func (s *Store) PeerSets(ctx context.Context, workload string, minStored, limit 
 	var out []PeerSet
 	for rows.Next() {
 		var p PeerSet
-		if err := rows.Scan(&p.Key, &p.Workload, &p.Label, &p.Better, &p.Stored); err != nil {
+		if err := rows.Scan(&p.Key, &p.Workload, &p.Label, &p.Work, &p.Better, &p.Stored); err != nil {
 			return nil, fmt.Errorf("site store: standing sets: %w", err)
 		}
 		out = append(out, p)

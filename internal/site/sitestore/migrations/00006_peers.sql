@@ -18,6 +18,7 @@ CREATE TABLE peer_sets (
     peer_key TEXT PRIMARY KEY,
     workload TEXT NOT NULL,
     label    TEXT NOT NULL,
+    work     TEXT NOT NULL,
     better   TEXT NOT NULL,
     results  {{.BigInt}} NOT NULL
 );
