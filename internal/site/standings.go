@@ -139,7 +139,7 @@ type findingView struct {
 // standingView is where a result stands, or a set on the workload's page.
 type standingView struct {
 	Key, Label, Work, Workload string
-	Link                 string
+	Link                       string
 	// Own says the view is on a result's page: findings say whether the
 	// result has them.
 	Own bool
