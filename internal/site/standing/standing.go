@@ -10,6 +10,7 @@
 package standing
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -42,11 +43,20 @@ const (
 // Group is a set of comparable results, added one at a time. Facts are
 // kept as small integers: a set of 100,000 results costs a few MB.
 type Group struct {
-	better   string // "higher" or "lower"
-	dims     dict
-	vals     []dict // by dim
-	rows     []row
+	better string // "higher" or "lower"
+	dims   dict
+	vals   []dict // by dim
+	rows   []row
+	// sorted are the rows' scores, ascending, and order the rows in that
+	// order: kept as rows are added, so a percentile is always exact.
+	sorted []float64
+	order  []int32
+	// analysis is the last one made, nil after a change; findings and
+	// tests are the last findings, made from found rows.
 	analysis *Analysis
+	findings []Finding
+	tests    int
+	found    int
 }
 
 type row struct {
@@ -103,7 +113,7 @@ func (g *Group) Add(headline float64, facts map[string]string) {
 		return
 	}
 	r := row{score: s}
-	for _, k := range slices.Sorted(mapKeys(facts)) {
+	for _, k := range slices.Sorted(maps.Keys(facts)) {
 		if k == Known {
 			r.known = true
 			continue
@@ -114,18 +124,11 @@ func (g *Group) Add(headline float64, facts map[string]string) {
 		}
 		r.facts = append(r.facts, fact{d, g.vals[d].intern(facts[k])})
 	}
+	at := sort.Search(len(g.sorted), func(i int) bool { return g.sorted[i] > s }) // after its equals: the order of arrival
+	g.sorted = slices.Insert(g.sorted, at, s)
+	g.order = slices.Insert(g.order, at, int32(len(g.rows)))
 	g.rows = append(g.rows, r)
 	g.analysis = nil
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Finding is one fact's value that the better and the worse results of a
@@ -158,7 +161,18 @@ type Analysis struct {
 	// Tests is how many values were tested: each finding passed P <
 	// Alpha/Tests.
 	Tests int
+	// From is how many results the findings were made from: a large set
+	// analyses its facts again when it has grown by Regrow, its
+	// percentiles are always of every result.
+	From int
 }
+
+// Regrow is how much a set of more than RegrowFrom results grows before
+// its facts are analysed again (the percentiles follow every result).
+const (
+	Regrow     = 0.01
+	RegrowFrom = 1000
+)
 
 // Len is how many results were analysed.
 func (a *Analysis) Len() int { return len(a.scores) }
@@ -186,45 +200,46 @@ func (a *Analysis) Percentile(headline float64, member bool) (pct float64, other
 }
 
 // Analysis analyses the group, or returns the analysis made since it last
-// changed. The group must not change while the analysis is made.
+// changed. The scores of the returned analysis are its own: the group
+// may change after.
 func (g *Group) Analysis() *Analysis {
 	if g.analysis != nil {
 		return g.analysis
 	}
 	n := len(g.rows)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
+	if g.found == 0 || n <= RegrowFrom || float64(n) >= float64(g.found)*(1+Regrow) || n < g.found {
+		g.findings, g.tests = g.analyse()
+		g.found = n
 	}
-	sort.SliceStable(order, func(a, b int) bool { return g.rows[order[a]].score < g.rows[order[b]].score })
-	a := &Analysis{scores: make([]float64, n), better: g.better}
-	for i, r := range order {
-		a.scores[i] = g.rows[r].score
-	}
+	g.analysis = &Analysis{scores: slices.Clone(g.sorted), better: g.better, Findings: g.findings, Tests: g.tests, From: g.found}
+	return g.analysis
+}
+
+// analyse tests every fact's values against the others of the fact: one
+// pass over the rows in score order per fact, none per value.
+func (g *Group) analyse() ([]Finding, int) {
+	n := len(g.rows)
 	// The better half: above the median rank of the whole set.
-	rankAll := midRanks(a.scores)
+	rankAll := midRanks(g.sorted)
 	betterHalf := make([]bool, n)
-	for i, r := range order {
+	for i, r := range g.order {
 		betterHalf[r] = rankAll[i] > float64(n+1)/2
 	}
-	type test struct {
-		dim, val int32
-		f        Finding
-	}
-	var tests []test
+	var tests []Finding
+	codes := make([]int32, 0, n)
+	scores := make([]float64, 0, n)
+	half := make([]bool, 0, n)
 	for d := range g.dims.names {
 		dim := int32(d)
 		name := g.dims.names[d]
 		setting := strings.HasPrefix(name, SettingPrefix)
-		// Each result's value of this fact in score order, -1 unknown.
 		defaultCode := int32(-1)
 		if setting {
 			defaultCode = g.vals[d].intern(DefaultValue)
 		}
-		codes := make([]int32, 0, n)
-		var scores []float64
-		var half []bool
-		for _, r := range order {
+		// Each known value of the fact, in score order.
+		codes, scores, half = codes[:0], scores[:0], half[:0]
+		for _, r := range g.order {
 			c := valueOf(g.rows[r], dim)
 			if c < 0 && setting && g.rows[r].known {
 				c = defaultCode
@@ -237,12 +252,17 @@ func (g *Group) Analysis() *Analysis {
 			half = append(half, betterHalf[r])
 		}
 		m := len(codes)
-		count := make([]int, len(g.vals[d].names))
+		nv := len(g.vals[d].names)
+		count := make([]int, nv)
 		for _, c := range codes {
 			count[c]++
 		}
 		var testable []int32
+		present := 0
 		for c, k := range count {
+			if k > 0 {
+				present++
+			}
 			if k >= MinResults && m-k >= MinResults {
 				testable = append(testable, int32(c))
 			}
@@ -252,43 +272,35 @@ func (g *Group) Analysis() *Analysis {
 		}
 		ranks := midRanks(scores)
 		tieTerm := tieCorrection(scores)
-		var dimTests []test
-		for _, c := range testable {
-			var rankSum float64
-			var in, out []float64
-			var inHalf, outHalf int
-			for i, x := range codes {
-				if x == c {
-					rankSum += ranks[i]
-					in = append(in, scores[i])
-					if half[i] {
-						inHalf++
-					}
-				} else {
-					out = append(out, scores[i])
-					if half[i] {
-						outHalf++
-					}
-				}
+		rankSum := make([]float64, nv)
+		inHalf := make([]int, nv)
+		halfAll := 0
+		for i, c := range codes {
+			rankSum[c] += ranks[i]
+			if half[i] {
+				inHalf[c]++
+				halfAll++
 			}
-			n1, n2 := float64(len(in)), float64(len(out))
-			u := rankSum - n1*(n1+1)/2
-			mean := n1 * n2 / 2
+		}
+		var dimTests []Finding
+		for _, c := range testable {
+			n1, n2 := float64(count[c]), float64(m-count[c])
+			u := rankSum[c] - n1*(n1+1)/2
 			sd := math.Sqrt(n1 * n2 / 12 * (float64(m+1) - tieTerm/float64(m*(m-1))))
 			p := 1.0
 			if sd > 0 {
-				z := (math.Abs(u-mean) - 0.5) / sd // continuity correction
+				z := (math.Abs(u-n1*n2/2) - 0.5) / sd // continuity correction
 				p = math.Erfc(max(z, 0) / math.Sqrt2)
 			}
-			// in and out are in score order: their medians are at the middle.
-			ratio := math.Exp(medianSorted(in) - medianSorted(out))
-			dimTests = append(dimTests, test{dim, c, Finding{Fact: name, Value: g.vals[d].names[c], N: len(in), Others: len(out),
-				Ratio: ratio, Superiority: u / (n1 * n2), BetterHalf: float64(inHalf) / n1, OthersBetterHalf: float64(outHalf) / n2, P: p}})
+			ratio := math.Exp(medianOf(codes, scores, c, true) - medianOf(codes, scores, c, false))
+			dimTests = append(dimTests, Finding{Fact: name, Value: g.vals[d].names[c], N: count[c], Others: m - count[c],
+				Ratio: ratio, Superiority: u / (n1 * n2), BetterHalf: float64(inHalf[c]) / n1,
+				OthersBetterHalf: float64(halfAll-inHalf[c]) / n2, P: p})
 		}
 		// A fact with two values tested is one test seen from two sides:
 		// keep the side that does better.
-		if len(dimTests) == 2 && len(testable) == len(nonZero(count)) {
-			if dimTests[0].f.Superiority < dimTests[1].f.Superiority {
+		if len(dimTests) == 2 && present == 2 {
+			if dimTests[0].Superiority < dimTests[1].Superiority {
 				dimTests = dimTests[1:]
 			} else {
 				dimTests = dimTests[:1]
@@ -296,30 +308,47 @@ func (g *Group) Analysis() *Analysis {
 		}
 		tests = append(tests, dimTests...)
 	}
-	a.Tests = len(tests)
-	for _, t := range tests {
-		if t.f.P < Alpha/float64(a.Tests) {
-			a.Findings = append(a.Findings, t.f)
+	var found []Finding
+	for _, f := range tests {
+		if f.P < Alpha/float64(len(tests)) {
+			found = append(found, f)
 		}
 	}
-	sort.SliceStable(a.Findings, func(i, j int) bool {
-		return math.Abs(a.Findings[i].Superiority-0.5) > math.Abs(a.Findings[j].Superiority-0.5)
+	sort.SliceStable(found, func(i, j int) bool {
+		return math.Abs(found[i].Superiority-0.5) > math.Abs(found[j].Superiority-0.5)
 	})
-	if len(a.Findings) > MaxFindings {
-		a.Findings = a.Findings[:MaxFindings]
+	if len(found) > MaxFindings {
+		found = found[:MaxFindings]
 	}
-	g.analysis = a
-	return a
+	return found, len(tests)
 }
 
-func nonZero(count []int) []int {
-	var out []int
-	for _, k := range count {
-		if k > 0 {
-			out = append(out, k)
+// medianOf is the median score of the rows whose code is c (in), or of
+// those whose code is not (not in); codes and scores are in score order.
+func medianOf(codes []int32, scores []float64, c int32, in bool) float64 {
+	k := 0
+	for _, x := range codes {
+		if (x == c) == in {
+			k++
 		}
 	}
-	return out
+	lo, hi := (k-1)/2, k/2 // the middle one, or the middle two
+	var a, b float64
+	i := 0
+	for j, x := range codes {
+		if (x == c) != in {
+			continue
+		}
+		if i == lo {
+			a = scores[j]
+		}
+		if i == hi {
+			b = scores[j]
+			break
+		}
+		i++
+	}
+	return (a + b) / 2
 }
 
 func valueOf(r row, dim int32) int32 {
@@ -361,12 +390,4 @@ func tieCorrection(sorted []float64) float64 {
 		i = j
 	}
 	return sum
-}
-
-func medianSorted(xs []float64) float64 {
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }

@@ -151,3 +151,31 @@ func TestSettingDefaults(t *testing.T) {
 		t.Errorf("finding %+v, want synchronous_commit off, 20 against 40 at the default, ratio 1.5", f)
 	}
 }
+
+// BenchmarkAnalysis100k is the worst case of a set: 100,000 results in
+// one, analysed again after a result was added.
+func BenchmarkAnalysis100k(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	g := NewGroup("higher")
+	for i := range 100_000 {
+		g.Add(1000*math.Exp(rng.NormFloat64()), map[string]string{"cpu_model": fmt.Sprint(rng.IntN(8)), "cpus": fmt.Sprint(rng.IntN(7)),
+			"storage": fmt.Sprint(i % 3), "fs": fmt.Sprint(rng.IntN(4)), Known: "yes", SettingPrefix + "x": fmt.Sprint(rng.IntN(2))})
+	}
+	for b.Loop() {
+		g.Add(1000, nil)
+		g.Analysis()
+	}
+}
+
+// BenchmarkFindings100k is the facts' analysis of a set of 100,000.
+func BenchmarkFindings100k(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	g := NewGroup("higher")
+	for i := range 100_000 {
+		g.Add(1000*math.Exp(rng.NormFloat64()), map[string]string{"cpu_model": fmt.Sprint(rng.IntN(8)), "cpus": fmt.Sprint(rng.IntN(7)),
+			"storage": fmt.Sprint(i % 3), "fs": fmt.Sprint(rng.IntN(4)), Known: "yes", SettingPrefix + "x": fmt.Sprint(rng.IntN(2))})
+	}
+	for b.Loop() {
+		g.analyse()
+	}
+}
