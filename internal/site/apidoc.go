@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"slices"
@@ -162,31 +163,38 @@ func apiOps(doc *openapi3.T) []apiOp {
 	return ops
 }
 
-// apiPage is what the API page shows of the document, laid out once.
+// apiPage is what the API page shows of the document.
 type apiPage struct {
+	page
 	DocTitle, Version, Description string
 	Ops                            []apiOp
 }
 
-var apiPageOf = sync.OnceValues(func() (apiPage, error) {
+// apiPageHTML is the API page, laid out once: it depends on nothing but
+// the document, so it is served as a static file is (no request slot).
+var apiPageHTML = sync.OnceValues(func() ([]byte, error) {
 	doc, err := OpenAPI()
 	if err != nil {
-		return apiPage{}, err
+		return nil, err
 	}
-	return apiPage{DocTitle: doc.Info.Title, Version: doc.Info.Version, Description: doc.Info.Description, Ops: apiOps(doc)}, nil
+	p, err := newPages(nil)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = p.t.ExecuteTemplate(&b, "api", apiPage{page: page{Title: "API"}, DocTitle: doc.Info.Title, Version: doc.Info.Version,
+		Description: doc.Info.Description, Ops: apiOps(doc)})
+	return b.Bytes(), err
 })
 
 // pageAPI is the API's reference: the OpenAPI document laid out as HTML
 // on the server, so it needs no script and nothing from another origin.
 func (s *Server) pageAPI(w http.ResponseWriter, r *http.Request) {
-	a, err := apiPageOf()
+	b, err := apiPageHTML()
 	if err != nil {
 		s.pageFailed(w, r, err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "api", struct {
-		page
-		apiPage
-		Base string
-	}{page{Title: "API"}, a, s.baseURL(r)})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	http.ServeContent(w, r, "", s.pages.started, bytes.NewReader(b))
 }

@@ -152,6 +152,8 @@ type standingView struct {
 	Better     string
 	Findings   []findingView
 	Tests      int
+	// From is how many results the findings come from.
+	From int
 	// Note says why a result is not placed.
 	Note string
 }
@@ -161,7 +163,7 @@ func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + "%"
 func viewOf(ps *sitestore.PeerSet, facts map[string]string) standingView {
 	a := ps.Analysis
 	v := standingView{Key: ps.Key, Own: facts != nil, Label: ps.Label, Work: ps.Work, Workload: ps.Workload, Link: "/standing/" + url.PathEscape(ps.Workload) + "#set-" + ps.Key,
-		Others: a.Len(), Stored: ps.Stored, Better: ps.Better, Tests: a.Tests}
+		Others: a.Len(), Stored: ps.Stored, Better: ps.Better, Tests: a.Tests, From: a.From}
 	for _, f := range a.Findings {
 		fv := findingView{Fact: factLabel(f.Fact), Value: f.Value, N: f.N, Others: f.Others,
 			Ratio: strconv.FormatFloat(f.Ratio, 'f', 2, 64) + "×", Superiority: pct(f.Superiority),

@@ -179,3 +179,36 @@ func BenchmarkFindings100k(b *testing.B) {
 		g.analyse()
 	}
 }
+
+// TestLargeSetRegrows: a set of more than RegrowFrom results keeps its
+// findings until it has grown by Regrow, while its percentiles count
+// every result at once.
+func TestLargeSetRegrows(t *testing.T) {
+	g := NewGroup("higher")
+	for i := range 2000 {
+		g.Add(float64(1+i), map[string]string{"storage": fmt.Sprint(i % 2)})
+	}
+	a := g.Analysis()
+	if a.From != 2000 || a.Len() != 2000 {
+		t.Fatalf("from %d, len %d", a.From, a.Len())
+	}
+	for range 5 {
+		g.Add(1e9, nil)
+	}
+	b := g.Analysis()
+	if b.From != 2000 || b.Len() != 2005 {
+		t.Errorf("after 5 more: from %d, len %d; want the findings of 2000, the scores of 2005", b.From, b.Len())
+	}
+	if p, n, _ := b.Percentile(1e9, true); n != 2004 || p < 99.8 {
+		t.Errorf("a new best at %.2f of %d", p, n)
+	}
+	if p, _, _ := a.Percentile(1e9, false); p != 100 {
+		t.Errorf("the earlier analysis changed with the group: %.2f", p)
+	}
+	for range 20 {
+		g.Add(1e9, nil)
+	}
+	if c := g.Analysis(); c.From != 2025 {
+		t.Errorf("after 1%% more, the findings are of %d results, want 2025", c.From)
+	}
+}
