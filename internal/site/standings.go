@@ -112,7 +112,11 @@ func (s *Server) backfillPeers(ctx context.Context) error {
 	if n > 0 {
 		s.cfg.Logger.InfoContext(ctx, "standing: read the facts of results stored before", "results", n)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// Every set in memory before the first request, not by it.
+	return s.cfg.Store.WarmStanding(ctx)
 }
 
 // factLabels name the facts pages show.

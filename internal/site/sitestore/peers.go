@@ -123,6 +123,85 @@ func (s *Store) Standing(ctx context.Context, key string) (*PeerSet, error) {
 	return ps, nil
 }
 
+// WarmStanding reads every set into memory, in one pass, so that no page
+// waits for its set's first read (a server calls it before it serves).
+func (s *Store) WarmStanding(ctx context.Context) error {
+	better := map[string]string{}
+	var mod int64
+	if err := s.db.QueryRowContext(ctx, "SELECT value FROM site_state WHERE name = 'moderation'").Scan(&mod); err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT peer_key, better FROM peer_sets")
+	if err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	for rows.Next() {
+		var k, b string
+		if err := rows.Scan(&k, &b); err != nil {
+			rows.Close()
+			return fmt.Errorf("site store: standing: %w", err)
+		}
+		better[k] = b
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	sets := map[string]*cachedSet{}
+	rows, err = s.db.QueryContext(ctx, "SELECT p.peer_key, p.seq, p.headline, p.facts, e.hidden FROM peer_facts p JOIN entries e ON e.seq = p.seq "+
+		"WHERE p.peer_key <> '' ORDER BY p.peer_key, p.seq")
+	if err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var r peerRow
+		if err := rows.Scan(&key, &r.seq, &r.headline, &r.facts, &r.hidden); err != nil {
+			return fmt.Errorf("site store: standing: %w", err)
+		}
+		cs := sets[key]
+		if cs == nil {
+			cs = &cachedSet{group: standing.NewGroup(better[key])}
+			sets[key] = cs
+		}
+		if err := cs.add(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	c := &s.peers
+	c.mu.Lock()
+	c.sets, c.moderation = sets, mod
+	c.mu.Unlock()
+	return nil
+}
+
+// peerRow is a row of peer_facts as a set reads it.
+type peerRow struct {
+	seq      int64
+	headline float64
+	facts    []byte
+	hidden   int
+}
+
+// add adds a row read from peer_facts to cs.
+func (cs *cachedSet) add(r peerRow) error {
+	cs.read++
+	cs.last = max(cs.last, r.seq)
+	if r.hidden != 0 {
+		return nil
+	}
+	var f map[string]string
+	if err := json.Unmarshal(r.facts, &f); err != nil {
+		return fmt.Errorf("site store: standing: facts of seq %d: %w", r.seq, err)
+	}
+	cs.group.Add(r.headline, f)
+	return nil
+}
+
 // readPeers adds the set's rows after cs.last to cs.
 func (s *Store) readPeers(ctx context.Context, cs *cachedSet, key, better string) error {
 	if cs.group == nil {
@@ -135,23 +214,13 @@ func (s *Store) readPeers(ctx context.Context, cs *cachedSet, key, better string
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var seq int64
-		var headline float64
-		var facts []byte
-		var hidden int
-		if err := rows.Scan(&seq, &headline, &facts, &hidden); err != nil {
+		var r peerRow
+		if err := rows.Scan(&r.seq, &r.headline, &r.facts, &r.hidden); err != nil {
 			return fmt.Errorf("site store: standing: %w", err)
 		}
-		cs.read++
-		cs.last = max(cs.last, seq)
-		if hidden != 0 {
-			continue
+		if err := cs.add(r); err != nil {
+			return err
 		}
-		var f map[string]string
-		if err := json.Unmarshal(facts, &f); err != nil {
-			return fmt.Errorf("site store: standing: facts of seq %d: %w", seq, err)
-		}
-		cs.group.Add(headline, f)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("site store: standing: %w", err)

@@ -152,15 +152,21 @@ func TestSettingDefaults(t *testing.T) {
 	}
 }
 
-// BenchmarkAnalysis100k is the worst case of a set: 100,000 results in
-// one, analysed again after a result was added.
-func BenchmarkAnalysis100k(b *testing.B) {
+// bigGroup is the worst case of a set: 100,000 results in one.
+func bigGroup() *Group {
 	rng := rand.New(rand.NewPCG(1, 1))
 	g := NewGroup("higher")
 	for i := range 100_000 {
 		g.Add(1000*math.Exp(rng.NormFloat64()), map[string]string{"cpu_model": fmt.Sprint(rng.IntN(8)), "cpus": fmt.Sprint(rng.IntN(7)),
 			"storage": fmt.Sprint(i % 3), "fs": fmt.Sprint(rng.IntN(4)), Known: "yes", SettingPrefix + "x": fmt.Sprint(rng.IntN(2))})
 	}
+	return g
+}
+
+// BenchmarkAnalysis100k is a set of 100,000 analysed again after a
+// result was added.
+func BenchmarkAnalysis100k(b *testing.B) {
+	g := bigGroup()
 	for b.Loop() {
 		g.Add(1000, nil)
 		g.Analysis()
@@ -169,12 +175,7 @@ func BenchmarkAnalysis100k(b *testing.B) {
 
 // BenchmarkFindings100k is the facts' analysis of a set of 100,000.
 func BenchmarkFindings100k(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	g := NewGroup("higher")
-	for i := range 100_000 {
-		g.Add(1000*math.Exp(rng.NormFloat64()), map[string]string{"cpu_model": fmt.Sprint(rng.IntN(8)), "cpus": fmt.Sprint(rng.IntN(7)),
-			"storage": fmt.Sprint(i % 3), "fs": fmt.Sprint(rng.IntN(4)), Known: "yes", SettingPrefix + "x": fmt.Sprint(rng.IntN(2))})
-	}
+	g := bigGroup()
 	for b.Loop() {
 		g.analyse()
 	}
