@@ -321,6 +321,8 @@ func TestXSSInChromium(t *testing.T) {
 		{"/compare?ids=" + ids[0] + "," + ids[1], true}, {"/compare?ids=" + url.QueryEscape(payloads[0]), false},
 		{"/leaderboard", false}, {"/leaderboard/oltp_point_select", false},
 		{"/leaderboard/" + url.PathEscape(payloads[1]), false}, {"/admin", false},
+		{"/standing/oltp_point_select", false}, {"/standing/" + url.PathEscape(payloads[0]), false}, {"/api", false},
+		{"/compare?id=" + ids[0] + "&id=" + ids[1], true},
 	}
 	for _, p := range pages {
 		w.open(t, ts.URL+p.path, p.charts)

@@ -147,9 +147,27 @@ func (s *Store) WarmStanding(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("site store: standing: %w", err)
 	}
+	// The hidden entries (few, by their index), then peer_facts in the
+	// order it is stored: no lookup of an entry per row.
+	hidden := map[int64]bool{}
+	rows, err = s.db.QueryContext(ctx, "SELECT seq FROM entries WHERE hidden = 1")
+	if err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return fmt.Errorf("site store: standing: %w", err)
+		}
+		hidden[seq] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("site store: standing: %w", err)
+	}
 	sets := map[string]*cachedSet{}
-	rows, err = s.db.QueryContext(ctx, "SELECT p.peer_key, p.seq, p.headline, p.facts, e.hidden FROM peer_facts p JOIN entries e ON e.seq = p.seq "+
-		"WHERE p.peer_key <> '' ORDER BY p.peer_key, p.seq")
+	rows, err = s.db.QueryContext(ctx, "SELECT peer_key, seq, headline, facts FROM peer_facts WHERE peer_key <> '' ORDER BY seq")
 	if err != nil {
 		return fmt.Errorf("site store: standing: %w", err)
 	}
@@ -157,8 +175,11 @@ func (s *Store) WarmStanding(ctx context.Context) error {
 	for rows.Next() {
 		var key string
 		var r peerRow
-		if err := rows.Scan(&key, &r.seq, &r.headline, &r.facts, &r.hidden); err != nil {
+		if err := rows.Scan(&key, &r.seq, &r.headline, &r.facts); err != nil {
 			return fmt.Errorf("site store: standing: %w", err)
+		}
+		if hidden[r.seq] {
+			r.hidden = 1
 		}
 		cs := sets[key]
 		if cs == nil {

@@ -24,8 +24,9 @@ CREATE TABLE peer_sets (
 );
 CREATE INDEX peer_sets_workload ON peer_sets (workload, results);
 
--- "Compare with...": a result's comparable results, newest first.
-CREATE INDEX entries_comparable ON entries (comparable, seq);
+-- "Compare with...": a result's comparable results on its engine, newest
+-- first, each row the index finds one the page shows.
+CREATE INDEX entries_comparable ON entries (comparable, engine, seq);
 
 -- +goose Down
 DROP INDEX entries_comparable;
