@@ -197,7 +197,7 @@ func TestPagesFit(t *testing.T) {
 		name, path string
 		charts     bool
 	}{
-		{"home", "/", false}, {"results", "/results", false}, {"search", "/results?q=epyc", false},
+		{"home", "/", false}, {"results", "/results?q=epyc", false},
 		{"result", "/r/" + b.released[0], true}, {"sweep", "/r/" + b.sweep, true},
 		{"compare", "/compare?id=" + b.released[0] + "&id=" + b.released[1] + "&id=" + b.others[0], true},
 		{"leaderboards", "/leaderboard", false}, {"leaderboard", "/leaderboard/oltp_point_select", false},
