@@ -107,7 +107,7 @@ func TestStandingFindsPlantedEffect(t *testing.T) {
 		}
 		page := ts.do("GET", "/standing/oltp_point_select", nil)
 		if page.Status != http.StatusOK || !strings.Contains(string(page.Body), "storage kind</td><td>NVMe") ||
-			!strings.Contains(string(page.Body), "SQLite 3, threads 1") {
+			!strings.Contains(string(page.Body), "<h2>SQLite 3, threads 1</h2>") {
 			t.Errorf("the workload's page: %d\n%.2000s", page.Status, page.Body)
 		}
 		// A new best result: every page counts it and the best stands at 100%.

@@ -28,12 +28,16 @@ func PeerOf(r *result.Result) *sitestore.Peer {
 	}
 	major, _, _ := strings.Cut(r.Target.Version, ".")
 	sum := sha256.Sum256([]byte(ComparableKey(r) + "\x00" + engine + "\x00" + major))
+	// The label names the engine and the load (WorkOptions' first rows:
+	// threads, and the rate of an open loop); the rest of the options
+	// that change the work are shown apart.
 	label := []string{strings.TrimSpace(engine + " " + major)}
 	var work []string
-	for _, kv := range WorkOptions(r) {
-		if kv[0] == "threads" || kv[0] == "rate" {
+	for i, kv := range WorkOptions(r) {
+		switch {
+		case i == 0 || i == 1 && r.Run.Rate > 0:
 			label = append(label, kv[0]+" "+kv[1])
-		} else {
+		case kv[0] != "threads" && kv[0] != "rate":
 			work = append(work, kv[0]+" "+kv[1])
 		}
 	}
