@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
@@ -189,5 +190,43 @@ func TestStandingOfOldResults(t *testing.T) {
 	ts := newServer(t, dsn, nil)
 	if p, n := percentileOn(t, ts, ids[11]); p != 100 || n != 11 {
 		t.Errorf("after the backfill, the best at %d%% of %d others, want 100%% of 11", p, n)
+	}
+}
+
+// TestPeerOf: the set is the same work on the same engine's major
+// version, and its facts name the data directory's storage kind.
+func TestPeerOf(t *testing.T) {
+	base := realRun(t, "oltp_point_select")
+	with := func(fn func(*result.Result)) *sitestore.Peer { return site.PeerOf(variant(t, base, fn)) }
+	a := with(func(r *result.Result) { r.Target.Version = "16.4"; onDisk(r, true, "xfs", "EPYC") })
+	if b := with(func(r *result.Result) { r.Target.Version = "16.9"; onDisk(r, false, "ext4", "Xeon") }); b.Key != a.Key {
+		t.Error("16.4 and 16.9 are in different sets")
+	}
+	if b := with(func(r *result.Result) { r.Target.Version = "17.0" }); b.Key == a.Key {
+		t.Error("16 and 17 are in one set")
+	}
+	if b := with(func(r *result.Result) { r.Target.Version = "16.4"; r.Run.Threads = 8 }); b.Key == a.Key {
+		t.Error("1 and 8 threads are in one set")
+	}
+	if a.Facts["storage"] != "NVMe" || a.Facts["fs"] != "xfs" || a.Facts["cpu_model"] != "EPYC" {
+		t.Errorf("facts %v", a.Facts)
+	}
+	for _, c := range []struct {
+		disk result.Disk
+		want string
+	}{
+		{result.Disk{Name: "sda", Rotational: new(true)}, "HDD"},
+		{result.Disk{Name: "sda", Rotational: new(false)}, "SSD"},
+		{result.Disk{Name: "sda"}, ""},
+		{result.Disk{Name: "nvme0n1"}, "NVMe"},
+	} {
+		p := with(func(r *result.Result) {
+			onDisk(r, false, "ext4", "EPYC")
+			r.Environment.MachineFacts.Disks = []result.Disk{c.disk}
+			r.Environment.MachineFacts.Mounts[0].Device = c.disk.Name + "p1"
+		})
+		if p.Facts["storage"] != c.want {
+			t.Errorf("%+v: storage %q, want %q", c.disk, p.Facts["storage"], c.want)
+		}
 	}
 }
