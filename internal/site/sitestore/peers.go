@@ -32,12 +32,11 @@ type PeerSet struct {
 }
 
 // peerCache keeps each set's results in memory, read from peer_facts, and
-// their analysis. A set is read again from where it stopped when its
-// count in peer_sets is not the one read (another result was stored, by
-// any server), and from the start when that does not make the counts
-// agree (a result committed late under a lower seq, or one deleted). A
-// change of the moderation counter (a hide, unhide or delete) drops
-// every set.
+// their analysis. A set is read on from where it stopped when its count
+// in peer_sets is above the rows read (another result was stored, by any
+// server), and from the start when that leaves it below (a result
+// committed late under a lower seq). A change of the moderation counter
+// (a hide, unhide or delete) drops every set.
 type peerCache struct {
 	mu         sync.Mutex
 	moderation int64
@@ -108,12 +107,14 @@ func (s *Store) Standing(ctx context.Context, key string) (*PeerSet, error) {
 	c.mu.Unlock()
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
-	if cs.group == nil || cs.read != ps.Stored {
+	// Rows read beyond the count are results stored since it was read;
+	// fewer after reading on means one committed late under a lower seq.
+	if cs.group == nil || cs.read < ps.Stored {
 		if err := s.readPeers(ctx, cs, key, ps.Better); err != nil {
 			return nil, err
 		}
-		if cs.read != ps.Stored {
-			*cs = cachedSet{}
+		if cs.read < ps.Stored {
+			cs.read, cs.last, cs.group = 0, 0, nil // not *cs: its mutex is held
 			if err := s.readPeers(ctx, cs, key, ps.Better); err != nil {
 				return nil, err
 			}

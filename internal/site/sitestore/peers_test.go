@@ -84,3 +84,51 @@ func TestStandingFollowsTheStore(t *testing.T) {
 		}
 	})
 }
+
+// Pages read a set while results are stored into it (go test -race).
+func TestStandingConcurrent(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir()+"/site.db", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				ps, err := s.Standing(ctx, "k")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if ps != nil {
+					ps.Analysis.Percentile(100, false)
+					_ = ps.Analysis.Findings
+				}
+			}
+		}()
+	}
+	for i := range 40 {
+		if _, _, _, err := s.Put(ctx, peerEntry(i, float64(100+i)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := s.Standing(ctx, "k")
+	if err != nil || ps.Analysis.Len() != 40 {
+		t.Fatalf("%v, %v", ps, err)
+	}
+}
