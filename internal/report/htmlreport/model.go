@@ -18,9 +18,15 @@ import (
 type Run struct {
 	ID     int64 // the store's short ID; 0 when the run is not stored
 	Result *result.Result
+	// Label names the run in legends and tables instead of its ID (the
+	// results site's own id for the result).
+	Label string
 }
 
 func (r Run) ref() string {
+	if r.Label != "" {
+		return r.Label
+	}
 	if r.ID > 0 {
 		return "#" + strconv.FormatInt(r.ID, 10)
 	}
