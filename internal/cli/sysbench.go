@@ -19,6 +19,7 @@ import (
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/frontend/sysbench"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/workload"
 )
@@ -237,7 +238,7 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 	}
 	c.Initializing()
 	var res *result.Result
-	queueFull := false
+	queueFull, forced := false, false
 	o := runOpts{
 		out:     a.Stderr, // dbmark's own lines (where the result went)
 		live:    c.LiveLine,
@@ -245,6 +246,10 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 		started: c.Started,
 		report: func(r *result.Result) {
 			res = r
+			if forced = c.Forced(); forced {
+				c.ForcedReport(r)
+				return
+			}
 			if r.Status != result.StatusOK && r.Status != result.StatusDegraded {
 				return // sysbench prints no report of a run that failed
 			}
@@ -253,8 +258,18 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 			}
 		},
 	}
+	if c.Spans() {
+		o.tune = func(cfg *runner.Config) {
+			for _, cp := range c.Checkpoints {
+				cfg.Checkpoints = append(cfg.Checkpoints, time.Duration(cp)*time.Second)
+			}
+			cfg.OnCheckpoint, cfg.Drain = c.OnSpan, c.Drain()
+		}
+	}
 	_, err := a.runOne(ctx, w, fs, f, o)
 	switch {
+	case forced:
+		return exitWith(2) // sysbench's forced shutdown exits so
 	case queueFull:
 		return exitWith(1) // said in the report's place
 	case err == nil:

@@ -568,6 +568,9 @@ type runOpts struct {
 	liveOut io.Writer
 	report  func(res *result.Result)
 	started func()
+	// tune sets what a front end asks of the runner beyond the options
+	// (sysbench's checkpoints and forced shutdown).
+	tune func(*runner.Config)
 	// repair prepares again when the data fails the workload's check: in a
 	// sweep whose earlier runs found it prepared, a run can leave it
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
@@ -587,6 +590,9 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	cfg, plan, err := runConfig(w, fs, f)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	if o.tune != nil {
+		o.tune(&cfg)
 	}
 	if !w.Runnable() {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))

@@ -119,6 +119,7 @@ type Command struct {
 	Stderr io.Writer
 	opts   *values
 	drv    driver
+	last   *figures // the run's last span (OnSpan), for its final report
 }
 
 // driver is one of sysbench's database drivers, as the front end needs
