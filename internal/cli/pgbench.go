@@ -79,6 +79,14 @@ func (p pgbenchOut) errf(format string, args ...any) {
 	fmt.Fprint(p.a.Stderr, p.mask(fmt.Sprintf(format, args...)))
 }
 
+// writerFunc is an io.Writer that hands each write to a function.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) {
+	f(b)
+	return len(b), nil
+}
+
 // pgbench runs one pgbench command line.
 func (a *App) pgbench(ctx context.Context, args []string) error {
 	out := pgbenchOut{a: a, pw: os.Getenv("PGPASSWORD")}
@@ -116,6 +124,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 		extra = a.Stderr
 	}
 	a.own = extra
+	a.notices = writerFunc(func(b []byte) { out.errf("%s", b) }) // libpq prints them on stderr
 	a.Logger = slog.New(slog.NewTextHandler(extra, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: dropTime}))
 
 	w := tpcb.New()

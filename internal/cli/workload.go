@@ -276,6 +276,12 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 				case "cleanup":
 					return a.cleanup(cmd.Context(), w, f, clients)
 				}
+				if w.Hooks.PrepareInstead != nil && w.Hooks.PrepareInstead() {
+					if err := a.onlyPrepareOptions(cmd.NonInheritedFlags(), name); err != nil {
+						return err
+					}
+					return a.prepare(cmd.Context(), w, f, clients, false)
+				}
 				if hasAxes(cmd.Flags()) {
 					return a.runAsSweep(cmd.Context(), name, cmd.NonInheritedFlags())
 				}
@@ -291,6 +297,34 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// onlyPrepareOptions refuses a run option given with a run that prepares
+// in its place (pgbench's -i, which refuses them likewise): each option
+// set in fs must be one prepare takes.
+func (a *App) onlyPrepareOptions(fs *pflag.FlagSet, name string) error {
+	w, _ := a.Workloads.New(name)
+	prep := pflag.NewFlagSet("prepare", pflag.ContinueOnError)
+	a.bindWorkload(prep, &runFlags{}, w, "prepare")
+	var bad []string
+	fs.VisitAll(func(f *pflag.Flag) { // a command's local flags keep Changed, not the set's record of it
+		if !f.Changed || prep.Lookup(f.Name) != nil || f.Name == "initialize" {
+			return
+		}
+		if f.Shorthand != "" {
+			bad = append(bad, "-"+f.Shorthand) // pgbench's spelling (an alias's long name is hidden)
+		} else {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s is an option of the run (leave out -i to run)", name, bad[0]))
+	}
+	return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s are options of the run (leave out -i to run)", name, strings.Join(bad, ", ")))
+	return nil
 }
 
 // bindWorkload binds what verb takes of workload w: where the load goes,
@@ -415,7 +449,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	if f.psMode == "disable" && !f.pgMode.given {
 		f.pgMode.v = postgres.ModeSimple
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger, Notices: a.notices})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
