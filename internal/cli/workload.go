@@ -324,7 +324,6 @@ func (a *App) onlyPrepareOptions(fs *pflag.FlagSet, name string) error {
 		return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s is an option of the run (leave out -i to run)", name, bad[0]))
 	}
 	return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s are options of the run (leave out -i to run)", name, strings.Join(bad, ", ")))
-	return nil
 }
 
 // bindWorkload binds what verb takes of workload w: where the load goes,
