@@ -594,26 +594,14 @@ type runOpts struct {
 	// servers sets the server settings of the run (--server-set), checked
 	// by the command before anything ran.
 	servers *serverset.Session
-	// live, report and started are a front end's own output (sysbench's):
-	// its form of the live lines, printed on liveOut; its report, in place
-	// of dbmark's summary; and its words as the clients start.
-	live    func(p result.Interval, threads int) string
-	liveOut io.Writer
-	report  func(res *result.Result)
-	started func()
-	// tune sets what a front end asks of the runner beyond the options
-	// (sysbench's checkpoints and forced shutdown).
-	tune func(*runner.Config)
 	// repair prepares again when the data fails the workload's check: in a
 	// sweep whose earlier runs found it prepared, a run can leave it
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
 	// files short).
 	repair bool
-	// peer prints a peer's report in place of dbmark's (the pgbench front
-	// end): no header line, and what dbmark adds (the summary, where the
-	// result went) goes to extra instead of out.
-	peer  func(io.Writer, *result.Result)
-	extra io.Writer
+	// front is a front end's part in the run (sysbench's, pgbench's); nil
+	// for dbmark's own commands.
+	front *frontEnd
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -624,8 +612,8 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	if o.tune != nil {
-		o.tune(&cfg)
+	if o.front != nil && o.front.tune != nil {
+		o.front.tune(&cfg)
 	}
 	if !w.Runnable() {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))
@@ -703,17 +691,18 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	// Sampled at the live lines' ticks, a line's counters are its own.
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
 	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
-	if cfg.ReportInterval > 0 && o.peer == nil && o.report == nil {
+	if cfg.ReportInterval > 0 && o.front == nil {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	liveOut, peerLine := o.out, w.Hooks.LiveLine
-	if o.live != nil {
-		liveOut, peerLine = o.liveOut, nil
+	var ownLine func(result.Interval, int) string
+	if o.front != nil && o.front.live != nil {
+		liveOut, peerLine, ownLine = o.front.liveOut, nil, o.front.live
 	}
 	live := startLive(liveOut, a.Stderr, peerLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
-	live.own = o.live
-	if o.started != nil {
-		o.started()
+	live.own = ownLine
+	if o.front != nil && o.front.started != nil {
+		o.front.started()
 	}
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
@@ -803,18 +792,14 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
 	own := o.out // dbmark's own lines
-	if o.peer != nil {
-		own = o.extra
-		if own == nil {
-			own = io.Discard
-		}
+	if o.front != nil {
+		own = o.front.ownOut()
 	}
-	// summary prints the run's report: a front end's own in place of
-	// dbmark's (sysbench's), or dbmark's with a peer's after it
-	// (pgbench's, dbmark's own lines then going to extra).
+	// summary prints the run's report: dbmark's, or a front end's in its
+	// place (dbmark's going to the front end's own stream when it asks).
 	summary := func() {
-		if o.report != nil {
-			o.report(res)
+		if o.front != nil && !o.front.summary {
+			o.front.report(res)
 			return
 		}
 		if f.histogram {
@@ -822,8 +807,8 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 		}
 		report.Summary(own, res)
 		switch {
-		case o.peer != nil:
-			o.peer(o.out, res)
+		case o.front != nil:
+			o.front.report(res)
 		case w.Hooks.Report != nil:
 			w.Hooks.Report(o.out, res)
 		}
