@@ -75,7 +75,7 @@ func TestSysbenchCheckpointsAndForcedShutdown(t *testing.T) {
 	for _, c := range []struct {
 		name, report string
 		from, to     float64
-	}{{"checkpoint", cp, 0.95, 1.3}, {"final", final, 1.95, 2.5}} {
+	}{{"checkpoint", cp, 0.95, 2}, {"final", final, 1.95, 4.5}} { // a loaded machine's ticker may be late
 		m := total.FindStringSubmatch(c.report)
 		if m == nil {
 			t.Fatalf("%s report without its totals:\n%s", c.name, c.report)
