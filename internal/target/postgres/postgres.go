@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -65,6 +66,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.ConnectTimeout == 0 {
 		// A server that accepts and never answers must not hold the run.
 		cfg.ConnectTimeout = target.ConnectTimeout
+	}
+	if opts.Notices != nil {
+		var mu sync.Mutex // the connections' notices, each written whole
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(opts.Notices, NoticeMessage(n))
+		}
 	}
 	return &Target{cfg: cfg, mode: mode, redacted: target.Redact(u.String())}, nil
 }
@@ -244,6 +253,12 @@ func newConn(pc *pgconn.PgConn, mode string) *Conn {
 	c.w.Restore = func() { _ = nc.SetDeadline(time.Time{}) }
 	return c
 }
+
+var _ target.Idler = (*Conn)(nil)
+
+// Idle says no transaction is open: the server's last ReadyForQuery said
+// so.
+func (c *Conn) Idle() bool { return c.pc.TxStatus() == 'I' }
 
 // closeTimeout bounds the polite goodbye to the server.
 const closeTimeout = 2 * time.Second
