@@ -236,7 +236,7 @@ func TestSweepTable(t *testing.T) {
 	}
 	box := secs[0].Charts[0]
 	if box.Kind != "box" || !slices.Equal(box.XCategories, []string{"8", "16"}) ||
-		box.Series[0].Boxes[0] != [5]float64{1031, 1031.25, 1032, 1038.75, 1042} {
+		*box.Series[0].Boxes[0] != [5]float64{1031, 1031.25, 1032, 1038.75, 1042} {
 		t.Errorf("box per client count %+v", box)
 	}
 }

@@ -68,7 +68,7 @@ type series struct {
 	// its connection).
 	Breaks []int        `json:"breaks,omitempty"`
 	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
-	Boxes  [][5]float64 `json:"boxes,omitempty"`
+	Boxes  []*[5]float64 `json:"boxes,omitempty"` // per category; nil where the cell has no box
 	// Marks are x ranges to shade in the series' own colour: one run's
 	// dips among several.
 	Marks []band `json:"marks,omitempty"`
@@ -366,13 +366,10 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		unit = first.Workload.Headline
 	}
 	// headline values by cell, cells in order of their axis values
-	type cell struct {
-		x, rest, label string
-		ys             []float64
-	}
+	type cell = sweepCell
 	cells := map[string]*cell{}
 	byX := map[string][]float64{}
-	var xs, rests, labels []string
+	var xs, rests []string
 	for _, r := range sw.Runs {
 		if r.Result.Status != result.StatusOK || !finite(r.Result.Summary.Headline) {
 			continue // a failed or interrupted run's rate is not a sample of the cell
@@ -386,22 +383,16 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 				c.rest = cellLabel(r.Result.Sweep, axes[1:])
 			}
 			cells[label] = c
-			xs, rests, labels = appendNew(xs, c.x), appendNew(rests, c.rest), append(labels, label)
+			xs, rests = appendNew(xs, c.x), appendNew(rests, c.rest)
 		}
 		c.ys = append(c.ys, r.Result.Summary.Headline)
+		c.rates = append(c.rates, measuredRates(r.Result)...)
 		byX[c.x] = append(byX[c.x], r.Result.Summary.Headline)
 	}
 	if len(cells) == 0 {
 		return nil
 	}
 	sortValues(xs)
-	slices.SortFunc(labels, func(a, b string) int {
-		ca, cb := cells[a], cells[b]
-		if c := cmp.Compare(slices.Index(xs, ca.x), slices.Index(xs, cb.x)); c != 0 {
-			return c
-		}
-		return cmp.Compare(slices.Index(rests, ca.rest), slices.Index(rests, cb.rest))
-	})
 	maxIter := 0
 	for _, c := range cells {
 		maxIter = max(maxIter, len(c.ys))
@@ -439,16 +430,8 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 				XName: axes[0], YName: unit, XCategories: xs, Series: ser})
 		}
 	}
-	if maxIter > 1 {
-		s := series{Name: unit}
-		cats := make([]string, 0, len(labels))
-		for _, l := range labels {
-			b, _ := quartiles(cells[l].ys)
-			s.Boxes = append(s.Boxes, [5]float64{b.Min, b.Q1, b.Median, b.Q3, b.Max})
-			cats = append(cats, cmp.Or(l, "all"))
-		}
-		sec.Charts = append(sec.Charts, chart{ID: id + "-box", Title: unit + " across iterations", Kind: "box",
-			XName: strings.Join(axes, " "), YName: unit, XCategories: cats, Series: []series{s}})
+	if c, ok := cellBoxes(id+"-box", unit, axes, xs, rests, cells, maxIter); ok {
+		sec.Charts = append(sec.Charts, c)
 	}
 	if len(sec.Charts) == 0 && sec.Table == nil {
 		return nil

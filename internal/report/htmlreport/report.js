@@ -104,9 +104,13 @@
         });
         return o;
       case 'box':
-        o.legend = undefined;
+        // Several series are the boxes of each value of the other axes, side
+        // by side in each category; a cell with no box is left empty.
+        if (c.series.length < 2) o.legend = undefined;
         o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
-        o.series = c.series.map(function (s) { return { type: 'boxplot', name: s.name, data: s.boxes }; });
+        o.series = c.series.map(function (s) {
+          return { type: 'boxplot', name: s.name, data: s.boxes.map(function (b) { return b || '-'; }) };
+        });
         return o;
       case 'percentile':
         // Latencies span microseconds to seconds: a log scale shows both ends.

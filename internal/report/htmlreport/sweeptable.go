@@ -69,7 +69,7 @@ func firstAxisBoxes(id, unit string, axes, xs []string, byX map[string][]float64
 	s := series{Name: unit}
 	for _, x := range xs {
 		b, _ := quartiles(byX[x])
-		s.Boxes = append(s.Boxes, [5]float64{b.Min, b.Q1, b.Median, b.Q3, b.Max})
+		s.Boxes = append(s.Boxes, &[5]float64{b.Min, b.Q1, b.Median, b.Q3, b.Max})
 	}
 	return chart{ID: id, Title: unit + " by " + axes[0] + ", every run", Kind: "box",
 		XName: axes[0], YName: unit, XCategories: xs, Series: []series{s}}, true
