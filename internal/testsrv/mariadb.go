@@ -137,6 +137,7 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 		}
 		return waitFor(func() error { return myPing(sock) }, alive, log)
 	}
+	s.pid = func() (int, error) { return proc.Pid, nil }
 	s.kill = func() error {
 		if err := proc.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			return fmt.Errorf("killing mariadbd: %w", err)

@@ -55,6 +55,8 @@ type Server struct {
 	up   bool
 	kill func() error
 	boot func() error
+	// pid is the server's main process (PostgreSQL's postmaster).
+	pid func() (int, error)
 }
 
 // Kill stops the server at once, as a crash does (PostgreSQL's immediate

@@ -88,6 +88,20 @@ func TestKillAndStart(t *testing.T) {
 			if _, err := c.query(s.TCP, "CREATE TABLE kept (id INTEGER)"); err != nil {
 				t.Fatal(err)
 			}
+			// A paused server answers nothing until it goes on.
+			paused := make(chan error, 1)
+			go func() { paused <- s.Pause(time.Second) }()
+			time.Sleep(200 * time.Millisecond)
+			asked := time.Now()
+			if v, err := c.query(s.TCP, "SELECT 1"); err != nil || v != "1" {
+				t.Fatalf("after a pause: %q, %v", v, err)
+			}
+			if waited := time.Since(asked); waited < 600*time.Millisecond {
+				t.Errorf("a paused server answered in %v", waited)
+			}
+			if err := <-paused; err != nil {
+				t.Fatal(err)
+			}
 			if err := s.Kill(); err != nil {
 				t.Fatal(err)
 			}
