@@ -8,40 +8,40 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
-// Pause stops every process of the server with SIGSTOP for d, then lets
-// them go on with SIGCONT, as a machine that stalls does (a hypervisor's
-// pause, swapping): connections stay open and nothing is answered
-// meanwhile. PostgreSQL's backends are sessions of their own, so each
-// child of the postmaster is stopped as well as the postmaster.
-func (s *Server) Pause(d time.Duration) error {
+// Freeze stops every process of the server with SIGSTOP, as a machine
+// that stalls does (a hypervisor's pause, swapping): connections stay
+// open and nothing is answered until thaw sends SIGCONT. PostgreSQL's
+// backends are sessions of their own, so each child of the postmaster is
+// stopped as well as the postmaster.
+func (s *Server) Freeze() (thaw func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.up {
-		return errors.New("pause: the server is not running")
+		return nil, errors.New("freeze: the server is not running")
 	}
 	pid, err := s.pid()
 	if err != nil {
-		return fmt.Errorf("pause: %w", err)
+		return nil, fmt.Errorf("freeze: %w", err)
 	}
-	pids := append([]int{pid}, children(pid)...)
 	var stopped []int
-	defer func() {
+	thaw = func() {
 		for _, p := range stopped {
 			_ = syscall.Kill(p, syscall.SIGCONT)
 		}
-	}()
-	for _, p := range pids {
-		if err := syscall.Kill(p, syscall.SIGSTOP); err == nil {
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return nil, fmt.Errorf("freeze: SIGSTOP %d: %w", pid, err)
+	}
+	stopped = append(stopped, pid)
+	// The postmaster stopped forks no more children.
+	for _, p := range children(pid) {
+		if syscall.Kill(p, syscall.SIGSTOP) == nil {
 			stopped = append(stopped, p)
-		} else if p == pid {
-			return fmt.Errorf("pause: SIGSTOP %d: %w", p, err)
 		}
 	}
-	time.Sleep(d)
-	return nil
+	return thaw, nil
 }
 
 // pidFromFile reads the first line of a server's pid file.

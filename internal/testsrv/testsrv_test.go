@@ -88,19 +88,19 @@ func TestKillAndStart(t *testing.T) {
 			if _, err := c.query(s.TCP, "CREATE TABLE kept (id INTEGER)"); err != nil {
 				t.Fatal(err)
 			}
-			// A paused server answers nothing until it goes on.
-			paused := make(chan error, 1)
-			go func() { paused <- s.Pause(time.Second) }()
-			time.Sleep(200 * time.Millisecond)
+			// A frozen server answers nothing until it is thawed.
+			thaw, err := s.Freeze()
+			if err != nil {
+				t.Fatal(err)
+			}
+			thawed := time.AfterFunc(time.Second, thaw)
+			defer thawed.Stop()
 			asked := time.Now()
 			if v, err := c.query(s.TCP, "SELECT 1"); err != nil || v != "1" {
-				t.Fatalf("after a pause: %q, %v", v, err)
+				t.Fatalf("after a freeze: %q, %v", v, err)
 			}
-			if waited := time.Since(asked); waited < 600*time.Millisecond {
-				t.Errorf("a paused server answered in %v", waited)
-			}
-			if err := <-paused; err != nil {
-				t.Fatal(err)
+			if waited := time.Since(asked); waited < 900*time.Millisecond {
+				t.Errorf("a frozen server answered in %v", waited)
 			}
 			if err := s.Kill(); err != nil {
 				t.Fatal(err)
