@@ -143,7 +143,7 @@ func TestDipFound(t *testing.T) {
 		{engine: "sqlite", source: "lock", url: shared("sqlite"), provoke: holdFor([]string{"BEGIN IMMEDIATE"}, []string{"COMMIT"}, hold)},
 		{engine: "postgres", source: "SIGSTOP", url: private(pgSrv), provoke: freeze(pgSrv, hold), movers: []string{"db.status_read_ms"}},
 		{engine: "mariadb", source: "FLUSH TABLES WITH READ LOCK", url: shared("mariadb"),
-			provoke: holdFor([]string{"FLUSH TABLES sbtest1 WITH READ LOCK"}, []string{"UNLOCK TABLES"}, hold), movers: []string{"db.threads_running", "db.pages_flushed", "db.fsyncs", "os.disk."}},
+			provoke: holdFor([]string{"FLUSH TABLES sbtest1 WITH READ LOCK"}, []string{"UNLOCK TABLES"}, hold), movers: []string{"db.threads_running", "db.pages_flushed", "db.dirty_pages", "db.fsyncs", "os.disk."}},
 	}
 	if all {
 		cases = append(cases,
