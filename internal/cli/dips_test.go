@@ -100,9 +100,10 @@ func freeze(srv func(testing.TB) *testsrv.Server, d time.Duration) func(t *testi
 // another connection on SQLite, the server stopped by SIGSTOP for 2.5 s
 // on a private PostgreSQL, FLUSH TABLES ... WITH READ LOCK on MariaDB.
 // DBMARK_TEST_DIPS=all runs every source on every engine where it
-// applies: the lock, a burst of writes from another connection, a
-// CHECKPOINT after a burst on a PostgreSQL that syncs its writes, and
-// SIGSTOP of a private MariaDB too (about a minute more).
+// applies: the lock, a batch of writes from another connection, a
+// CHECKPOINT after a burst on a PostgreSQL that syncs its writes (skipped,
+// saying so, where the disk absorbs it without a dip), and SIGSTOP of a
+// private MariaDB too (about 100 s more).
 func TestDipFound(t *testing.T) {
 	home(t)
 	ctx := context.Background()
