@@ -146,13 +146,15 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 			continue
 		}
 		during, typical := mean(in), stats.Median(outside)
-		spread := max(robustSD(outside, typical), 0.05*math.Abs(typical), 1e-9)
+		spread := max(robustSD(outside, typical), 0.05*math.Abs(typical), floor(s.Unit))
 		score := math.Abs(during-typical) / spread
 		if score < moverK {
 			continue
 		}
 		if s.Kind == result.CounterRate && typical > 0 && during < typical {
-			if ratio, follows := during/typical, 1+d.Change; ratio > follows*0.7 && ratio < follows*1.3 {
+			// Within 30% of the throughput's own fall (within 0.05 of
+			// zero for a stall, where 30% of nothing is nothing).
+			if ratio, follows := during/typical, 1+d.Change; math.Abs(ratio-follows) <= max(0.3*follows, 0.05) {
 				continue
 			}
 		}
@@ -172,6 +174,22 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 		out = append(out, s.m)
 	}
 	return out
+}
+
+// floor is the least spread a counter of unit is given: a counter that
+// is flat at zero (steal, a NIC the run does not use, lock waits) would
+// otherwise stand out with any tick above it, one a minute. A mover
+// must change by three of these at least.
+func floor(unit string) float64 {
+	switch {
+	case unit == "%":
+		return 1 // percentage point
+	case strings.HasPrefix(unit, "bytes"):
+		return 256 << 10
+	case unit == "ms":
+		return 1
+	}
+	return 0.25 // MiB/s, pages/s, events/s, a count
 }
 
 func mean(vs []float64) float64 {

@@ -1,7 +1,9 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +17,8 @@ import (
 )
 
 // OSReader reads the OS counters the samplers and the preflight need:
-// /proc/stat, /proc/diskstats, /proc/meminfo and /proc/interrupts.
+// /proc/stat, /proc/diskstats, /proc/net/dev, /proc/meminfo and
+// /proc/interrupts.
 type OSReader struct {
 	proc procfs.FS
 	blk  blockdevice.FS
@@ -49,7 +52,9 @@ type OSSnapshot struct {
 	Ctxt    uint64
 	SelfCPU float64 // this process's user+system seconds (live machine only)
 	Disks   map[string]blockdevice.IOStats
-	Mem     procfs.Meminfo
+	// Net is each network interface's bytes, loopback apart.
+	Net map[string]procfs.NetDevLine
+	Mem procfs.Meminfo
 	// Resched is the rescheduling interrupts of all CPUs, where HasResched
 	// says they could be read (x86's RES line).
 	Resched    uint64
@@ -95,6 +100,16 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 			}
 		}
 	} else {
+		keep(err)
+	}
+	if nd, err := o.proc.NetDev(); err == nil {
+		s.Net = make(map[string]procfs.NetDevLine, len(nd))
+		for name, l := range nd {
+			if name != "lo" {
+				s.Net[name] = l
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) { // a sandbox without it: no network counters
 		keep(err)
 	}
 	if mi, err := o.proc.Meminfo(); err == nil {
@@ -249,6 +264,16 @@ func OSRates(a, b OSSnapshot) []Reading {
 		gauge("os.raid."+y.Name+".sync_pct", "%", 100*y.Done)
 		gauge("os.raid."+y.Name+".sync_speed", "MiB/s", y.SpeedKiBs/1024)
 		gauge("os.raid."+y.Name+".sync_left", "s", y.LeftS)
+	}
+	for name, y := range b.Net {
+		x, ok := a.Net[name]
+		// An interface that never carried a byte (down, unused) is left
+		// out, as it would only add flat series.
+		if !ok || y.RxBytes+y.TxBytes == 0 || y.RxBytes < x.RxBytes || y.TxBytes < x.TxBytes {
+			continue
+		}
+		rate("os.net."+name+".rx_mib", "MiB/s", float64(y.RxBytes-x.RxBytes)/(1<<20)/secs)
+		rate("os.net."+name+".tx_mib", "MiB/s", float64(y.TxBytes-x.TxBytes)/(1<<20)/secs)
 	}
 	m := b.Mem
 	if m.MemTotalBytes != nil && m.MemAvailableBytes != nil {

@@ -66,9 +66,9 @@ type series struct {
 	// Breaks are the indexes of Points before which the line is broken:
 	// the samples between them are missing (a counter source that lost
 	// its connection).
-	Breaks []int        `json:"breaks,omitempty"`
-	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
-	Boxes  []*[5]float64 `json:"boxes,omitempty"` // per category; nil where the cell has no box
+	Breaks []int         `json:"breaks,omitempty"`
+	Values []*float64    `json:"values,omitempty"` // per category; nil where the cell has no run
+	Boxes  []*[5]float64 `json:"boxes,omitempty"`  // per category; nil where the cell has no box
 	// Marks are x ranges to shade in the series' own colour: one run's
 	// dips among several.
 	Marks []band `json:"marks,omitempty"`
