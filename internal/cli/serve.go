@@ -74,7 +74,8 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 				logger.Warn("result pages will have no charts", "err", err)
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
-				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait})
+				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
+				Durability: a.Targets.Unsafe})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}

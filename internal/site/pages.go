@@ -519,7 +519,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, e.Status, "compare", v)
 		return
 	}
-	c := comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
+	c := s.comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
 	var runs []*result.Result
 	for i, e := range es {
 		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: num(e.Headline) + " " + e.HeadlineUnit,

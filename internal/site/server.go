@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/site/sitestore"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // Config is what a Server needs.
@@ -42,6 +43,10 @@ type Config struct {
 	QueueWait   time.Duration
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
+	// Durability finds the settings of a result's engine that do not keep
+	// every commit through a crash (target.Registry.Unsafe, with each
+	// engine's rule): such results are flagged on every page.
+	Durability func(kind string, settings map[string]string) []target.Unsafe
 }
 
 // DefaultLimits are a few submissions a minute and a daily cap per client.
@@ -62,6 +67,9 @@ type Server struct {
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("site: no store")
+	}
+	if cfg.Durability == nil {
+		return nil, errors.New("site: no durability rule (Config.Durability)")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -416,23 +416,10 @@ func WorkOptions(r *result.Result) [][2]string {
 	return out
 }
 
-// Primary is the run that stands for a submission in lists: the best ok
-// run by the headline (a sweep's best cell), else the first.
-func (s *Submission) Primary() *result.Result {
-	var best *result.Result
-	for _, r := range s.Runs {
-		if r.Status != result.StatusOK {
-			continue
-		}
-		if best == nil || betterThan(r.Workload.Better, r.Summary.Headline, best.Summary.Headline) {
-			best = r
-		}
-	}
-	if best == nil {
-		return s.Runs[0]
-	}
-	return best
-}
+// Primary is the run that stands for a submission in lists, its tables
+// and comparisons: a single run, or the median run of a sweep's best cell
+// (Headline).
+func (s *Submission) Primary() *result.Result { return s.Headline().Run }
 
 // betterThan says whether headline a beats b when better is "higher" or
 // "lower".
@@ -452,7 +439,8 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 			return nil, fmt.Errorf("encode submission: %w", err)
 		}
 	}
-	p := s.Primary()
+	h := s.Headline()
+	p := h.Run
 	hash := s.Hash()
 	e := &sitestore.Entry{
 		ID:           PermalinkID(hash),
@@ -463,8 +451,9 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 		Status:       worstStatus(s),
 		Kind:         "run",
 		Runs:         len(s.Runs),
-		Headline:     p.Summary.Headline,
+		Headline:     h.Value,
 		HeadlineUnit: p.Summary.HeadlineUnit,
+		HeadlineOf:   h.Of,
 		Better:       p.Workload.Better,
 		Comparable:   ComparableKey(p),
 		Reproduces:   s.Reproduces,

@@ -1,0 +1,173 @@
+package site
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/dbmark/dbmark/internal/redact"
+	"github.com/dbmark/dbmark/internal/result"
+)
+
+// reproduceView is what a result page gives to run the result again: a
+// script that runs as pasted in a POSIX shell once its variables say where
+// (every value the submitter sent is single-quoted, so nothing in it can
+// run as a command), and what the variables are.
+type reproduceView struct {
+	Vars     []reproduceVar
+	Commands []string
+	// Missing names the options whose value was removed when the result
+	// was published and that no default can stand for (a script file):
+	// the user must give their own.
+	Missing []string
+}
+
+type reproduceVar struct{ Name, Value, Says string }
+
+// defaultTarget is the target the script runs against unless the user
+// sets TARGET: a SQLite file, so that it runs as pasted anywhere.
+const defaultTarget = "sqlite:///tmp/dbmark-reproduce.db"
+
+// reproduce builds the script for sub, published as id on base: cleanup,
+// prepare, the run (or the sweep) and submit as a reproduction. The run
+// does the work the result did: its threads, limits and every option that
+// changes the work, given explicitly so that a dbmark with other defaults
+// does the same; its output options and where it wrote are not repeated,
+// and the result is stored, so submit has it.
+func reproduce(sub *Submission, base, id string) reproduceView {
+	var v reproduceView
+	p := sub.Primary()
+	name := p.Workload.Name
+	vars := map[string]bool{}
+	// value quotes an option's value, or stands a variable for a value
+	// removed when the result was published.
+	value := func(opt, val string) string {
+		if !strings.Contains(val, redact.Mask) {
+			return shellQuote(val)
+		}
+		n := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(opt))
+		if !vars[n] {
+			vars[n] = true
+			if opt == "dir" || strings.HasSuffix(opt, "-dir") {
+				v.Vars = append(v.Vars, reproduceVar{n, "/tmp/dbmark-reproduce-" + opt, "a directory on the storage to measure (the original's path was removed when it was published)"})
+			} else {
+				v.Vars = append(v.Vars, reproduceVar{n, "", "your own --" + opt + " (the original's was removed when it was published)"})
+				v.Missing = append(v.Missing, "--"+opt)
+			}
+		}
+		return `"$` + n + `"`
+	}
+	// A run with no database driver ran on its workload's own target
+	// (files): it takes no --target.
+	database := p.Target.Driver != ""
+	head := func(cmd string) []string {
+		args := []string{"dbmark", cmd, name}
+		if database {
+			args = append(args, `--target "$TARGET"`)
+		}
+		return args
+	}
+	if database {
+		v.Vars = append([]reproduceVar{{"TARGET", defaultTarget, "your database: postgres://USER@HOST/DB, mysql://USER@HOST/DB or sqlite:///PATH (a password from PGPASSWORD or in the URL)"}}, v.Vars...)
+	}
+	opts := reproduceOptions(p)
+	prep := head("prepare")
+	for _, o := range opts {
+		if !result.RunOnly(o[0]) && o[0] != "threads" {
+			prep = append(prep, "--"+o[0]+"="+value(o[0], o[1]))
+		}
+	}
+	for _, vr := range v.Vars {
+		if strings.HasPrefix(vr.Value, "/tmp/") {
+			v.Commands = append(v.Commands, `mkdir -p "$`+vr.Name+`"`)
+		}
+	}
+	clean := slices.Clone(prep)
+	clean[1] = "cleanup"
+	v.Commands = append(v.Commands, strings.Join(clean, " ")+" || true", strings.Join(prep, " "))
+	var run []string
+	ref := "last"
+	if sw := sub.Sweep; sw != nil {
+		run = append(head("sweep"), sweepArgs(sw.Args, value)...)
+		ref = "sweep:last"
+	} else {
+		run = head("run")
+		for _, o := range opts {
+			run = append(run, "--"+o[0]+"="+value(o[0], o[1]))
+		}
+	}
+	v.Commands = append(v.Commands, strings.Join(run, " "),
+		"dbmark submit "+ref+" --server "+shellQuote(base)+" --reproduces "+id)
+	for i, vr := range v.Vars {
+		if vr.Value != "" {
+			v.Vars[i].Value = shellQuote(vr.Value)
+		}
+	}
+	return v
+}
+
+// reproduceOptions are the options a run is reproduced with, threads
+// first: what changes the work (on this engine), how long it ran and its
+// tries; not how it was reported, its seed or its server settings (which
+// the user's server has or not).
+func reproduceOptions(p *result.Result) [][2]string {
+	opts := p.Workload.Options
+	var out [][2]string
+	if t, ok := opts["threads"]; ok {
+		out = append(out, [2]string{"threads", t})
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		val := strings.TrimSuffix(strings.TrimPrefix(opts[k], "["), "]") // a list, as pflag prints it
+		_, server := result.ServerSettingOf(k)
+		switch {
+		case k == "threads" || server || val == "" || !result.AppliesTo(k, p.Target.Kind) || notReproduced[k]:
+		case k == "time" || k == "warmup" || k == "max-tries" || k == "events" && val != "0":
+			out = append(out, [2]string{k, val})
+		case result.ClassOf(k) == result.WorkOption && (k != "rate" || val != "0"):
+			out = append(out, [2]string{k, val})
+		}
+	}
+	return out
+}
+
+// notReproduced are options of the runner that change neither the work
+// nor its figures.
+var notReproduced = map[string]bool{"strict": true, "verbose-errors": true, "stall-timeout": true}
+
+// sweepArgs are a sweep's recorded arguments (each --name=value) without
+// where it ran and wrote.
+func sweepArgs(args []string, value func(opt, val string) string) []string {
+	var out []string
+	for _, a := range args {
+		n, val, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !ok || !strings.HasPrefix(a, "--") || result.ClassOf(n) == result.OutputOption {
+			continue
+		}
+		out = append(out, "--"+n+"="+value(n, val))
+	}
+	return out
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:,@%+=-]+$`)
+
+// shellQuote makes s one word to a POSIX shell, taken as it is.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// reproduceText is the script as one text, for the page's <pre>.
+func (v reproduceView) Text() string {
+	var b strings.Builder
+	for _, vr := range v.Vars {
+		fmt.Fprintf(&b, "# %s: %s\n%s=%s\n", vr.Name, vr.Says, vr.Name, vr.Value)
+	}
+	for _, c := range v.Commands {
+		b.WriteString(c + "\n")
+	}
+	return b.String()
+}
