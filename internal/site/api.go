@@ -299,7 +299,7 @@ func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(
 	}
 	c.NotComparable = append(c.NotComparable, d.NotComparable...)
 	c.Notes = append(c.Notes, d.Notes...)
-	c.NotDurable = s.notDurable(es, runs)
+	c.NotDurable = append(c.NotDurable, s.notDurableLines(es, runs)...)
 	return c
 }
 

@@ -34,10 +34,24 @@ func (s *Server) durabilityFacet(sub *Submission) string {
 }
 
 // notDurable is compare.NotDurable over the entries' standing runs.
-func (s *Server) notDurable(es []*sitestore.Entry, runs []*result.Result) []string {
+func (s *Server) notDurableLines(es []*sitestore.Entry, runs []*result.Result) []string {
 	labels := make([]string, len(es))
 	for i, e := range es {
 		labels[i] = e.ID
 	}
 	return compare.NotDurable(labels, runs, s.cfg.Durability)
+}
+
+// durableApart splits entries into those ranked and those kept apart:
+// results whose engine did not keep every commit through a crash are
+// never ranked beside durable ones.
+func durableApart(es []sitestore.Entry) (ranked, apart []sitestore.Entry) {
+	for _, e := range es {
+		if e.Facets["durability"] == notDurable {
+			apart = append(apart, e)
+		} else {
+			ranked = append(ranked, e)
+		}
+	}
+	return ranked, apart
 }

@@ -137,6 +137,10 @@ type row struct {
 	ID, Kind, Submitted, Workload, Engine, CPU, CPUs, Memory, Storage, Headline, Status string
 	Runs                                                                                int
 	Released, Hidden                                                                    bool
+	// HeadlineOf names a sweep's cell; NotDurable marks a result whose
+	// engine did not keep every commit through a crash.
+	HeadlineOf string
+	NotDurable bool
 }
 
 func rowOf(e *sitestore.Entry) row {
@@ -150,7 +154,8 @@ func rowOf(e *sitestore.Entry) row {
 	}
 	return row{ID: e.ID, Kind: e.Kind, Runs: e.Runs, Submitted: e.SubmittedAt.Format("2006-01-02 15:04"), Workload: f["workload"],
 		Engine: strings.TrimSpace(f["engine"] + " " + f["engine_version"]), CPU: f["cpu_model"], CPUs: f["cpus"], Memory: f["memory"],
-		Storage: storage, Headline: num(e.Headline) + " " + e.HeadlineUnit, Status: e.Status, Released: e.Released, Hidden: e.Hidden}
+		Storage: storage, Headline: num(e.Headline) + " " + e.HeadlineUnit, Status: e.Status, Released: e.Released, Hidden: e.Hidden,
+		HeadlineOf: e.HeadlineOf, NotDurable: f["durability"] == notDurable}
 }
 
 func rowsOf(es []sitestore.Entry) []row {
@@ -393,6 +398,7 @@ type resultView struct {
 	// maximum with them.
 	Disconnects                   [][5]string
 	ReconnectWait, WithReconnects string
+	resultDetail
 }
 
 func (s *Server) chartsOf(runs []*result.Result) ([]htmlreport.ChartSection, template.JS, error) {
@@ -486,6 +492,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for _, k := range slices.Sorted(maps.Keys(p.Workload.Options)) {
 		v.Options = append(v.Options, kv{k, p.Workload.Options[k]})
 	}
+	v.resultDetail = s.detail(sub, v.Base, e.ID)
 	reps, err := s.cfg.Store.Reproductions(r.Context(), e.ID)
 	if err != nil {
 		return nil, err
@@ -507,6 +514,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		IDs, Error string
 		Cols       []compareCol
 		Comparison Comparison
+		Queries    *queryCompare
 	}{page: page{Title: "Compare"}, IDs: ids}
 	es, subs, err := s.compare(r, ids, s.visiblePage)
 	if err != nil {
@@ -527,6 +535,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		runs = append(runs, subs[i].Primary())
 	}
 	v.Comparison = c
+	v.Queries = queriesCompared(entryIDs(es), runs)
 	if v.Charts, v.Data, err = s.chartsOf(runs); err != nil {
 		s.pageFailed(w, r, err)
 		return
@@ -613,6 +622,7 @@ func (s *Server) pageLeaderboard(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
+	es, apart := durableApart(es)
 	keys, by := classes(es)
 	class := r.URL.Query().Get("class")
 	if _, ok := by[class]; !ok && len(keys) > 0 {
@@ -624,7 +634,8 @@ func (s *Server) pageLeaderboard(w http.ResponseWriter, r *http.Request) {
 		Classes  []classLink
 		Work     [][2]string
 		Rows     []rankRow
-	}{page: page{Title: "Leaderboard " + wl}, Workload: wl}
+		Apart    []row // not durable: listed, not ranked
+	}{page: page{Title: "Leaderboard " + wl}, Workload: wl, Apart: rowsOf(apart)}
 	for i, k := range keys {
 		label := fmt.Sprintf("set %d", i+1)
 		v.Classes = append(v.Classes, classLink{Label: label, Link: link("/leaderboard/"+url.PathEscape(wl), url.Values{"class": {k}}), Count: len(by[k]), On: k == class})
@@ -659,6 +670,7 @@ func (s *Server) pageLeaderboards(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
+	es, _ = durableApart(es)
 	counts := map[string]int{}
 	var names []string
 	for _, e := range es {
