@@ -27,24 +27,24 @@ type SubmitAnswer struct {
 
 // ResultSummary is an entry as lists show it.
 type ResultSummary struct {
-	ID           string            `json:"id"`
-	URL          string            `json:"url"`
-	SubmittedAt  time.Time         `json:"submitted_at"`
-	StartedAt    time.Time         `json:"started_at"`
-	Kind         string            `json:"kind"`
-	Runs         int               `json:"runs"`
-	Status       string            `json:"status"`
-	Released     bool              `json:"released"`
-	Hidden       bool              `json:"hidden,omitempty"`
-	Headline     float64           `json:"headline"`
-	HeadlineUnit string            `json:"headline_unit"`
+	ID           string    `json:"id"`
+	URL          string    `json:"url"`
+	SubmittedAt  time.Time `json:"submitted_at"`
+	StartedAt    time.Time `json:"started_at"`
+	Kind         string    `json:"kind"`
+	Runs         int       `json:"runs"`
+	Status       string    `json:"status"`
+	Released     bool      `json:"released"`
+	Hidden       bool      `json:"hidden,omitempty"`
+	Headline     float64   `json:"headline"`
+	HeadlineUnit string    `json:"headline_unit"`
 	// HeadlineOf says what the headline is of when it is not simply the
 	// run's: a sweep's cell and how many repeats it is the median of.
-	HeadlineOf string `json:"headline_of,omitempty"`
-	Better       string            `json:"better"`
-	Comparable   string            `json:"comparable"`
-	Reproduces   string            `json:"reproduces,omitempty"`
-	Facets       map[string]string `json:"facets"`
+	HeadlineOf string            `json:"headline_of,omitempty"`
+	Better     string            `json:"better"`
+	Comparable string            `json:"comparable"`
+	Reproduces string            `json:"reproduces,omitempty"`
+	Facets     map[string]string `json:"facets"`
 }
 
 // ResultList is a page of a list.
