@@ -59,9 +59,9 @@ func reproduce(sub *Submission, base, id string) reproduceView {
 		}
 		return `"$` + n + `"`
 	}
-	// A run with no database driver ran on its workload's own target
-	// (files): it takes no --target.
-	database := p.Target.Driver != ""
+	// A database is named by a URL; a workload with a target of its own
+	// (files: a directory) takes no --target.
+	database := strings.Contains(p.Target.URL, "://")
 	head := func(cmd string) []string {
 		args := []string{"dbmark", cmd, name}
 		if database {
@@ -72,7 +72,11 @@ func reproduce(sub *Submission, base, id string) reproduceView {
 	if database {
 		v.Vars = append([]reproduceVar{{"TARGET", defaultTarget, "your database: postgres://USER@HOST/DB, mysql://USER@HOST/DB or sqlite:///PATH (a password from PGPASSWORD or in the URL)"}}, v.Vars...)
 	}
-	opts := reproduceOptions(p)
+	cmd := p.Command
+	if sub.Sweep != nil {
+		cmd = append([]string{"dbmark", "sweep", name}, sub.Sweep.Args...)
+	}
+	opts := reproduceOptions(p, cmd)
 	prep := head("prepare")
 	for _, o := range opts {
 		if !result.RunOnly(o[0]) && o[0] != "threads" {
@@ -109,23 +113,27 @@ func reproduce(sub *Submission, base, id string) reproduceView {
 }
 
 // reproduceOptions are the options a run is reproduced with, threads
-// first: what changes the work (on this engine), how long it ran and its
-// tries; not how it was reported, its seed or its server settings (which
-// the user's server has or not).
-func reproduceOptions(p *result.Result) [][2]string {
+// first: those the command that made it named (with the values the run
+// recorded), or, when that command cannot be read (a front end's short
+// options), every option that changes the work; and always its threads,
+// time and warm-up. Never how it was reported, its seed, a sweep's own
+// options or its server settings (which the user's server has or not).
+func reproduceOptions(p *result.Result, cmd []string) [][2]string {
 	opts := p.Workload.Options
+	typed, ok := typedOptions(cmd)
 	var out [][2]string
-	if t, ok := opts["threads"]; ok {
+	if t, has := opts["threads"]; has {
 		out = append(out, [2]string{"threads", t})
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		val := strings.TrimSuffix(strings.TrimPrefix(opts[k], "["), "]") // a list, as pflag prints it
 		_, server := result.ServerSettingOf(k)
 		switch {
-		case k == "threads" || server || val == "" || !result.AppliesTo(k, p.Target.Kind) || notReproduced[k]:
-		case k == "time" || k == "warmup" || k == "max-tries" || k == "events" && val != "0":
+		case k == "threads" || server || val == "" || !result.AppliesTo(k, p.Target.Kind) || notReproduced[k] ||
+			result.ClassOf(k) == result.OutputOption:
+		case k == "time" || k == "warmup" || k == "events" && val != "0":
 			out = append(out, [2]string{k, val})
-		case result.ClassOf(k) == result.WorkOption && (k != "rate" || val != "0"):
+		case ok && typed[k], !ok && result.ClassOf(k) == result.WorkOption && (k != "rate" || val != "0"):
 			out = append(out, [2]string{k, val})
 		}
 	}
@@ -133,8 +141,29 @@ func reproduceOptions(p *result.Result) [][2]string {
 }
 
 // notReproduced are options of the runner that change neither the work
-// nor its figures.
-var notReproduced = map[string]bool{"strict": true, "verbose-errors": true, "stall-timeout": true}
+// nor its figures, and a sweep's own.
+var notReproduced = map[string]bool{"strict": true, "verbose-errors": true, "stall-timeout": true, "seed": true,
+	"iterations": true, "max-iterations": true, "until-cv": true, "zip": true}
+
+// typedOptions are the long options named in a run's or a sweep's command
+// line (dbmark run|sweep WORKLOAD ...); ok is false for any other command,
+// or one with a short option, whose name the result does not record.
+func typedOptions(cmd []string) (names map[string]bool, ok bool) {
+	if len(cmd) < 3 || cmd[1] != "run" && cmd[1] != "sweep" {
+		return nil, false
+	}
+	names = map[string]bool{}
+	for _, a := range cmd[3:] {
+		switch {
+		case strings.HasPrefix(a, "--"):
+			n, _, _ := strings.Cut(a[2:], "=")
+			names[n] = true
+		case len(a) > 1 && a[0] == '-' && (a[1] < '0' || a[1] > '9'):
+			return nil, false
+		}
+	}
+	return names, true
+}
 
 // sweepArgs are a sweep's recorded arguments (each --name=value) without
 // where it ran and wrote.
@@ -142,7 +171,7 @@ func sweepArgs(args []string, value func(opt, val string) string) []string {
 	var out []string
 	for _, a := range args {
 		n, val, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !ok || !strings.HasPrefix(a, "--") || result.ClassOf(n) == result.OutputOption {
+		if !ok || !strings.HasPrefix(a, "--") || result.ClassOf(n) == result.OutputOption || n == "seed" {
 			continue
 		}
 		out = append(out, "--"+n+"="+value(n, val))
