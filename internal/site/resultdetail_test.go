@@ -1,0 +1,161 @@
+package site_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/site"
+)
+
+// sweepOf makes a sweep of threads from real runs: for each cell (its
+// thread count) the headlines of its repeats, in the order they ran.
+func sweepOf(t *testing.T, base *result.Result, cells [][2]any) *site.Submission {
+	t.Helper()
+	sw := &result.Sweep{SchemaVersion: 1, ID: uuid.NewString(), Workload: base.Workload.Name, Headline: "tps", Better: "higher",
+		Axes: []result.SweepAxis{{Name: "threads"}}, Args: []string{"--threads=1,4", "--time=2s"}, Command: []string{"dbmark", "sweep", base.Workload.Name, "--threads", "1,4"}, Iterations: 3,
+		StartedAt: base.StartedAt, Status: result.SweepDone}
+	var runs []*result.Result
+	for _, c := range cells {
+		threads, values := c[0].(int), c[1].([]float64)
+		sw.Axes[0].Values = append(sw.Axes[0].Values, itoa(threads))
+		for i, v := range values {
+			runs = append(runs, variant(t, base, func(r *result.Result) {
+				r.Run.Threads = threads
+				r.Summary.Headline = v
+				r.Sweep = &result.SweepRef{ID: sw.ID, Cell: map[string]string{"threads": itoa(threads)}, Iteration: i + 1}
+			}))
+		}
+	}
+	return &site.Submission{Format: site.SubmissionFormat, Sweep: sw, Runs: runs}
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestSweepHeadline: a sweep is published with its best cell's median of
+// repeats, named by its cell, never its best single run; the list, the
+// feed and the API say so, and the page shows every cell and says which
+// run its latency and operation tables are of.
+func TestSweepHeadline(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", nil)
+	base := realRun(t, "oltp_point_select")
+	sub := sweepOf(t, base, [][2]any{{1, []float64{100000, 120000, 110000}}, {4, []float64{300000, 374562, 342995}}})
+	id := ts.mustSubmit(sub)
+
+	var d site.ResultDetail
+	ts.do("GET", "/api/v1/results/"+id, nil).json(t, &d)
+	if d.Headline != 342995 || d.HeadlineOf != "threads=4, median of 3 runs" {
+		t.Errorf("API headline %v of %q, want 342995 of threads=4, median of 3 runs", d.Headline, d.HeadlineOf)
+	}
+	for _, path := range []string{"/results", "/", "/feed.atom"} {
+		_, body := ts.page(path)
+		if !strings.Contains(body, "342995") || !strings.Contains(body, "threads=4, median of 3 runs") || strings.Contains(body, "374562") {
+			t.Errorf("%s does not show the cell's median, named", path)
+		}
+	}
+	_, page := ts.page("/r/" + id)
+	if strings.Contains(page, "374562 ") || !strings.Contains(page, `id="headline">342995<`) {
+		t.Errorf("the page's headline is not the median")
+	}
+	cells := regexp.MustCompile(`(?s)<table class="summary cells">.*?</table>`).FindString(page)
+	for _, want := range []string{"threads=1", "110000", "threads=4", "342995", "3 of 3 ok", `class="headline-cell"><td>threads=4`} {
+		if !strings.Contains(cells, want) {
+			t.Errorf("the cells table lacks %q:\n%s", want, cells)
+		}
+	}
+	if !strings.Contains(page, "Of one run: cell threads=4, iteration 3, the cell&#39;s run nearest its median.") {
+		t.Errorf("the page does not say which run its tables are of")
+	}
+}
+
+// TestNotDurableKeptApart: a released result whose engine ran with
+// synchronous=OFF is flagged on its page, marked in lists and listed
+// apart from the leaderboard's ranking, however fast.
+func TestNotDurableKeptApart(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", nil)
+	base := realRun(t, "oltp_point_select")
+	if base.Target.Settings["synchronous"] == "" {
+		t.Fatal("the real run recorded no synchronous setting")
+	}
+	durable := ts.mustSubmit(submission(variant(t, base, func(r *result.Result) { released(r); r.Summary.Headline = 1000 })))
+	fast := ts.mustSubmit(submission(variant(t, base, func(r *result.Result) {
+		released(r)
+		r.Summary.Headline = 5000
+		r.Target.Settings["synchronous"] = "0"
+	})))
+	_, page := ts.page("/r/" + fast)
+	if !strings.Contains(page, `id="not-durable"`) || !strings.Contains(page, "synchronous=OFF") {
+		t.Errorf("the page of a result without durability does not say so")
+	}
+	if _, page := ts.page("/r/" + durable); strings.Contains(page, `id="not-durable"`) {
+		t.Errorf("a durable result is flagged")
+	}
+	_, board := ts.page("/leaderboard/oltp_point_select")
+	ranking := regexp.MustCompile(`(?s)<table class="summary ranking">.*?</table>`).FindString(board)
+	apart := board[strings.Index(board, `id="not-durable"`)+1:]
+	if !strings.Contains(ranking, durable) || strings.Contains(ranking, fast) || !strings.Contains(apart, fast) {
+		t.Errorf("the leaderboard ranks a result that is not durable:\n%s", board)
+	}
+	if _, boards := ts.page("/leaderboard"); !strings.Contains(boards, `oltp_point_select</a> <span class="count">1</span>`) {
+		t.Errorf("the leaderboards count a result that is not durable")
+	}
+	_, list := ts.page("/results?durability=not+durable")
+	if !strings.Contains(list, fast) || strings.Contains(list, durable) || !strings.Contains(list, "badge not-durable") {
+		t.Errorf("the list filtered on durability is wrong")
+	}
+}
+
+// TestQueryResultPages: a real query suite's result shows its queries
+// (cold, hot, median, rows, errors; the geometric mean), two are compared
+// query by query, and a run whose reads found nothing says how many.
+func TestQueryResultPages(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", nil)
+	q := realRun(t, "query")
+	if q.Counters != nil && q.Counters.Series == nil {
+		// The real run recorded "counters": {"series": null}, which the
+		// OpenAPI document does not allow.
+		q.Counters.Series = []result.CounterSeries{}
+	}
+	a := ts.mustSubmit(submission(q))
+	b := ts.mustSubmit(submission(variant(t, q, func(r *result.Result) {
+		for i := range r.Queries.List {
+			if r.Queries.List[i].Label == "range" {
+				r.Queries.List[i].MedianS *= 4 // four times slower
+			}
+		}
+	})))
+	_, page := ts.page("/r/" + a)
+	table := regexp.MustCompile(`(?s)<table class="summary queries">.*?</table>`).FindString(page)
+	for _, want := range []string{">count<", ">range<", ">broken<", "<td class=\"n\">51</td>", "no such table: no_such_table", "cold ms", "hot ms", "median ms"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the queries table lacks %q:\n%s", want, table)
+		}
+	}
+	if !strings.Contains(page, "geometric mean of the queries' medians") || !strings.Contains(page, "1 query(ies) failed") {
+		t.Errorf("the page lacks the suite's figures: %s", regexp.MustCompile(`(?s)<h2 id="queries">.{0,600}`).FindString(page))
+	}
+	_, cmp := ts.page("/compare?ids=" + a + "," + b)
+	rows := regexp.MustCompile(`(?s)<table class="summary compare-queries">.*?</table>`).FindString(cmp)
+	if !regexp.MustCompile(`<td>range</td><td class="n">[0-9.]+</td><td class="n ratio">1\.00</td><td class="n">[0-9.]+</td><td class="n ratio">0\.25</td>`).MatchString(rows) ||
+		!regexp.MustCompile(`<td>count</td>.*<td class="n ratio">1\.00</td></tr>`).MatchString(rows) {
+		t.Errorf("the compare page's per-query rows are wrong:\n%s", rows)
+	}
+	// Two queries ran in both: the geometric mean of 1 and 0.25 is 0.5.
+	if !strings.Contains(rows, `<td class="n ratio">0.5</td>`) {
+		t.Errorf("the geometric mean of the ratios is not 0.5:\n%s", rows)
+	}
+
+	ps := realRun(t, "oltp_point_select")
+	missed := ts.mustSubmit(submission(variant(t, ps, func(r *result.Result) {
+		r.Summary.ReadCheck = &result.ReadCheck{Checked: 1000, Missed: 900, Ops: []result.ReadCheckOp{{Op: "point_select", Checked: 1000, Missed: 900}}}
+	})))
+	_, page = ts.page("/r/" + missed)
+	if !strings.Contains(page, `id="read-check">900 of the 1000 reads that must find rows found none (90.00%): most did`) ||
+		!strings.Contains(page, "<td>point_select</td><td class=\"n\">1000</td><td class=\"n\">900</td>") {
+		t.Errorf("the page does not show the reads that found nothing")
+	}
+}
