@@ -113,6 +113,14 @@ func queriesOf(q *result.Queries) *queryTable {
 		if x.HotS > 0 {
 			r.Hot = ms(x.HotS)
 		}
+		// A query none of whose runs succeeded has no times and no rows.
+		ok := false
+		for _, run := range x.Runs {
+			ok = ok || run.OK()
+		}
+		if !ok {
+			r.Cold, r.Median, r.Rows = "-", "-", "-"
+		}
 		t.Rows = append(t.Rows, r)
 	}
 	return t

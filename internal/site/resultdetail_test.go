@@ -130,7 +130,7 @@ func TestQueryResultPages(t *testing.T) {
 	})))
 	_, page := ts.page("/r/" + a)
 	table := regexp.MustCompile(`(?s)<table class="summary queries">.*?</table>`).FindString(page)
-	for _, want := range []string{">count<", ">range<", ">broken<", "<td class=\"n\">51</td>", "no such table: no_such_table", "cold ms", "hot ms", "median ms"} {
+	for _, want := range []string{">count<", ">range<", ">broken<", "<td class=\"n\">51</td>", "(error: no such table: no_such_table)", `<td class="n">-</td><td class="n">-</td><td class="n">-</td><td class="n">-</td><td class="n">3`, "cold ms", "hot ms", "median ms"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the queries table lacks %q:\n%s", want, table)
 		}
