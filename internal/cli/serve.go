@@ -75,7 +75,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
 				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
-				Durability: a.Targets.Unsafe})
+				Durability: a.Targets.Unsafe, Prepares: a.prepares})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -158,4 +158,11 @@ func storeLabel(dsn string) string {
 		return dsn
 	}
 	return secret.Target(dsn)
+}
+
+// prepares says whether this dbmark has prepare and cleanup for a
+// workload (one it does not know is taken to have them).
+func (a *App) prepares(name string) bool {
+	w, ok := a.Workloads.New(name)
+	return !ok || w.Hooks.Prepare != nil
 }

@@ -30,20 +30,25 @@ type reproduceVar struct{ Name, Value, Says string }
 // sets TARGET: a SQLite file, so that it runs as pasted anywhere.
 const defaultTarget = "sqlite:///tmp/dbmark-reproduce.db"
 
-// reproduce builds the script for sub, published as id on base: cleanup,
-// prepare, the run (or the sweep) and submit as a reproduction. The run
+// reproduce builds the script for sub, published as id on base: cleanup
+// and prepare (for a workload that has them: prepares), the run (or the sweep) and submit as a reproduction. The run
 // does the work the result did: its threads, limits and every option that
 // changes the work, given explicitly so that a dbmark with other defaults
 // does the same; its output options and where it wrote are not repeated,
 // and the result is stored, so submit has it.
-func reproduce(sub *Submission, base, id string) reproduceView {
+func reproduce(sub *Submission, base, id string, prepares bool) reproduceView {
 	var v reproduceView
 	p := sub.Primary()
 	name := p.Workload.Name
 	vars := map[string]bool{}
+	// A query suite's file is written from the queries it recorded.
+	queries := p.Queries != nil && p.Workload.Options["file"] != ""
 	// value quotes an option's value, or stands a variable for a value
 	// removed when the result was published.
 	value := func(opt, val string) string {
+		if queries && opt == "file" {
+			return queriesFile
+		}
 		if !strings.Contains(val, redact.Mask) {
 			return shellQuote(val)
 		}
@@ -72,6 +77,9 @@ func reproduce(sub *Submission, base, id string) reproduceView {
 	if database {
 		v.Vars = append([]reproduceVar{{"TARGET", defaultTarget, "your database: postgres://USER@HOST/DB, mysql://USER@HOST/DB or sqlite:///PATH (a password from PGPASSWORD or in the URL)"}}, v.Vars...)
 	}
+	if queries {
+		v.Commands = append(v.Commands, queriesHeredoc(p.Queries))
+	}
 	cmd := p.Command
 	if sub.Sweep != nil {
 		cmd = append([]string{"dbmark", "sweep", name}, sub.Sweep.Args...)
@@ -88,9 +96,11 @@ func reproduce(sub *Submission, base, id string) reproduceView {
 			v.Commands = append(v.Commands, `mkdir -p "$`+vr.Name+`"`)
 		}
 	}
-	clean := slices.Clone(prep)
-	clean[1] = "cleanup"
-	v.Commands = append(v.Commands, strings.Join(clean, " ")+" || true", strings.Join(prep, " "))
+	if prepares {
+		clean := slices.Clone(prep)
+		clean[1] = "cleanup"
+		v.Commands = append(v.Commands, strings.Join(clean, " ")+" || true", strings.Join(prep, " "))
+	}
 	var run []string
 	ref := "last"
 	if sw := sub.Sweep; sw != nil {
@@ -141,9 +151,12 @@ func reproduceOptions(p *result.Result, cmd []string) [][2]string {
 }
 
 // notReproduced are options of the runner that change neither the work
-// nor its figures, and a sweep's own.
-var notReproduced = map[string]bool{"strict": true, "verbose-errors": true, "stall-timeout": true, "seed": true,
-	"iterations": true, "max-iterations": true, "until-cv": true, "zip": true}
+// nor its figures.
+var notReproduced = map[string]bool{"strict": true, "verbose-errors": true, "stall-timeout": true, "seed": true}
+
+// sweepOnly are a sweep's own options: its command line names them, its
+// runs' and prepare's do not take them.
+var sweepOnly = map[string]bool{"iterations": true, "max-iterations": true, "until-cv": true, "zip": true}
 
 // typedOptions are the long options named in a run's or a sweep's command
 // line (dbmark run|sweep WORKLOAD ...); ok is false for any other command,
@@ -157,7 +170,7 @@ func typedOptions(cmd []string) (names map[string]bool, ok bool) {
 		switch {
 		case strings.HasPrefix(a, "--"):
 			n, _, _ := strings.Cut(a[2:], "=")
-			names[n] = true
+			names[n] = cmd[1] != "sweep" || !sweepOnly[n]
 		case len(a) > 1 && a[0] == '-' && (a[1] < '0' || a[1] > '9'):
 			return nil, false
 		}
@@ -199,4 +212,28 @@ func (v reproduceView) Text() string {
 		b.WriteString(c + "\n")
 	}
 	return b.String()
+}
+
+// queriesFile is the file a reproduction writes a query suite's queries to.
+const queriesFile = "dbmark-queries.sql"
+
+// queriesHeredoc writes the suite's queries, each under its label, to
+// queriesFile. The here-document's quoted end word, which no line of the
+// text is, keeps the shell from reading anything in it.
+func queriesHeredoc(q *result.Queries) string {
+	var b strings.Builder
+	for _, x := range q.List {
+		label := strings.Join(strings.Fields(x.Label), " ")
+		sql := strings.TrimSpace(x.SQL)
+		if !strings.HasSuffix(sql, ";") {
+			sql += ";"
+		}
+		fmt.Fprintf(&b, "-- %s\n%s\n", label, sql)
+	}
+	text := b.String()
+	end := "DBMARK_QUERIES"
+	for i := 0; slices.Contains(strings.Split(text, "\n"), end); i++ {
+		end = fmt.Sprintf("DBMARK_QUERIES_%d", i)
+	}
+	return "cat > " + queriesFile + " <<'" + end + "'\n" + text + end
 }

@@ -41,7 +41,8 @@ type readCheckView struct {
 func (s *Server) detail(sub *Submission, base, id string) resultDetail {
 	h := sub.Headline()
 	p := h.Run
-	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id)}
+	prepares := s.cfg.Prepares == nil || s.cfg.Prepares(p.Workload.Name)
+	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id, prepares)}
 	d.ReproduceText = d.Reproduce.Text()
 	if h.Cell != nil {
 		iter := ""

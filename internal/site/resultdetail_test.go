@@ -2,6 +2,10 @@ package site_test
 
 import (
 	"encoding/json"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -157,5 +161,47 @@ func TestQueryResultPages(t *testing.T) {
 	if !strings.Contains(page, `id="read-check">900 of the 1000 reads that must find rows found none (90.00%): most did`) ||
 		!strings.Contains(page, "<td>point_select</td><td class=\"n\">1000</td><td class=\"n\">900</td>") {
 		t.Errorf("the page does not show the reads that found nothing")
+	}
+}
+
+// TestReproduceScriptHoldsHostileText runs a result page's script in a
+// shell with dbmark standing in as a function that records its arguments:
+// an option's value and a query's text that try to run commands reach
+// dbmark as they were, and run nothing; the query file is written as
+// recorded.
+func TestReproduceScriptHoldsHostileText(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", nil)
+	q := realRun(t, "query")
+	if q.Counters != nil && q.Counters.Series == nil {
+		q.Counters.Series = []result.CounterSeries{}
+	}
+	evil := "$(touch pwned)`touch pwned`';touch pwned;'"
+	id := ts.mustSubmit(submission(variant(t, q, func(r *result.Result) {
+		r.Command = append(r.Command, "--only", "count,range")
+		r.Workload.Options["only"] = evil
+		r.Queries.List[0].SQL = "SELECT 1\nDBMARK_QUERIES\ntouch pwned"
+	})))
+	_, page := ts.page("/r/" + id)
+	m := regexp.MustCompile(`(?s)<pre class="cmd" id="reproduce-script">(.*?)</pre>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no script on the page")
+	}
+	dir := t.TempDir()
+	script := "dbmark() { printf '%s\\n' \"$@\" >> args.txt; }\n" + html.UnescapeString(m[1])
+	cmd := exec.Command("sh", "-e", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s\n%s", err, out, script)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Fatalf("the script ran a command from the result:\n%s", script)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args.txt"))
+	if !strings.Contains(string(args), "--only="+evil+"\n") || !strings.Contains(string(args), "--file=dbmark-queries.sql\n") {
+		t.Errorf("dbmark was not given the values as recorded:\n%s", args)
+	}
+	sql, _ := os.ReadFile(filepath.Join(dir, "dbmark-queries.sql"))
+	if !strings.HasPrefix(string(sql), "-- count\nSELECT 1\nDBMARK_QUERIES\ntouch pwned;\n-- range\n") {
+		t.Errorf("the query file is not the recorded queries:\n%s", sql)
 	}
 }
