@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/site/sitestore"
 	"github.com/dbmark/dbmark/internal/stats"
 )
 
@@ -141,4 +142,14 @@ func (s *Submission) Headline() Headline {
 		}
 	}
 	return h
+}
+
+// namedHeadline is an entry's headline with its unit and, for a sweep,
+// the cell it is the median of: "342995 tps (threads=4, median of 3 runs)".
+func namedHeadline(e *sitestore.Entry) string {
+	s := num(e.Headline) + " " + e.HeadlineUnit
+	if e.HeadlineOf != "" {
+		s += " (" + e.HeadlineOf + ")"
+	}
+	return s
 }

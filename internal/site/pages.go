@@ -500,7 +500,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for i := range reps {
 		x := &reps[i]
 		v.Reproductions = append(v.Reproductions, reproduction{ID: x.ID, CPU: x.Facets["cpu_model"],
-			Headline: num(x.Headline) + " " + x.HeadlineUnit, Ratio: num(ratio(e.Better, x.Headline, e.Headline))})
+			Headline: namedHeadline(x), Ratio: num(ratio(e.Better, x.Headline, e.Headline))})
 	}
 	return v, nil
 }
@@ -530,7 +530,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 	c := s.comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
 	var runs []*result.Result
 	for i, e := range es {
-		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: num(e.Headline) + " " + e.HeadlineUnit,
+		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: namedHeadline(e),
 			Ratio: num(c.Ratios[i]), Significance: significance(subs[0], subs[i], i)})
 		runs = append(runs, subs[i].Primary())
 	}
@@ -651,7 +651,7 @@ func (s *Server) pageLeaderboard(w http.ResponseWriter, r *http.Request) {
 		v.Work = WorkOptions(sub.Primary())
 		for i := range rows {
 			x := rowOf(&rows[i])
-			v.Rows = append(v.Rows, rankRow{ID: x.ID, Engine: x.Engine, CPU: x.CPU, CPUs: x.CPUs, Storage: x.Storage, Headline: x.Headline,
+			v.Rows = append(v.Rows, rankRow{ID: x.ID, Engine: x.Engine, CPU: x.CPU, CPUs: x.CPUs, Storage: x.Storage, Headline: namedHeadline(&rows[i]),
 				Score: strconv.FormatFloat(scores[i], 'f', 3, 64)})
 		}
 	}

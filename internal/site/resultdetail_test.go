@@ -61,6 +61,11 @@ func TestSweepHeadline(t *testing.T) {
 			t.Errorf("%s does not show the cell's median, named", path)
 		}
 	}
+	other := ts.mustSubmit(sweepOf(t, base, [][2]any{{4, []float64{200000, 210000, 190000}}}))
+	if _, cmp := ts.page("/compare?ids=" + id + "," + other); !strings.Contains(cmp, "342995 tps (threads=4, median of 3 runs)") ||
+		!strings.Contains(cmp, "200000 tps (threads=4, median of 3 runs)") {
+		t.Errorf("the compare page does not name the cells of the headlines")
+	}
 	_, page := ts.page("/r/" + id)
 	if strings.Contains(page, "374562 ") || !strings.Contains(page, `id="headline">342995<`) {
 		t.Errorf("the page's headline is not the median")
