@@ -161,8 +161,12 @@ func storeLabel(dsn string) string {
 }
 
 // prepares says whether this dbmark has prepare and cleanup for a
-// workload (one it does not know is taken to have them).
-func (a *App) prepares(name string) bool {
+// workload (one it does not know is taken to have them), and the options
+// that change what its prepare builds, if it declares them.
+func (a *App) prepares(name string) (bool, []string) {
 	w, ok := a.Workloads.New(name)
-	return !ok || w.Hooks.Prepare != nil
+	if !ok {
+		return true, nil
+	}
+	return w.Hooks.Prepare != nil, w.PrepareOptions
 }

@@ -36,7 +36,15 @@ const defaultTarget = "sqlite:///tmp/dbmark-reproduce.db"
 // changes the work, given explicitly so that a dbmark with other defaults
 // does the same; its output options and where it wrote are not repeated,
 // and the result is stored, so submit has it.
-func reproduce(sub *Submission, base, id string, prepares bool) reproduceView {
+// preparing is what the reproduction knows of a workload's prepare: has
+// it one, and the options that change what it builds, when it declares
+// them (Config.Prepares).
+type preparing struct {
+	has     bool
+	options []string
+}
+
+func reproduce(sub *Submission, base, id string, prepares preparing) reproduceView {
 	var v reproduceView
 	p := sub.Primary()
 	name := p.Workload.Name
@@ -85,9 +93,15 @@ func reproduce(sub *Submission, base, id string, prepares bool) reproduceView {
 		cmd = append([]string{"dbmark", "sweep", name}, sub.Sweep.Args...)
 	}
 	opts := reproduceOptions(p, cmd)
+	_, typed := typedOptions(cmd)
 	prep := head("prepare")
 	for _, o := range opts {
-		if !result.RunOnly(o[0]) && o[0] != "threads" {
+		// The options the workload says change what prepare builds, a
+		// path (where the data goes, as --target), or, when it says none,
+		// those the command named that prepare takes; never every option
+		// a front end's run recorded.
+		if declared := slices.Contains(prepares.options, o[0]); declared || strings.Contains(o[1], redact.Mask) ||
+			len(prepares.options) == 0 && typed && !result.RunOnly(o[0]) && o[0] != "threads" {
 			prep = append(prep, "--"+o[0]+"="+value(o[0], o[1]))
 		}
 	}
@@ -96,7 +110,7 @@ func reproduce(sub *Submission, base, id string, prepares bool) reproduceView {
 			v.Commands = append(v.Commands, `mkdir -p "$`+vr.Name+`"`)
 		}
 	}
-	if prepares {
+	if prepares.has {
 		clean := slices.Clone(prep)
 		clean[1] = "cleanup"
 		v.Commands = append(v.Commands, strings.Join(clean, " ")+" || true", strings.Join(prep, " "))

@@ -41,8 +41,11 @@ type readCheckView struct {
 func (s *Server) detail(sub *Submission, base, id string) resultDetail {
 	h := sub.Headline()
 	p := h.Run
-	prepares := s.cfg.Prepares == nil || s.cfg.Prepares(p.Workload.Name)
-	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id, prepares)}
+	prep := preparing{has: true}
+	if s.cfg.Prepares != nil {
+		prep.has, prep.options = s.cfg.Prepares(p.Workload.Name)
+	}
+	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id, prep)}
 	d.ReproduceText = d.Reproduce.Text()
 	if h.Cell != nil {
 		iter := ""
