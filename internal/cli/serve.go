@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/secret"
@@ -75,7 +76,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
 				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
-				Durability: a.Targets.Unsafe, Prepares: a.prepares})
+				Durability: a.Targets.Unsafe, Workload: a.workloadInfo})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -160,13 +161,19 @@ func storeLabel(dsn string) string {
 	return secret.Target(dsn)
 }
 
-// prepares says whether this dbmark has prepare and cleanup for a
-// workload (one it does not know is taken to have them), and the options
-// that change what its prepare builds, if it declares them.
-func (a *App) prepares(name string) (bool, []string) {
+// workloadInfo is what the site's reproduction scripts need of a
+// workload this dbmark has: whether it has prepare, the options that
+// change what prepare builds, and the defaults of run's options.
+func (a *App) workloadInfo(name string) (site.WorkloadInfo, bool) {
 	w, ok := a.Workloads.New(name)
 	if !ok {
-		return true, nil
+		return site.WorkloadInfo{}, false
 	}
-	return w.Hooks.Prepare != nil, w.PrepareOptions
+	info := site.WorkloadInfo{Prepares: w.Hooks.Prepare != nil, PrepareOptions: w.PrepareOptions, Defaults: map[string]string{}}
+	if cmd, _, err := a.rootCmd().Find([]string{"run", name}); err == nil && cmd.Name() == name {
+		add := func(f *pflag.Flag) { info.Defaults[f.Name] = f.DefValue }
+		cmd.Flags().VisitAll(add)
+		cmd.InheritedFlags().VisitAll(add)
+	}
+	return info, true
 }

@@ -36,15 +36,17 @@ const defaultTarget = "sqlite:///tmp/dbmark-reproduce.db"
 // changes the work, given explicitly so that a dbmark with other defaults
 // does the same; its output options and where it wrote are not repeated,
 // and the result is stored, so submit has it.
-// preparing is what the reproduction knows of a workload's prepare: has
-// it one, and the options that change what it builds, when it declares
-// them (Config.Prepares).
-type preparing struct {
-	has     bool
-	options []string
+// WorkloadInfo is what the dbmark serving the site knows of a workload
+// (Config.Workload): whether it has prepare and cleanup, the options that
+// change what prepare builds (when it declares them), and the defaults of
+// run's options as a result records them.
+type WorkloadInfo struct {
+	Prepares       bool
+	PrepareOptions []string
+	Defaults       map[string]string
 }
 
-func reproduce(sub *Submission, base, id string, prepares preparing) reproduceView {
+func reproduce(sub *Submission, base, id string, info WorkloadInfo) reproduceView {
 	var v reproduceView
 	p := sub.Primary()
 	name := p.Workload.Name
@@ -92,7 +94,7 @@ func reproduce(sub *Submission, base, id string, prepares preparing) reproduceVi
 	if sub.Sweep != nil {
 		cmd = append([]string{"dbmark", "sweep", name}, sub.Sweep.Args...)
 	}
-	opts := reproduceOptions(p, cmd)
+	opts := reproduceOptions(p, cmd, info.Defaults)
 	_, typed := typedOptions(cmd)
 	prep := head("prepare")
 	for _, o := range opts {
@@ -100,8 +102,8 @@ func reproduce(sub *Submission, base, id string, prepares preparing) reproduceVi
 		// path (where the data goes, as --target), or, when it says none,
 		// those the command named that prepare takes; never every option
 		// a front end's run recorded.
-		if declared := slices.Contains(prepares.options, o[0]); declared || strings.Contains(o[1], redact.Mask) ||
-			len(prepares.options) == 0 && typed && !result.RunOnly(o[0]) && o[0] != "threads" {
+		if declared := slices.Contains(info.PrepareOptions, o[0]); declared || strings.Contains(o[1], redact.Mask) ||
+			len(info.PrepareOptions) == 0 && typed && !result.RunOnly(o[0]) && o[0] != "threads" {
 			prep = append(prep, "--"+o[0]+"="+value(o[0], o[1]))
 		}
 	}
@@ -110,7 +112,7 @@ func reproduce(sub *Submission, base, id string, prepares preparing) reproduceVi
 			v.Commands = append(v.Commands, `mkdir -p "$`+vr.Name+`"`)
 		}
 	}
-	if prepares.has {
+	if info.Prepares {
 		clean := slices.Clone(prep)
 		clean[1] = "cleanup"
 		v.Commands = append(v.Commands, strings.Join(clean, " ")+" || true", strings.Join(prep, " "))
@@ -139,10 +141,11 @@ func reproduce(sub *Submission, base, id string, prepares preparing) reproduceVi
 // reproduceOptions are the options a run is reproduced with, threads
 // first: those the command that made it named (with the values the run
 // recorded), or, when that command cannot be read (a front end's short
-// options), every option that changes the work; and always its threads,
-// time and warm-up. Never how it was reported, its seed, a sweep's own
+// options), those whose value is not this dbmark's default (defaults), or
+// without them every option that changes the work; and always its
+// threads, time and warm-up. Never how it was reported, its seed, a sweep's own
 // options or its server settings (which the user's server has or not).
-func reproduceOptions(p *result.Result, cmd []string) [][2]string {
+func reproduceOptions(p *result.Result, cmd []string, defaults map[string]string) [][2]string {
 	opts := p.Workload.Options
 	typed, ok := typedOptions(cmd)
 	var out [][2]string
@@ -157,6 +160,10 @@ func reproduceOptions(p *result.Result, cmd []string) [][2]string {
 			result.ClassOf(k) == result.OutputOption:
 		case k == "time" || k == "warmup" || k == "events" && val != "0":
 			out = append(out, [2]string{k, val})
+		case !ok && defaults != nil:
+			if d, has := defaults[k]; has && d != opts[k] {
+				out = append(out, [2]string{k, val})
+			}
 		case ok && typed[k], !ok && result.ClassOf(k) == result.WorkOption && (k != "rate" || val != "0"):
 			out = append(out, [2]string{k, val})
 		}

@@ -41,11 +41,13 @@ type readCheckView struct {
 func (s *Server) detail(sub *Submission, base, id string) resultDetail {
 	h := sub.Headline()
 	p := h.Run
-	prep := preparing{has: true}
-	if s.cfg.Prepares != nil {
-		prep.has, prep.options = s.cfg.Prepares(p.Workload.Name)
+	info := WorkloadInfo{Prepares: true}
+	if s.cfg.Workload != nil {
+		if i, ok := s.cfg.Workload(p.Workload.Name); ok {
+			info = i
+		}
 	}
-	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id, prep)}
+	d := resultDetail{HeadlineOf: h.Of, Reproduce: reproduce(sub, base, id, info)}
 	d.ReproduceText = d.Reproduce.Text()
 	if h.Cell != nil {
 		iter := ""

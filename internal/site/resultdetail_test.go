@@ -210,3 +210,32 @@ func TestReproduceScriptHoldsHostileText(t *testing.T) {
 		t.Errorf("the query file is not the recorded queries:\n%s", sql)
 	}
 }
+
+// TestReproduceFrontEndRun: a run made by a front end (its short options
+// not recorded by name) is reproduced with the options whose value is not
+// the serving dbmark's default, and prepared with those the workload says
+// change what prepare builds.
+func TestReproduceFrontEndRun(t *testing.T) {
+	ts := newServer(t, t.TempDir()+"/site.db", func(c *site.Config) {
+		c.Workload = func(name string) (site.WorkloadInfo, bool) {
+			return site.WorkloadInfo{Prepares: true, PrepareOptions: []string{"table-size"},
+				Defaults: map[string]string{"point-selects": "10", "table-size": "10000", "range-size": "100"}}, true
+		}
+	})
+	id := ts.mustSubmit(submission(variant(t, realRun(t, "oltp_point_select"), func(r *result.Result) {
+		r.Command = []string{"dbmark", "sysbench", "oltp_point_select", "--table-size=500", "-q", "run"}
+		r.Workload.Options["table-size"] = "500"
+		r.Workload.Options["range-size"] = "100"
+		r.Workload.Options["point-selects"] = "3"
+	})))
+	_, page := ts.page("/r/" + id)
+	m := regexp.MustCompile(`(?s)<pre class="cmd" id="reproduce-script">(.*?)</pre>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no script on the page")
+	}
+	script := html.UnescapeString(m[1])
+	if !regexp.MustCompile(`(?m)^dbmark prepare oltp_point_select --target "\$TARGET" --table-size=500$`).MatchString(script) ||
+		!regexp.MustCompile(`(?m)^dbmark run oltp_point_select --target "\$TARGET" --threads=1 --point-selects=3 --table-size=500 --time=\S+ --warmup=\S+$`).MatchString(script) {
+		t.Errorf("the front end's run is not reproduced with its options that are not defaults:\n%s", script)
+	}
+}

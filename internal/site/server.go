@@ -47,11 +47,9 @@ type Config struct {
 	// every commit through a crash (target.Registry.Unsafe, with each
 	// engine's rule): such results are flagged on every page.
 	Durability func(kind string, settings map[string]string) []target.Unsafe
-	// Prepares says whether a workload has prepare and cleanup commands
-	// and names the options that change what its prepare builds, if it
-	// declares them, for the reproduction scripts (nil: every workload
-	// has them, declaring none).
-	Prepares func(workload string) (has bool, options []string)
+	// Workload tells the reproduction scripts what the dbmark serving the
+	// site knows of a workload (nil, or false: nothing).
+	Workload func(name string) (WorkloadInfo, bool)
 }
 
 // DefaultLimits are a few submissions a minute and a daily cap per client.
