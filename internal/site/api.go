@@ -129,12 +129,10 @@ func (s *Server) accept(r *http.Request, b []byte) (SubmitAnswer, int, error) {
 		return SubmitAnswer{}, 0, err
 	}
 	e, err := sub.Entry(s.cfg.Now())
-	if err == nil {
-		e.Facets["durability"] = s.durabilityFacet(sub)
-	}
 	if err != nil {
 		return SubmitAnswer{}, 0, err
 	}
+	e.Facets["durability"] = s.durabilityFacet(sub)
 	id, created, wait, err := s.cfg.Store.Put(ctx, e, &sitestore.Quota{Client: s.clientKey(r), Now: s.cfg.Now(), Limits: s.cfg.Limits})
 	if err != nil {
 		return SubmitAnswer{}, 0, err
