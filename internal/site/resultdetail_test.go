@@ -1,6 +1,7 @@
 package site_test
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"os"
@@ -9,11 +10,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/site"
+	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
 // sweepOf makes a sweep of threads from real runs: for each cell (its
@@ -238,4 +241,43 @@ func TestReproduceFrontEndRun(t *testing.T) {
 		!regexp.MustCompile(`(?m)^dbmark run oltp_point_select --target "\$TARGET" --threads=1 --point-selects=3 --table-size=500 --time=\S+ --warmup=\S+$`).MatchString(script) {
 		t.Errorf("the front end's run is not reproduced with its options that are not defaults:\n%s", script)
 	}
+}
+
+// TestRederiveOldEntries: entries stored under the old rules (a sweep's
+// headline its best run, no durability facet) are derived again from
+// their documents when a server starts, once.
+func TestRederiveOldEntries(t *testing.T) {
+	backends(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		st, err := sitestore.Open(ctx, dsn, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := sweepOf(t, variant(t, realRun(t, "oltp_point_select"), func(r *result.Result) { r.Target.Settings["synchronous"] = "0" }),
+			[][2]any{{1, []float64{100000, 120000, 110000}}, {4, []float64{300000, 374562, 342995}}})
+		b, _ := json.Marshal(sub)
+		if sub, err = site.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		e, err := sub.Entry(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As the old rules stored it.
+		e.Headline, e.HeadlineOf, e.Facets["durability"] = 374562, "", ""
+		if _, _, _, err := st.Put(ctx, e, nil); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+
+		ts := newServer(t, dsn, nil)
+		var d site.ResultDetail
+		ts.do("GET", "/api/v1/results/"+e.ID, nil).json(t, &d)
+		if d.Headline != 342995 || d.HeadlineOf != "threads=4, median of 3 runs" || d.Facets["durability"] != "not durable" {
+			t.Errorf("not derived again: %v of %q, durability %q", d.Headline, d.HeadlineOf, d.Facets["durability"])
+		}
+		if _, list := ts.page("/results?durability=not+durable"); !strings.Contains(list, e.ID) {
+			t.Errorf("the facet index does not hold the derived durability")
+		}
+	})
 }

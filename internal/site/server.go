@@ -100,6 +100,11 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.csrfKey, err = cfg.Store.Secret(ctx, "csrf"); err != nil {
 		return nil, err
 	}
+	if n, err := cfg.Store.Rederive(ctx, derivedVersion, s.rederive); err != nil {
+		return nil, err
+	} else if n > 0 {
+		cfg.Logger.InfoContext(ctx, "stored results derived again under this version's rules", "results", n)
+	}
 	if s.pages, err = newPages(cfg.ChartLibrary); err != nil {
 		return nil, err
 	}
