@@ -3,16 +3,15 @@ package site
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
-// derivedVersion is the version of the rules that derive an entry's
+// DerivedVersion is the version of the rules that derive an entry's
 // columns from its document: 1 is a sweep's headline as its best cell's
 // median, and durability. Raise it when they change: every server then
 // derives the stored entries again when it starts (Store.Rederive).
-const derivedVersion = 1
+const DerivedVersion = 1
 
 // rederive derives an entry's columns from its stored document as a new
 // submission's are.
@@ -24,10 +23,7 @@ func (s *Server) rederive(doc []byte) (*sitestore.Entry, error) {
 	if len(sub.Runs) == 0 {
 		return nil, fmt.Errorf("no runs")
 	}
-	e, err := sub.Entry(time.Time{})
-	if err != nil {
-		return nil, err
-	}
+	e := sub.columns()
 	e.Facets["durability"] = s.durabilityFacet(&sub)
 	return e, nil
 }

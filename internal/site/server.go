@@ -100,11 +100,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.csrfKey, err = cfg.Store.Secret(ctx, "csrf"); err != nil {
 		return nil, err
 	}
-	if n, err := cfg.Store.Rederive(ctx, derivedVersion, s.rederive); err != nil {
-		return nil, err
-	} else if n > 0 {
-		cfg.Logger.InfoContext(ctx, "stored results derived again under this version's rules", "results", n)
-	}
+	// Entries of older rules are derived again while the server serves
+	// them as they were (minutes for 100,000 of them): a site is not
+	// down for it.
+	go func() {
+		if n, err := cfg.Store.Rederive(ctx, DerivedVersion, s.rederive); err != nil {
+			cfg.Logger.ErrorContext(ctx, "derive stored results again", "err", err)
+		} else if n > 0 {
+			cfg.Logger.InfoContext(ctx, "stored results derived again under this version's rules", "results", n)
+		}
+	}()
 	if s.pages, err = newPages(cfg.ChartLibrary); err != nil {
 		return nil, err
 	}

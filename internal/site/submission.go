@@ -439,13 +439,19 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 			return nil, fmt.Errorf("encode submission: %w", err)
 		}
 	}
+	hash := s.Hash()
+	e := s.columns()
+	e.ID, e.Hash, e.SubmittedAt, e.Document = PermalinkID(hash), hash, now, doc
+	return e, nil
+}
+
+// columns are the entry's columns that follow from its runs by the
+// site's rules (the headline and what it is of, the comparable key, the
+// facets), without the encoding and hash that name it.
+func (s *Submission) columns() *sitestore.Entry {
 	h := s.Headline()
 	p := h.Run
-	hash := s.Hash()
 	e := &sitestore.Entry{
-		ID:           PermalinkID(hash),
-		Hash:         hash,
-		SubmittedAt:  now,
 		StartedAt:    p.StartedAt,
 		Released:     Released(p.Tool),
 		Status:       worstStatus(s),
@@ -458,13 +464,12 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 		Comparable:   ComparableKey(p),
 		Reproduces:   s.Reproduces,
 		Facets:       Facets(p),
-		Document:     doc,
 	}
 	e.Facets["client"] = clientFacet(s.Runs)
 	if s.Sweep != nil {
 		e.Kind = "sweep"
 	}
-	return e, nil
+	return e
 }
 
 func worstStatus(s *Submission) string {
