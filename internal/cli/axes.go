@@ -65,6 +65,11 @@ func sweepable(fs *pflag.FlagSet) *axisSet {
 		if _, isSlice := fl.Value.(pflag.SliceValue); isSlice {
 			return
 		}
+		// A flag given once per item (-f, -b, --server-set) is a list
+		// already: each of its values goes to every cell.
+		if _, isRepeated := fl.Value.(repeated); isRepeated {
+			return
+		}
 		v := &axisValue{Value: fl.Value, name: fl.Name, set: set}
 		fl.Value = v
 		set.byKey[fl.Name] = v

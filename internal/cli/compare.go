@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,9 @@ func (a *App) compareCmd() *cobra.Command {
 		Long: `A and B are each a run (its id or uuid prefix, as "results show" takes) or a sweep
 (sweep:ID, with the sweep's id or uuid prefix). With repeats on both sides, each metric is tested
 with Welch's t-test over the runs; with one run a side, over batch means of the interval series.
-Two sweeps are compared cell by cell.`,
+Two sweeps are compared cell by cell. Runs of a query suite (query, wisconsin) are also compared
+query by query: each query's cold, hot and median times, the ratio B/A of its mean time (lower is
+better) with a test over its iterations, and the geometric mean of the queries' ratios.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return withCode(ExitUsage, errors.New("compare needs two runs or sweeps: dbmark compare A B (a run id, or sweep:ID)"))
@@ -56,6 +59,9 @@ Two sweeps are compared cell by cell.`,
 						fmt.Fprintf(a.Stdout, "\n%s\n", p.title)
 					}
 					compare.Write(a.Stdout, compare.Of(p.a, p.b))
+					if compare.QueryResults(append(slices.Clone(p.a), p.b...)...) {
+						compare.WriteQueries(a.Stdout, compare.QueriesOf(p.a, p.b))
+					}
 				}
 				compare.WriteDiff(a.Stdout, diff)
 				return nil

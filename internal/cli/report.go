@@ -82,7 +82,8 @@ func loadRuns(ctx context.Context, st store.Store, refs []string) ([]htmlreport.
 		return nil
 	}
 	for _, ref := range refs {
-		if sref, ok := strings.CutPrefix(ref, "sweep:"); ok {
+		sref, isSweep := strings.CutPrefix(ref, "sweep:")
+		if isSweep {
 			// sweep:ID, as compare takes it: the sweep's number or UUID prefix.
 			rec, err := getSweep(ctx, st, sref)
 			if err != nil {
@@ -104,6 +105,9 @@ func loadRuns(ctx context.Context, st store.Store, refs []string) ([]htmlreport.
 		sweep, lerr := st.List(ctx, store.Filter{SweepID: ref})
 		if lerr != nil {
 			return nil, lerr
+		}
+		if len(sweep) == 0 && isSweep {
+			return nil, fmt.Errorf("sweep %s has no stored run: it stopped before its first run ended (resume it with: dbmark sweep --resume %s)", sref, sref)
 		}
 		if len(sweep) == 0 {
 			return nil, fmt.Errorf("no result or sweep %q (see: dbmark results list)", ref)

@@ -26,7 +26,8 @@ import (
 
 func (a *App) reproduceCmd() *cobra.Command {
 	var targetURL string
-	var submitIt bool
+	var submitIt, applySettings bool
+	var restartCmd string
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "reproduce URL/r/ID [--target URL] [--submit]",
@@ -34,8 +35,10 @@ func (a *App) reproduceCmd() *cobra.Command {
 		Long: `Fetch a result published on a results site (its permalink, .../r/ID), and run the same
 workload with the same options (those that differ from their defaults, the duration and the
 threads included) against --target, or the embedded SQLite database. The command it runs is
-printed first. With --submit the result is then published on the same site as a reproduction of
-the original, whose page lists it with its ratio.`,
+printed first, then the engine settings of your server that differ from the original's (with
+--apply-settings the original's values are set for the run and restored after it, as --server-set
+does), and after the run its ratio to the original. With --submit the result is then published on
+the same site as a reproduction of the original, whose page lists it with its ratio.`,
 		Args: exactlyOne("permalink (https://site/r/ID)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -56,6 +59,24 @@ the original, whose page lists it with its ratio.`,
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
+			kind, eng, facts, err := a.inspectTarget(ctx, targetURL)
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("reproduce: %w", err))
+			}
+			diffs, note := settingDiffs(p, kind, eng, facts)
+			diffs = slices.DeleteFunc(diffs, func(d settingDiff) bool {
+				_, set := p.Workload.Options[result.ServerOption(d.Name)]
+				return set // the original set it itself: runArgs set it too
+			})
+			if applySettings {
+				if note != "" {
+					return withCode(ExitUsage, fmt.Errorf("--apply-settings: %s", note))
+				}
+				runArgs = append(runArgs, serverSetArgs(diffs)...)
+			}
+			if restartCmd != "" {
+				runArgs = append(runArgs, "--restart-cmd", restartCmd)
+			}
 			if targetURL != "" {
 				runArgs = append(runArgs, "--target", targetURL)
 			}
@@ -64,6 +85,7 @@ the original, whose page lists it with its ratio.`,
 				runArgs = append(runArgs, "--store", storeDSN)
 			}
 			fmt.Fprintf(a.Stdout, "reproducing %s/r/%s: dbmark %s\n", base, id, strings.Join(secret.Args(runArgs), " "))
+			writeSettingDiffs(a.Stdout, diffs, note, applySettings)
 			// The run is the run command itself, on a fresh command tree.
 			root := a.rootCmd()
 			root.SetArgs(runArgs)
@@ -73,10 +95,6 @@ the original, whose page lists it with its ratio.`,
 				return err
 			}
 			a.storeDSN = storeDSN
-			if !submitIt {
-				fmt.Fprintf(a.Stdout, "publish it with: dbmark submit ID --server %s --reproduces %s\n", base, id)
-				return nil
-			}
 			return a.withStore(ctx, func(st store.Store) error {
 				rows, err := st.List(ctx, store.Filter{Workload: p.Workload.Name, Limit: 1})
 				if err != nil {
@@ -84,6 +102,13 @@ the original, whose page lists it with its ratio.`,
 				}
 				if len(rows) == 0 {
 					return errors.New("the reproduction was not stored (was --no-store given?)")
+				}
+				if rep, err := st.Get(ctx, rows[0].ID); err == nil {
+					writeRatio(a.Stdout, p, rep, diffs, applySettings)
+				}
+				if !submitIt {
+					fmt.Fprintf(a.Stdout, "publish it with: dbmark submit %d --server %s --reproduces %s\n", rows[0].ID, base, id)
+					return nil
 				}
 				sub, _, err := submissionOf(ctx, st, strconv.FormatInt(int64(rows[0].ID), 10))
 				if err != nil {
@@ -106,6 +131,8 @@ the original, whose page lists it with its ratio.`,
 	}
 	cmd.Flags().StringVar(&targetURL, "target", "", "the target to run against (default: the embedded SQLite database)")
 	cmd.Flags().BoolVar(&submitIt, "submit", false, "publish the result on the same site, linked to the original")
+	cmd.Flags().BoolVar(&applySettings, "apply-settings", false, "set the original's values of the engine settings that differ for the run (restored after it)")
+	cmd.Flags().StringVar(&restartCmd, "restart-cmd", "", "with --apply-settings, the command that restarts the server, for settings that need a restart")
 	siteTimeoutFlag(cmd.Flags(), &timeout)
 	return cmd
 }

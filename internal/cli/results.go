@@ -18,7 +18,7 @@ import (
 )
 
 func (a *App) resultsCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "results", Short: "List, show, export and delete stored results"}
+	cmd := &cobra.Command{Use: "results", Short: "List, show, export, import and delete stored results"}
 	var f store.Filter
 	var all bool
 	list := &cobra.Command{
@@ -127,7 +127,19 @@ Host names, addresses, user names and paths are removed unless --no-redact.`,
 			})
 		},
 	}
-	cmd.AddCommand(list, show, export, del)
+	imp := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Store results exported on another machine (results export's JSON), keeping their context",
+		Long: `Store the results of a JSON document that dbmark results export wrote, a run's or a
+sweep's (sweep:ID), or that run --json wrote, so that results from another machine can be listed,
+shown, compared and reported here beside your own. Each keeps its machine, target and settings;
+a run whose id is already stored is left as it is. FILE may be - for standard input.`,
+		Args: exactlyOne("FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.importResults(cmd.Context(), args[0])
+		},
+	}
+	cmd.AddCommand(list, show, export, imp, del)
 	return cmd
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-// setting reads name as a new connection to raw sees it.
-func setting(t *testing.T, open target.Opener, raw, sql string) string {
+// connectTo opens a connection to raw, closed when the test ends.
+func connectTo(t *testing.T, open target.Opener, raw string) target.Conn {
 	t.Helper()
 	ctx := context.Background()
 	u, err := url.Parse(raw)
@@ -33,13 +33,19 @@ func setting(t *testing.T, open target.Opener, raw, sql string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tg.Close()
+	t.Cleanup(func() { tg.Close() })
 	c, err := tg.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	v, _, err := c.QueryRow(ctx, sql)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// setting reads name as a new connection to raw sees it.
+func setting(t *testing.T, open target.Opener, raw, sql string) string {
+	t.Helper()
+	v, _, err := connectTo(t, open, raw).QueryRow(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -320,6 +322,33 @@ func TestSweepTpcbClientsByTransactions(t *testing.T) {
 	}
 	if n := strings.Count(dbmark(t, ctx, "results", "list").stdout, "tpcb"); n != 4 {
 		t.Errorf("%d tpcb runs stored, want 2 x 2", n)
+	}
+}
+
+// A sweep of tpcb with a custom script and a builtin: each cell runs both
+// scripts, as a run given the same -f and -b does (the list's brackets
+// once reached the values: "no builtin script found for name [select-only]").
+func TestSweepTpcbScripts(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "mine.sql")
+	if err := os.WriteFile(file, []byte("\\set aid random(1, 100000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := dbmark(t, ctx, "prepare", "tpcb", "-s", "1"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	o := dbmark(t, ctx, "sweep", "tpcb", "-f", file+"@2", "-b", "select-only", "-c", "1,2", "-t", "20", "--iterations", "1")
+	if o.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", o.code, o.stderr)
+	}
+	for id := 1; id <= 2; id++ {
+		show := dbmark(t, ctx, "results", "show", strconv.Itoa(id))
+		for _, op := range []string{"script:select-only", "script:mine.sql"} {
+			if !strings.Contains(show.stdout, op) {
+				t.Errorf("run %d lacks %s:\n%s", id, op, show.stdout)
+			}
+		}
 	}
 }
 

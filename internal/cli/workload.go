@@ -20,6 +20,7 @@ import (
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -694,6 +695,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	res.Summary.Dips = dips.Find(res)
 	res.Summary.Saturated = saturation.Find(res)
+	res.Summary.Warnings = append(res.Summary.Warnings, probe.DuringRun(res.Counters)...)
 
 	return res, a.conclude(ctx, w, res, out, st, f, o)
 }

@@ -88,8 +88,12 @@ type Report struct {
 
 // Of compares b to a. With two or more runs a side, each metric is tested
 // over the runs; with one run a side, over batch means of the runs'
-// interval series.
+// interval series. Query suite runs are compared on the suite's figures
+// (suiteOf); QueriesOf compares them query by query.
 func Of(a, b []*result.Result) Report {
+	if QueryResults(slices.Concat(a, b)...) {
+		return suiteOf(a, b)
+	}
 	first := a[0]
 	ms := metrics(first.Summary.HeadlineUnit, first.Workload.Better == "lower")
 	var rep Report
@@ -262,6 +266,10 @@ type Differences struct {
 	NotComparable []string
 	// Notes say what was left out of Changes and why.
 	Notes []string
+	// Queries compares query suite runs query by query (queries.go): each
+	// run after the first against the first; nil unless every run is a
+	// query suite's.
+	Queries []QueryComparison
 }
 
 // The values shown for a result that has no such field, and for one on
@@ -331,6 +339,7 @@ func Diff(runs ...*result.Result) Differences {
 		return strings.Compare(x.Field, y.Field)
 	})
 	d.NotComparable = notComparable(runs)
+	d.Queries = diffQueries(runs)
 	return d
 }
 

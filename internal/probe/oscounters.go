@@ -3,7 +3,9 @@ package probe
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -18,6 +20,7 @@ type OSReader struct {
 	proc procfs.FS
 	blk  blockdevice.FS
 	live bool
+	root string
 }
 
 // NewOSReader reads the counters under root ("/" when empty).
@@ -35,7 +38,7 @@ func NewOSReader(root string) (*OSReader, error) {
 			return nil, fmt.Errorf("read OS counters: %w", err)
 		}
 	}
-	return &OSReader{proc: pfs, blk: bfs, live: o.live()}, nil
+	return &OSReader{proc: pfs, blk: bfs, live: o.live(), root: o.root()}, nil
 }
 
 // OSSnapshot is the OS counters at one moment.
@@ -51,6 +54,22 @@ type OSSnapshot struct {
 	// says they could be read (x86's RES line).
 	Resched    uint64
 	HasResched bool
+	// Syncs are the md arrays running a check, resync, recovery or
+	// reshape at this moment (/proc/mdstat): a weekly RAID check starts
+	// whenever its timer says, in the middle of a run as well.
+	Syncs []MDSync
+	// Throttles is the CPUs' thermal throttling events so far (core and
+	// package), where HasThrottles says the kernel counts them.
+	Throttles    uint64
+	HasThrottles bool
+}
+
+// MDSync is one md array's running sync.
+type MDSync struct {
+	Name, Action string
+	Done         float64 // fraction
+	SpeedKiBs    float64
+	LeftS        float64 // the kernel's estimate of the time to its end
 }
 
 // Snapshot reads the counters now. Parts that cannot be read are left out
@@ -84,6 +103,15 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 		keep(err)
 	}
 	s.Resched, s.HasResched = o.reschedInterrupts()
+	if mds, err := o.proc.MDStat(); err == nil { // no md driver: no file, no arrays
+		for _, m := range mds {
+			if action, ok := syncActions[m.ActivityState]; ok {
+				s.Syncs = append(s.Syncs, MDSync{Name: m.Name, Action: action, Done: m.BlocksSyncedPct / 100,
+					SpeedKiBs: m.BlocksSyncedSpeed, LeftS: m.BlocksSyncedFinishTime * 60})
+			}
+		}
+	}
+	s.Throttles, s.HasThrottles = o.throttles()
 	if o.live {
 		if p, err := o.proc.Proc(os.Getpid()); err == nil {
 			if st, err := p.Stat(); err == nil {
@@ -121,6 +149,29 @@ func (o *OSReader) reschedInterrupts() (uint64, bool) {
 		n += c
 	}
 	return n, true
+}
+
+// syncActions are /proc/mdstat's states of an array that is syncing, and
+// the name /sys gives the same action.
+var syncActions = map[string]string{"checking": "check", "resyncing": "resync", "recovering": "recover", "reshaping": "reshape"}
+
+// throttles sums the thermal throttling events of every CPU, core and
+// package, from /sys/devices/system/cpu/cpu*/thermal_throttle.
+func (o *OSReader) throttles() (uint64, bool) {
+	files, _ := filepath.Glob(filepath.Join(o.root, "sys/devices/system/cpu/cpu[0-9]*/thermal_throttle/*_throttle_count"))
+	var n uint64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		n += v
+	}
+	return n, len(files) > 0
 }
 
 // isArray says a device is an md or dm device: their counters are what a
@@ -190,6 +241,14 @@ func OSRates(a, b OSSnapshot) []Reading {
 		rate("os.disk."+name+".await", "ms", await)
 		rate("os.disk."+name+".util", "%", min(100, float64(y.IOsTotalTicks-x.IOsTotalTicks)/(secs*10)))
 		rate("os.disk."+name+".queue", "requests", float64(y.WeightedIOTicks-x.WeightedIOTicks)/(secs*1000))
+	}
+	if a.HasThrottles && b.HasThrottles && b.Throttles >= a.Throttles {
+		rate("os.cpu.throttles", "/s", float64(b.Throttles-a.Throttles)/secs)
+	}
+	for _, y := range b.Syncs {
+		gauge("os.raid."+y.Name+".sync_pct", "%", 100*y.Done)
+		gauge("os.raid."+y.Name+".sync_speed", "MiB/s", y.SpeedKiBs/1024)
+		gauge("os.raid."+y.Name+".sync_left", "s", y.LeftS)
 	}
 	m := b.Mem
 	if m.MemTotalBytes != nil && m.MemAvailableBytes != nil {

@@ -165,8 +165,8 @@ func literals(r *result.Result) []string {
 		}
 	}
 	if u, err := url.Parse(r.Target.URL); err == nil {
-		if u.User != nil && len(u.User.Username()) > 2 {
-			out = append(out, u.User.Username())
+		if name := u.User.Username(); len(name) > 2 && !serviceAccounts[strings.ToLower(name)] {
+			out = append(out, name)
 		}
 		if h := u.Hostname(); h != "" && h != "localhost" {
 			out = append(out, h)
@@ -176,6 +176,11 @@ func literals(r *result.Result) []string {
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
 }
+
+// serviceAccounts are the user names engines and their packages create,
+// which name no person: taken out of every text, they would take the
+// target's kind ("postgres"), its scheme and its settings with them.
+var serviceAccounts = map[string]bool{"postgres": true, "root": true, "mysql": true, "mariadb": true, "admin": true, "sa": true}
 
 type scrubber struct{ literals []string }
 

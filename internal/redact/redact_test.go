@@ -220,3 +220,26 @@ func TestPathsAreDropped(t *testing.T) {
 		}
 	}
 }
+
+// A service account's name (postgres, root) names no person: it stays, and
+// so do the target's kind and settings that hold the same word. A person's
+// user name goes.
+func TestServiceAccountsStay(t *testing.T) {
+	r := &result.Result{SchemaVersion: 1, Target: result.Target{Kind: "postgres", URL: "postgres://postgres@db.example.com:5432/postgres", Engine: "PostgreSQL",
+		Settings: map[string]string{"search_path": `"$user", public`, "role": "postgres"}}}
+	got, err := Result(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Target.Kind != "postgres" || got.Target.Settings["role"] != "postgres" {
+		t.Errorf("kind %q, role %q: a service account's name was taken for a person's", got.Target.Kind, got.Target.Settings["role"])
+	}
+	r.Target.URL = "postgres://alice@db.example.com:5432/bench"
+	r.Target.Settings["role"] = "alice"
+	if got, err = Result(r); err != nil {
+		t.Fatal(err)
+	}
+	if got.Target.Kind != "postgres" || got.Target.Settings["role"] == "alice" {
+		t.Errorf("kind %q, role %q: a person's user name must go, the kind stay", got.Target.Kind, got.Target.Settings["role"])
+	}
+}

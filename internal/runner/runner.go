@@ -661,7 +661,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		// is late to start it is as stuck as one waiting on the server.
 		wk.cl.begin(r.since(intended))
 		wk.clock.Now = began
-		a := r.event(ctx, wk)
+		a := r.event(ctx, wk, began)
 		wk.cl.end(nil)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
 			return nil
@@ -691,15 +691,16 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			end = wk.clock.Read()
 		}
 		r.settle(wk, end)
-		wk.cl.committed(end.Sub(began))
+		took := end.Sub(began)
+		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
 		}
 		if wk.sched != nil {
-			wk.h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+			wk.h.RecordScheduled(a.op, end.Sub(intended), took, began.Sub(intended))
 		} else {
-			wk.h.Record(a.op, end.Sub(began))
+			wk.h.Record(a.op, took)
 		}
 		r.observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
@@ -728,11 +729,16 @@ type attempt struct {
 	after  error // fatal, once the committed event is counted
 }
 
-// event runs one event with its retries.
-func (r *run) event(ctx context.Context, wk *worker) attempt {
+// event runs one event, begun at began, with its retries.
+func (r *run) event(ctx context.Context, wk *worker, began time.Time) attempt {
 	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
-		tryStart := time.Now()
+		// A lost connection's outage starts with the try that found it:
+		// the first starts with the event, a retry reads the clock.
+		tryStart := began
+		if try > 1 {
+			tryStart = wk.clock.Read()
+		}
 		op, err := wk.w.Event(ctx, try > 1)
 		if err == nil {
 			return attempt{op: op, ok: true, tries: try}

@@ -47,10 +47,15 @@ type chart struct {
 	Group  string   `json:"group,omitempty"`
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
+	YLog   float64  `json:"yLog,omitempty"` // > 0: a log scale from here, for values spanning orders of magnitude
+	// Overlays are the counters the reader can draw over this chart, on
+	// a second y axis.
+	Overlays []overlay `json:"overlays,omitempty"`
 }
 
 type series struct {
 	Name   string       `json:"name"`
+	Color  string       `json:"color,omitempty"` // the palette's when empty
 	Points [][2]float64 `json:"points,omitempty"`
 	// Breaks are the indexes of Points before which the line is broken:
 	// the samples between them are missing (a counter source that lost
@@ -58,6 +63,9 @@ type series struct {
 	Breaks []int        `json:"breaks,omitempty"`
 	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
 	Boxes  [][5]float64 `json:"boxes,omitempty"`
+	// Marks are x ranges to shade in the series' own colour: one run's
+	// dips among several.
+	Marks []band `json:"marks,omitempty"`
 }
 
 // band is an x range to shade, such as a warm-up.
@@ -70,8 +78,11 @@ type band struct {
 // timeSeries is one named value per interval, on the run's time axis.
 type timeSeries struct {
 	Name string
-	T, V []float64
-	Gaps [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
+	// Key is the counter's own name (Name holds its unit too) and Unit its
+	// unit, where the source has them.
+	Key, Unit string
+	T, V      []float64
+	Gaps      [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
 }
 
 // xySeries is a value against something other than time.
@@ -100,7 +111,7 @@ func sampledCounters(r *result.Result) []timeSeries {
 	}
 	out := make([]timeSeries, 0, len(r.Counters.Series))
 	for _, c := range r.Counters.Series {
-		ts := timeSeries{Name: c.Name, Gaps: c.Gaps}
+		ts := timeSeries{Name: c.Name, Key: c.Name, Unit: c.Unit, Gaps: c.Gaps}
 		if c.Unit != "" {
 			ts.Name += " (" + c.Unit + ")"
 		}
@@ -206,6 +217,11 @@ type group struct {
 	Workload string
 	Anchor   string
 	Runs     []Run
+	// Findings come first: those several runs share, each run's own,
+	// and the runs that found nothing.
+	Shared   []sharedFinding
+	Findings []runFindings
+	Quiet    string
 	Sections []section
 }
 
@@ -213,8 +229,11 @@ type section struct {
 	ID     string
 	Title  string
 	Note   string
+	Table  *gridTable // a sweep's cells as a table, before the charts
 	Charts []chart
 	Small  bool // small multiples: two charts a row
+
+	Queries *queryTable // query suite runs' figures (queries.go)
 }
 
 // maxOverlay caps the runs drawn on one time axis; more is unreadable.
@@ -238,91 +257,17 @@ func groups(runs []Run) []group {
 	for i := range out {
 		g := &out[i]
 		lb := newLabeler(g.Runs)
+		g.Shared, g.Findings, g.Quiet = groupFindings(g.Runs, lb)
 		for _, sw := range sweeps(g.Runs) {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
+		g.Sections = append(g.Sections, querySections(g.Anchor, g.Runs, lb)...)
 		g.Sections = append(g.Sections, runSections(g.Anchor, g.Runs, lb)...)
 	}
 	if g, ok := togetherGroup(runs); ok {
 		out = append([]group{g}, out...)
 	}
 	return out
-}
-
-// labeler names a run in a legend: its reference, plus what tells it apart
-// from the others of its group (sweep cell, engine).
-type labeler struct {
-	axes        []string
-	options     []string // options that differ between the runs outside sweeps
-	showEngines bool
-}
-
-// maxLabelOptions caps the differing options a legend names.
-const maxLabelOptions = 2
-
-func newLabeler(runs []Run) labeler {
-	engines := map[string]bool{}
-	for _, r := range runs {
-		engines[r.Result.Target.Engine+" "+r.Result.Target.Version] = true
-	}
-	return labeler{axes: varyingAxes(runs), options: differingOptions(runs), showEngines: len(engines) > 1}
-}
-
-// differingOptions names the options whose values differ between the runs
-// that are not part of a sweep (a sweep's cell already tells its runs
-// apart), threads first.
-func differingOptions(runs []Run) []string {
-	var free []map[string]string
-	keys := map[string]bool{}
-	for _, r := range runs {
-		if r.Result.Sweep == nil {
-			free = append(free, r.Result.Workload.Options)
-			for k := range r.Result.Workload.Options {
-				keys[k] = true
-			}
-		}
-	}
-	delete(keys, "seed") // differs from run to run unless chosen: says nothing
-	var out []string
-	for k := range keys {
-		for _, o := range free[1:] {
-			if o[k] != free[0][k] {
-				out = append(out, k)
-				break
-			}
-		}
-	}
-	slices.SortFunc(out, threadsFirst)
-	if len(out) > maxLabelOptions {
-		out = out[:maxLabelOptions]
-	}
-	return out
-}
-
-func threadsFirst(a, b string) int {
-	if (a == "threads") != (b == "threads") {
-		if a == "threads" {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a, b)
-}
-
-func (l labeler) label(r Run) string {
-	parts := []string{r.ref()}
-	if c := cellLabel(r.Result.Sweep, l.axes); c != "" {
-		parts = append(parts, c)
-	}
-	if r.Result.Sweep == nil {
-		for _, k := range l.options {
-			parts = append(parts, k+"="+r.Result.Workload.Options[k])
-		}
-	}
-	if l.showEngines {
-		parts = append(parts, r.Result.Target.Engine+" "+r.Result.Target.Version)
-	}
-	return strings.Join(parts, " ")
 }
 
 // sweepRuns is the runs of one sweep within a group.
@@ -420,6 +365,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		ys             []float64
 	}
 	cells := map[string]*cell{}
+	byX := map[string][]float64{}
 	var xs, rests, labels []string
 	for _, r := range sw.Runs {
 		if r.Result.Status != result.StatusOK || !finite(r.Result.Summary.Headline) {
@@ -437,6 +383,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 			xs, rests, labels = appendNew(xs, c.x), appendNew(rests, c.rest), append(labels, label)
 		}
 		c.ys = append(c.ys, r.Result.Summary.Headline)
+		byX[c.x] = append(byX[c.x], r.Result.Summary.Headline)
 	}
 	if len(cells) == 0 {
 		return nil
@@ -456,6 +403,17 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 
 	id := anchor + "-sweep-" + shortID(sw.ID)
 	sec := section{ID: id, Title: "Sweep " + shortID(sw.ID), Note: fmt.Sprintf("%d runs in %d cells; the mean of each cell's iterations", len(sw.Runs), len(cells))}
+	sec.Table = sweepTable(axes, xs, rests, func(x, rest string) (float64, bool) {
+		for _, c := range cells {
+			if c.x == x && c.rest == rest {
+				return mean(c.ys), true
+			}
+		}
+		return 0, false
+	})
+	if c, ok := firstAxisBoxes(id+"-xbox", unit, axes, xs, byX); ok {
+		sec.Charts = append(sec.Charts, c)
+	}
 	if len(axes) > 0 {
 		var ser []series
 		for _, rest := range rests {
@@ -486,7 +444,7 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		sec.Charts = append(sec.Charts, chart{ID: id + "-box", Title: unit + " across iterations", Kind: "box",
 			XName: strings.Join(axes, " "), YName: unit, XCategories: cats, Series: []series{s}})
 	}
-	if len(sec.Charts) == 0 {
+	if len(sec.Charts) == 0 && sec.Table == nil {
 		return nil
 	}
 	return []section{sec}
@@ -552,20 +510,21 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	}
 	// A lone run's dips are marked where they are.
 	if len(shown) == 1 {
-		for _, d := range shown[0].Result.Summary.Dips {
-			shade = append(shade, band{From: d.FromS, To: d.ToS, Label: fmt.Sprintf("dip %+.0f%%", d.Change*100)})
-		}
+		shade = append(shade, dipBands(shown[0])...)
 	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit
-	if unit == "" {
+	if unit == "" || runs[0].Result.Queries != nil { // a query suite's headline is its time, not a rate
 		unit = "events/s"
 	}
 
 	var thr, lat []series
 	for _, r := range shown {
 		if s := headlineSeries(r.Result, lb.label(r), 0); len(s.Points) > 0 {
+			if len(shown) > 1 { // each run's dips on its own line; a lone run's shade every chart
+				s.Marks = dipBands(r)
+			}
 			thr = append(thr, s)
 		}
 		for _, p := range tailPercentiles(r.Result) {
@@ -583,10 +542,11 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 		}
 	}
 	var out []section
+	counters, overlays := counterSections(anchor, shown, lb, maxT, timeGroup, shade)
 	over := section{ID: anchor + "-time", Title: "Over time", Note: note}
 	if len(thr) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-tput", Title: "Throughput", Kind: "line",
-			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr})
+			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr, Overlays: overlays})
 	}
 	if len(lat) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-lat", Title: "Latency percentiles per interval", Kind: "line",
@@ -595,19 +555,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	if len(over.Charts) > 0 {
 		out = append(out, over)
 	}
-
-	if c := counterCharts(anchor, shown, lb, maxT, timeGroup, shade); len(c) > 0 {
-		note := "on the throughput's time axis"
-		for _, r := range shown {
-			for _, m := range r.Result.Counters.Missing() {
-				if len(shown) > 1 {
-					m = lb.label(r) + ": " + m
-				}
-				note += "; " + m
-			}
-		}
-		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: note, Charts: c, Small: true})
-	}
+	out = append(out, counters...)
 	if c := rowsCharts(anchor, shown, lb); len(c) > 0 {
 		out = append(out, section{ID: anchor + "-rows", Title: "Against rows", Charts: c})
 	}
@@ -743,35 +691,6 @@ func tailPercentiles(r *result.Result) []float64 {
 	}
 	if len(out) == 0 {
 		out = slices.Sorted(maps.Keys(have))
-	}
-	return out
-}
-
-func counterCharts(anchor string, runs []Run, lb labeler, maxT float64, timeGroup string, shade []band) []chart {
-	by := map[string][]series{}
-	var names []string
-	for _, r := range runs {
-		for _, src := range counterSources() {
-			for _, ts := range src(r.Result) {
-				s := series{Name: lb.label(r)}
-				for i := range ts.T {
-					s.Points = append(s.Points, [2]float64{ts.T[i], ts.V[i]})
-				}
-				s.Breaks = breaks(ts)
-				if len(s.Points) == 0 {
-					continue
-				}
-				if _, ok := by[ts.Name]; !ok {
-					names = append(names, ts.Name)
-				}
-				by[ts.Name] = append(by[ts.Name], s)
-			}
-		}
-	}
-	var out []chart
-	for i, name := range names {
-		out = append(out, chart{ID: fmt.Sprintf("%s-ctr%d", anchor, i+1), Title: name, Kind: "line",
-			XName: "seconds", YName: name, XMax: maxT, Group: timeGroup, Shade: shade, Series: by[name]})
 	}
 	return out
 }

@@ -39,14 +39,7 @@ func sample(t *testing.T, measure time.Duration) []htmlreport.Run {
 		if code := cli.Main(context.Background(), args, &out, &errb); code != 0 {
 			t.Fatalf("dbmark %v: exit %d: %s", args, code, errb.String())
 		}
-		b, err := os.ReadFile(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := result.Unmarshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readDoc(t, doc)
 		runs = append(runs, htmlreport.Run{ID: int64(len(runs) + 1), Result: r})
 		return r
 	}
@@ -83,6 +76,20 @@ func sharedSample(t *testing.T) []htmlreport.Run {
 		shared.runs = sample(t, 1600*time.Millisecond)
 	}
 	return shared.runs
+}
+
+// readDoc reads the result document a run wrote with --json.
+func readDoc(t *testing.T, path string) *result.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // library is the embedded chart library. Without it (a build before `make

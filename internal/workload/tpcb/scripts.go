@@ -43,6 +43,10 @@ func (f *scriptFlag) Set(v string) error {
 func (f *scriptFlag) Type() string   { return "stringArray" }
 func (f *scriptFlag) String() string { return "[" + strings.Join(f.seen, ",") + "]" }
 
+// Args are the values given, one per -b or -f: how a sweep writes the
+// option back for each of its runs.
+func (f *scriptFlag) Args() []string { return f.seen }
+
 // shortcutFlag is -S or -N: a boolean that adds its builtin to the list.
 type shortcutFlag struct {
 	list *[]scriptArg
