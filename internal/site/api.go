@@ -82,6 +82,10 @@ type Comparison struct {
 	// does not keep every commit through a crash (fsync=off...), and the
 	// settings: its figures are not those of a durable database.
 	NotDurable []string `json:"not_durable"`
+	// Queries compares query suites query by query, each result after the
+	// first against the first (compare.Diff's, as dbmark compare shows
+	// them); empty unless every result is a query suite's.
+	Queries []compare.QueryComparison `json:"queries"`
 }
 
 // Difference is one field and its value in each compared entry.
@@ -284,7 +288,7 @@ func (s *Server) compare(r *http.Request, ids string, get func(*http.Request, st
 // comparison sets the entries side by side: their headlines' ratios to
 // the first's, and what differed between their best runs.
 func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
-	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}, NotDurable: []string{}}
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}, NotDurable: []string{}, Queries: []compare.QueryComparison{}}
 	runs := make([]*result.Result, len(es))
 	for i, e := range es {
 		c.Results = append(c.Results, sum(e))
@@ -298,6 +302,7 @@ func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(
 	c.NotComparable = append(c.NotComparable, d.NotComparable...)
 	c.Notes = append(c.Notes, d.Notes...)
 	c.NotDurable = append(c.NotDurable, s.notDurableLines(es, runs)...)
+	c.Queries = append(c.Queries, d.Queries...)
 	return c
 }
 

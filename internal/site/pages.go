@@ -535,7 +535,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		runs = append(runs, subs[i].Primary())
 	}
 	v.Comparison = c
-	v.Queries = queriesCompared(entryIDs(es), runs)
+	v.Queries = queriesCompared(entryIDs(es), c.Queries)
 	if v.Charts, v.Data, err = s.chartsOf(runs); err != nil {
 		s.pageFailed(w, r, err)
 		return

@@ -1,88 +1,75 @@
 package site
 
 import (
-	"math"
-
-	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/compare"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 )
 
-// queryCompare sets query suites side by side, query by query: each
-// result's median time and its ratio to the first's (above 1: faster than
-// the first), and the geometric mean of each result's ratios over the
-// queries both ran. It reads the results' queries sections directly.
+// queryCompare lays out compare.Diff's per-query comparisons (each result
+// after the first against the first, as dbmark compare makes them) as one
+// table: a row per query, the first result's median time, then each
+// other's median, its ratio B/A of the geometric mean times (below 1:
+// faster) and the verdict; and the geometric mean of the ratios.
 type queryCompare struct {
-	IDs     []string
+	Base    string
+	Others  []string
 	Rows    []queryCompareRow
-	Geomean []string // per result: the geometric mean of its ratios
+	Geomean []string // per other result
+	Method  string
 }
 
 type queryCompareRow struct {
-	Label string
-	Cells []queryCompareCell
+	Label, Base string
+	Cells       []queryCompareCell
 }
 
-type queryCompareCell struct{ Median, Ratio string }
+type queryCompareCell struct{ Median, Ratio, Verdict string }
 
-// queriesCompared is nil unless every run is a query suite's.
-func queriesCompared(ids []string, runs []*result.Result) *queryCompare {
-	medians := make([]map[string]float64, len(runs))
+// queriesCompared is nil unless the results are query suites (qcs, one per
+// result after the first).
+func queriesCompared(ids []string, qcs []compare.QueryComparison) *queryCompare {
+	if len(qcs) == 0 || len(qcs) != len(ids)-1 {
+		return nil
+	}
+	c := &queryCompare{Base: ids[0], Others: ids[1:], Method: qcs[0].Method}
 	var labels []string
-	for i, r := range runs {
-		if r.Queries == nil {
-			return nil
-		}
-		medians[i] = map[string]float64{}
-		for _, q := range r.Queries.List {
-			if i == 0 {
-				labels = append(labels, q.Label)
-			}
-			if q.MedianS > 0 {
-				medians[i][q.Label] = q.MedianS
-			}
-		}
-	}
-	// The other results' queries the first did not run come last.
 	seen := map[string]bool{}
-	for _, l := range labels {
-		seen[l] = true
-	}
-	for _, r := range runs[1:] {
-		for _, q := range r.Queries.List {
-			if !seen[q.Label] {
-				seen[q.Label] = true
-				labels = append(labels, q.Label)
+	by := make([]map[string]compare.QueryRow, len(qcs))
+	for i, qc := range qcs {
+		by[i] = map[string]compare.QueryRow{}
+		for _, r := range qc.Rows {
+			by[i][r.Label] = r
+			if !seen[r.Label] {
+				seen[r.Label] = true
+				labels = append(labels, r.Label)
 			}
 		}
+		g := "-"
+		if qc.Geomean > 0 {
+			g = num(qc.Geomean)
+		}
+		c.Geomean = append(c.Geomean, g)
 	}
-	c := &queryCompare{IDs: ids}
-	logSum := make([]float64, len(runs))
-	n := make([]int, len(runs))
 	for _, l := range labels {
-		row := queryCompareRow{Label: l}
-		base, hasBase := medians[0][l]
-		for i := range runs {
-			m, ok := medians[i][l]
+		row := queryCompareRow{Label: l, Base: "-"}
+		for i := range qcs {
+			r, ok := by[i][l]
 			cell := queryCompareCell{Median: "-", Ratio: "-"}
 			if ok {
-				cell.Median = ms(m)
-			}
-			if ok && hasBase {
-				ratio := base / m
-				cell.Ratio = num(ratio)
-				logSum[i] += math.Log(ratio)
-				n[i]++
+				if r.A != nil && row.Base == "-" && r.A.Failed == 0 {
+					row.Base = ms(r.A.MedianS)
+				}
+				if r.B != nil && r.B.Failed == 0 {
+					cell.Median = ms(r.B.MedianS)
+				}
+				if r.Ratio > 0 {
+					cell.Ratio = num(r.Ratio)
+				}
+				cell.Verdict = r.Verdict
 			}
 			row.Cells = append(row.Cells, cell)
 		}
 		c.Rows = append(c.Rows, row)
-	}
-	for i := range runs {
-		g := "-"
-		if n[i] > 0 {
-			g = num(math.Exp(logSum[i] / float64(n[i])))
-		}
-		c.Geomean = append(c.Geomean, g)
 	}
 	return c
 }

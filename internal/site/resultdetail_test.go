@@ -135,8 +135,11 @@ func TestQueryResultPages(t *testing.T) {
 	a := ts.mustSubmit(submission(q))
 	b := ts.mustSubmit(submission(variant(t, q, func(r *result.Result) {
 		for i := range r.Queries.List {
-			if r.Queries.List[i].Label == "range" {
-				r.Queries.List[i].MedianS *= 4 // four times slower
+			if q := &r.Queries.List[i]; q.Label == "range" { // four times slower
+				q.ColdS, q.HotS, q.MedianS = 4*q.ColdS, 4*q.HotS, 4*q.MedianS
+				for j := range q.Runs {
+					q.Runs[j].S *= 4
+				}
 			}
 		}
 	})))
@@ -152,13 +155,20 @@ func TestQueryResultPages(t *testing.T) {
 	}
 	_, cmp := ts.page("/compare?ids=" + a + "," + b)
 	rows := regexp.MustCompile(`(?s)<table class="summary compare-queries">.*?</table>`).FindString(cmp)
-	if !regexp.MustCompile(`<td>range</td><td class="n">[0-9.]+</td><td class="n ratio">1\.00</td><td class="n">[0-9.]+</td><td class="n ratio">0\.25</td>`).MatchString(rows) ||
-		!regexp.MustCompile(`<td>count</td>.*<td class="n ratio">1\.00</td></tr>`).MatchString(rows) {
+	if !regexp.MustCompile(`<td>range</td><td class="n">[0-9.]+</td><td class="n">[0-9.]+</td><td class="n ratio">4\.00</td><td>[a-z ]+</td>`).MatchString(rows) ||
+		!regexp.MustCompile(`<td>count</td><td class="n">[0-9.]+</td><td class="n">[0-9.]+</td><td class="n ratio">1\.00</td>`).MatchString(rows) ||
+		!strings.Contains(rows, "<td>broken</td>") {
 		t.Errorf("the compare page's per-query rows are wrong:\n%s", rows)
 	}
-	// Two queries ran in both: the geometric mean of 1 and 0.25 is 0.5.
-	if !strings.Contains(rows, `<td class="n ratio">0.5</td>`) {
-		t.Errorf("the geometric mean of the ratios is not 0.5:\n%s", rows)
+	// Two queries ran in both: the geometric mean of 1 and 4 is 2.
+	if !strings.Contains(rows, `<td class="n ratio">2.00</td>`) {
+		t.Errorf("the geometric mean of the ratios is not 2:\n%s", rows)
+	}
+	// The API's comparison is the same, from the same code.
+	var c site.Comparison
+	ts.do("GET", "/api/v1/compare?ids="+a+","+b, nil).json(t, &c)
+	if len(c.Queries) != 1 || c.Queries[0].GeomeanOf != 2 || c.Queries[0].Geomean < 1.99 || c.Queries[0].Geomean > 2.01 {
+		t.Errorf("the API's per-query comparison: %+v", c.Queries)
 	}
 
 	ps := realRun(t, "oltp_point_select")
