@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -136,6 +137,13 @@ func gen(args []string) error {
 		return err
 	}
 	defer st.Close()
+	// Entries made here follow this version's rules: the store says so,
+	// so that the server does not derive them all again when it starts.
+	if _, err := st.Rederive(ctx, site.DerivedVersion, func([]byte) (*sitestore.Entry, error) {
+		return nil, errors.New("the store holds results of older rules: start dbmark serve on it once first")
+	}); err != nil {
+		return err
+	}
 	bases, err := readBase()
 	if err != nil {
 		return err

@@ -53,6 +53,7 @@ better) with a test over its iterations, and the geometric mean of the queries' 
 				first := pairs[0]
 				diff := compare.Diff(first.a[0], first.b[0])
 				compare.WriteNotComparable(a.Stdout, diff)
+				compare.WriteNotDurable(a.Stdout, compare.NotDurable([]string{"A", "B"}, []*result.Result{first.a[0], first.b[0]}, a.Targets.Unsafe))
 				for _, p := range pairs {
 					if p.title != "" {
 						fmt.Fprintf(a.Stdout, "\n%s\n", p.title)

@@ -119,6 +119,10 @@ func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Targ
 	env := probe.Machine(ctx, probe.Options{Root: c.root, Dirs: localDirs(tg, res.Target.DataDir), Logger: a.Logger})
 	res.Environment = env
 	res.Warnings = append(res.Warnings, probe.Preflight(ctx, probe.Check{Env: env, Server: isServer(tg), Engine: facts, Root: c.root, Sample: activitySample})...)
+	// The settings as the run found them (a --server-set value included).
+	if us := a.Targets.Unsafe(res.Target.Kind, res.Target.Settings); len(us) > 0 {
+		res.Warnings = append(res.Warnings, target.DescribeUnsafe(us))
+	}
 	env.ProbeMS = float64(time.Since(began).Microseconds()) / 1000
 	for _, w := range res.Warnings {
 		fmt.Fprintf(a.notes(), "warning: %s\n", w)

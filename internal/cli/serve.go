@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/secret"
@@ -75,7 +76,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
 				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
-				LeaderboardUnreleased: unreleased})
+				LeaderboardUnreleased: unreleased, Durability: a.Targets.Unsafe, Workload: a.workloadInfo})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -159,4 +160,21 @@ func storeLabel(dsn string) string {
 		return dsn
 	}
 	return secret.Target(dsn)
+}
+
+// workloadInfo is what the site's reproduction scripts need of a
+// workload this dbmark has: whether it has prepare, the options that
+// change what prepare builds, and the defaults of run's options.
+func (a *App) workloadInfo(name string) (site.WorkloadInfo, bool) {
+	w, ok := a.Workloads.New(name)
+	if !ok {
+		return site.WorkloadInfo{}, false
+	}
+	info := site.WorkloadInfo{Prepares: w.Hooks.Prepare != nil, PrepareOptions: w.PrepareOptions, Defaults: map[string]string{}}
+	if cmd, _, err := a.rootCmd().Find([]string{"run", name}); err == nil && cmd.Name() == name {
+		add := func(f *pflag.Flag) { info.Defaults[f.Name] = f.DefValue }
+		cmd.Flags().VisitAll(add)
+		cmd.InheritedFlags().VisitAll(add)
+	}
+	return info, true
 }

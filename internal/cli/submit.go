@@ -35,13 +35,13 @@ func (a *App) submitCmd() *cobra.Command {
 	var dryRun bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "submit ID|sweep:ID... --server URL [--dry-run] [--note TEXT] [--tag key=value]",
+		Use:   "submit ID|sweep:ID|last|sweep:last... --server URL [--dry-run] [--note TEXT] [--tag key=value]",
 		Short: "Publish stored results on a results site, redacted as results export does",
 		Long: `Publish results on a dbmark results site (dbmark serve) and print each one's permalink.
 Each result is redacted first exactly as dbmark results export does: host names, addresses, serial
 numbers, user names, paths and credentials are removed. --dry-run prints the exact bytes that
 would be sent and sends nothing. A sweep (sweep:ID) is published as one entry with all its runs.
-Submitting the same result again prints the same permalink.`,
+"last" is the newest stored run, "sweep:last" the sweep of the newest run. Submitting the same result again prints the same permalink.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return withCode(ExitUsage, errors.New("usage: dbmark submit ID|sweep:ID... --server URL (IDs from: dbmark results list)"))
@@ -152,12 +152,38 @@ func parseTags(tags []string) (map[string]string, error) {
 	return out, nil
 }
 
+// resolveLast turns "last" into the newest stored run's UUID, and
+// "sweep:last" into the sweep of the newest stored run (what a
+// reproduction script submits right after it ran); any other reference is
+// returned as it is.
+func resolveLast(ctx context.Context, st store.Store, ref string) (string, error) {
+	if ref != "last" && ref != "sweep:last" {
+		return ref, nil
+	}
+	rows, err := st.List(ctx, store.Filter{Limit: 1})
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(rows) == 0:
+		return "", withCode(ExitUsage, errors.New("no result is stored yet (see: dbmark results list)"))
+	case ref == "last":
+		return rows[0].UUID, nil
+	case rows[0].SweepID == "":
+		return "", withCode(ExitUsage, fmt.Errorf("the newest result (%d) is not a sweep's: give its sweep as sweep:ID", rows[0].ID))
+	}
+	return "sweep:" + rows[0].SweepID, nil
+}
+
 // submissionOf builds the redacted submission of one reference: a run, or
 // a sweep (sweep:ID) with all its runs. removed lists the fields that
 // redaction masked or dropped, as JSON paths into the submission.
 func submissionOf(ctx context.Context, st store.Store, ref string) (sub *site.Submission, removed []string, err error) {
 	sub = &site.Submission{Format: site.SubmissionFormat}
 	var runs []*result.Result
+	if ref, err = resolveLast(ctx, st, ref); err != nil {
+		return nil, nil, err
+	}
 	if sref, ok := strings.CutPrefix(ref, "sweep:"); ok {
 		rec, err := getSweep(ctx, st, sref)
 		if err != nil {

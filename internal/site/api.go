@@ -27,21 +27,24 @@ type SubmitAnswer struct {
 
 // ResultSummary is an entry as lists show it.
 type ResultSummary struct {
-	ID           string            `json:"id"`
-	URL          string            `json:"url"`
-	SubmittedAt  time.Time         `json:"submitted_at"`
-	StartedAt    time.Time         `json:"started_at"`
-	Kind         string            `json:"kind"`
-	Runs         int               `json:"runs"`
-	Status       string            `json:"status"`
-	Released     bool              `json:"released"`
-	Hidden       bool              `json:"hidden,omitempty"`
-	Headline     float64           `json:"headline"`
-	HeadlineUnit string            `json:"headline_unit"`
-	Better       string            `json:"better"`
-	Comparable   string            `json:"comparable"`
-	Reproduces   string            `json:"reproduces,omitempty"`
-	Facets       map[string]string `json:"facets"`
+	ID           string    `json:"id"`
+	URL          string    `json:"url"`
+	SubmittedAt  time.Time `json:"submitted_at"`
+	StartedAt    time.Time `json:"started_at"`
+	Kind         string    `json:"kind"`
+	Runs         int       `json:"runs"`
+	Status       string    `json:"status"`
+	Released     bool      `json:"released"`
+	Hidden       bool      `json:"hidden,omitempty"`
+	Headline     float64   `json:"headline"`
+	HeadlineUnit string    `json:"headline_unit"`
+	// HeadlineOf says what the headline is of when it is not simply the
+	// run's: a sweep's cell and how many repeats it is the median of.
+	HeadlineOf string            `json:"headline_of,omitempty"`
+	Better     string            `json:"better"`
+	Comparable string            `json:"comparable"`
+	Reproduces string            `json:"reproduces,omitempty"`
+	Facets     map[string]string `json:"facets"`
 }
 
 // ResultList is a page of a list.
@@ -75,6 +78,14 @@ type Comparison struct {
 	NotComparable []string `json:"not_comparable"`
 	// Notes say what was left out of Differing and why.
 	Notes []string `json:"notes"`
+	// NotDurable names each result whose engine ran with a setting that
+	// does not keep every commit through a crash (fsync=off...), and the
+	// settings: its figures are not those of a durable database.
+	NotDurable []string `json:"not_durable"`
+	// Queries compares query suites query by query, each result after the
+	// first against the first (compare.Diff's, as dbmark compare shows
+	// them); empty unless every result is a query suite's.
+	Queries []compare.QueryComparison `json:"queries"`
 }
 
 // Difference is one field and its value in each compared entry.
@@ -88,7 +99,7 @@ func (s *Server) summary(r *http.Request, e *sitestore.Entry) ResultSummary {
 	return ResultSummary{
 		ID: e.ID, URL: s.baseURL(r) + "/r/" + e.ID, SubmittedAt: e.SubmittedAt, StartedAt: e.StartedAt,
 		Kind: e.Kind, Runs: e.Runs, Status: e.Status, Released: e.Released, Hidden: e.Hidden,
-		Headline: e.Headline, HeadlineUnit: e.HeadlineUnit, Better: e.Better, Comparable: e.Comparable,
+		Headline: e.Headline, HeadlineUnit: e.HeadlineUnit, HeadlineOf: e.HeadlineOf, Better: e.Better, Comparable: e.Comparable,
 		Reproduces: e.Reproduces, Facets: e.Facets,
 	}
 }
@@ -125,6 +136,7 @@ func (s *Server) accept(r *http.Request, b []byte) (SubmitAnswer, int, error) {
 	if err != nil {
 		return SubmitAnswer{}, 0, err
 	}
+	e.Facets["durability"] = s.durabilityFacet(sub)
 	id, created, wait, err := s.cfg.Store.Put(ctx, e, &sitestore.Quota{Client: s.clientKey(r), Now: s.cfg.Now(), Limits: s.cfg.Limits})
 	if err != nil {
 		return SubmitAnswer{}, 0, err
@@ -275,8 +287,8 @@ func (s *Server) compare(r *http.Request, ids string, get func(*http.Request, st
 
 // comparison sets the entries side by side: their headlines' ratios to
 // the first's, and what differed between their best runs.
-func comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
-	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}}
+func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}, NotDurable: []string{}, Queries: []compare.QueryComparison{}}
 	runs := make([]*result.Result, len(es))
 	for i, e := range es {
 		c.Results = append(c.Results, sum(e))
@@ -289,6 +301,8 @@ func comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.E
 	}
 	c.NotComparable = append(c.NotComparable, d.NotComparable...)
 	c.Notes = append(c.Notes, d.Notes...)
+	c.NotDurable = append(c.NotDurable, s.notDurableLines(es, runs)...)
+	c.Queries = append(c.Queries, d.Queries...)
 	return c
 }
 
@@ -309,7 +323,7 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return s.summary(r, e) }))
+	writeJSON(w, http.StatusOK, s.comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return s.summary(r, e) }))
 }
 
 // ModerationAnswer is the answer to a moderation request.

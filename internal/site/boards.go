@@ -18,10 +18,15 @@ type board struct {
 	Classes []classLink
 	Work    [][2]string
 	Rows    []rankRow
+	Apart   []row // not durable: listed, not ranked
 }
 
 func (s *Server) board(r *http.Request, wl string, es []sitestore.Entry, param, anchor string) (board, error) {
 	var b board
+	// Results of an engine that does not keep every commit are listed
+	// apart, not ranked beside durable ones.
+	es, apart := durableApart(es)
+	b.Apart = rowsOf(apart)
 	keys, by := classes(es)
 	class := r.URL.Query().Get(param)
 	if _, ok := by[class]; !ok && len(keys) > 0 {
@@ -42,7 +47,7 @@ func (s *Server) board(r *http.Request, wl string, es []sitestore.Entry, param, 
 	b.Work = WorkOptions(sub.Primary())
 	for i := range rows {
 		x := rowOf(&rows[i])
-		b.Rows = append(b.Rows, rankRow{ID: x.ID, Engine: x.Engine, CPU: x.CPU, CPUs: x.CPUs, Storage: x.Storage, Headline: x.Headline,
+		b.Rows = append(b.Rows, rankRow{ID: x.ID, Engine: x.Engine, CPU: x.CPU, CPUs: x.CPUs, Storage: x.Storage, Headline: namedHeadline(&rows[i]),
 			Score: strconv.FormatFloat(scores[i], 'f', 3, 64)})
 	}
 	return b, nil

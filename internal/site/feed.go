@@ -50,7 +50,14 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		if i == 0 {
 			f.Updated = e.SubmittedAt.Format(time.RFC3339)
 		}
-		ae := atomEntry{Title: x.Workload + " on " + x.Engine + ": " + x.Headline, ID: base + "/r/" + e.ID,
+		title := x.Workload + " on " + x.Engine + ": " + x.Headline
+		if x.HeadlineOf != "" {
+			title += " (" + x.HeadlineOf + ")"
+		}
+		if x.NotDurable {
+			title += ", not durable"
+		}
+		ae := atomEntry{Title: title, ID: base + "/r/" + e.ID,
 			Updated: e.SubmittedAt.Format(time.RFC3339), Link: atomLink{Href: base + "/r/" + e.ID},
 			Summary: x.CPU + ", " + x.CPUs + " CPUs, " + x.Memory + ", " + x.Storage + "; status " + x.Status}
 		ae.Author.Name = "dbmark submit"

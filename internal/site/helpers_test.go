@@ -26,6 +26,10 @@ import (
 	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/site/sitestore"
 	"github.com/dbmark/dbmark/internal/store/storetest"
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/mysql"
+	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
 )
 
 // realRun reads a result a real run of the embedded SQLite workload
@@ -103,7 +107,7 @@ func newServer(t *testing.T, dsn string, mod func(*site.Config)) *testServer {
 	lib, _ := htmlreport.ChartLibrary()
 	c := &clock{now: time.Now()}
 	cfg := site.Config{Store: st, AdminToken: "s3cret-admin-token", ChartLibrary: lib, Now: c.Now,
-		Limits: sitestore.Limits{PerMinute: 1000, PerDay: 100000}}
+		Limits: sitestore.Limits{PerMinute: 1000, PerDay: 100000}, Durability: engines().Unsafe}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -267,3 +271,13 @@ func (ts *testServer) mustSubmit(s *site.Submission) string {
 
 // released makes r look like a run of a released build.
 func released(r *result.Result) { r.Tool.Version = "1.2.0"; r.Tool.Revision = "abc123" }
+
+// engines is a target registry with every engine, as the command wires it:
+// the site's durability rules are theirs.
+func engines() *target.Registry {
+	r := target.NewRegistry()
+	postgres.Register(r)
+	mysql.Register(r)
+	sqlite.Register(r)
+	return r
+}

@@ -138,6 +138,10 @@ type row struct {
 	ID, Kind, Submitted, Workload, Engine, CPU, CPUs, Memory, Storage, Headline, Status string
 	Runs                                                                                int
 	Released, Hidden                                                                    bool
+	// HeadlineOf names a sweep's cell; NotDurable marks a result whose
+	// engine did not keep every commit through a crash.
+	HeadlineOf string
+	NotDurable bool
 }
 
 func rowOf(e *sitestore.Entry) row {
@@ -151,7 +155,8 @@ func rowOf(e *sitestore.Entry) row {
 	}
 	return row{ID: e.ID, Kind: e.Kind, Runs: e.Runs, Submitted: e.SubmittedAt.Format("2006-01-02 15:04"), Workload: f["workload"],
 		Engine: strings.TrimSpace(f["engine"] + " " + f["engine_version"]), CPU: f["cpu_model"], CPUs: f["cpus"], Memory: f["memory"],
-		Storage: storage, Headline: num(e.Headline) + " " + e.HeadlineUnit, Status: e.Status, Released: e.Released, Hidden: e.Hidden}
+		Storage: storage, Headline: num(e.Headline) + " " + e.HeadlineUnit, Status: e.Status, Released: e.Released, Hidden: e.Hidden,
+		HeadlineOf: e.HeadlineOf, NotDurable: f["durability"] == notDurable}
 }
 
 func rowsOf(es []sitestore.Entry) []row {
@@ -398,6 +403,7 @@ type resultView struct {
 	// CompareWith offers those to compare it with.
 	Standing    *standingView
 	CompareWith *compareWith
+	resultDetail
 }
 
 // chartsOf draws runs, each named in legends by the site's id of its
@@ -499,6 +505,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	if v.CompareWith, err = s.compareWith(r.Context(), e); err != nil {
 		return nil, err
 	}
+	v.resultDetail = s.detail(sub, v.Base, e.ID)
 	reps, err := s.cfg.Store.Reproductions(r.Context(), e.ID)
 	if err != nil {
 		return nil, err
@@ -506,7 +513,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for i := range reps {
 		x := &reps[i]
 		v.Reproductions = append(v.Reproductions, reproduction{ID: x.ID, CPU: x.Facets["cpu_model"],
-			Headline: num(x.Headline) + " " + x.HeadlineUnit, Ratio: num(ratio(e.Better, x.Headline, e.Headline))})
+			Headline: namedHeadline(x), Ratio: num(ratio(e.Better, x.Headline, e.Headline))})
 	}
 	return v, nil
 }
@@ -520,6 +527,7 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		IDs, Error string
 		Cols       []compareCol
 		Comparison Comparison
+		Queries    *queryCompare
 	}{page: page{Title: "Compare"}, IDs: ids}
 	es, subs, err := s.compare(r, ids, s.visiblePage)
 	if err != nil {
@@ -532,16 +540,17 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, e.Status, "compare", v)
 		return
 	}
-	c := comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
+	c := s.comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
 	var runs []*result.Result
 	var labels []string
 	for i, e := range es {
-		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: num(e.Headline) + " " + e.HeadlineUnit,
+		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: namedHeadline(e),
 			Ratio: num(c.Ratios[i]), Significance: significance(subs[0], subs[i], i)})
 		runs = append(runs, subs[i].Primary())
 		labels = append(labels, e.ID)
 	}
 	v.Comparison = c
+	v.Queries = queriesCompared(entryIDs(es), c.Queries)
 	if v.Charts, v.Data, err = s.chartsOf(runs, labels); err != nil {
 		s.pageFailed(w, r, err)
 		return
@@ -657,6 +666,7 @@ func (s *Server) pageLeaderboards(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
+	es, _ = durableApart(es)
 	counts := map[string]int{}
 	var names []string
 	for _, e := range es {

@@ -49,7 +49,7 @@ func TestPages(t *testing.T) {
 		}
 
 		code, body = ts.page("/r/" + best)
-		for _, want := range []string{"Latency", "p99 ms", `class="chart"`, "dbmark submit ID --server", best + ".json", "Preflight:"} {
+		for _, want := range []string{"Latency", "p99 ms", `class="chart"`, "dbmark submit last --server", best + ".json", "Preflight:"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("result page lacks %q", want)
 			}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dbmark/dbmark/internal/site/sitestore"
+	"github.com/dbmark/dbmark/internal/target"
 )
 
 // Config is what a Server needs.
@@ -46,6 +47,13 @@ type Config struct {
 	LeaderboardUnreleased bool
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
+	// Durability finds the settings of a result's engine that do not keep
+	// every commit through a crash (target.Registry.Unsafe, with each
+	// engine's rule): such results are flagged on every page.
+	Durability func(kind string, settings map[string]string) []target.Unsafe
+	// Workload tells the reproduction scripts what the dbmark serving the
+	// site knows of a workload (nil, or false: nothing).
+	Workload func(name string) (WorkloadInfo, bool)
 }
 
 // DefaultLimits are a few submissions a minute and a daily cap per client.
@@ -66,6 +74,9 @@ type Server struct {
 func New(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("site: no store")
+	}
+	if cfg.Durability == nil {
+		return nil, errors.New("site: no durability rule (Config.Durability)")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -93,6 +104,16 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if s.csrfKey, err = cfg.Store.Secret(ctx, "csrf"); err != nil {
 		return nil, err
 	}
+	// Entries of older rules are derived again while the server serves
+	// them as they were (minutes for 100,000 of them): a site is not
+	// down for it.
+	go func() {
+		if n, err := cfg.Store.Rederive(ctx, DerivedVersion, s.rederive); err != nil {
+			cfg.Logger.ErrorContext(ctx, "derive stored results again", "err", err)
+		} else if n > 0 {
+			cfg.Logger.InfoContext(ctx, "stored results derived again under this version's rules", "results", n)
+		}
+	}()
 	if s.pages, err = newPages(cfg.ChartLibrary); err != nil {
 		return nil, err
 	}

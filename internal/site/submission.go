@@ -416,23 +416,10 @@ func WorkOptions(r *result.Result) [][2]string {
 	return out
 }
 
-// Primary is the run that stands for a submission in lists: the best ok
-// run by the headline (a sweep's best cell), else the first.
-func (s *Submission) Primary() *result.Result {
-	var best *result.Result
-	for _, r := range s.Runs {
-		if r.Status != result.StatusOK {
-			continue
-		}
-		if best == nil || betterThan(r.Workload.Better, r.Summary.Headline, best.Summary.Headline) {
-			best = r
-		}
-	}
-	if best == nil {
-		return s.Runs[0]
-	}
-	return best
-}
+// Primary is the run that stands for a submission in lists, its tables
+// and comparisons: a single run, or the median run of a sweep's best cell
+// (Headline).
+func (s *Submission) Primary() *result.Result { return s.Headline().Run }
 
 // betterThan says whether headline a beats b when better is "higher" or
 // "lower".
@@ -452,24 +439,31 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 			return nil, fmt.Errorf("encode submission: %w", err)
 		}
 	}
-	p := s.Primary()
 	hash := s.Hash()
+	e := s.columns()
+	e.ID, e.Hash, e.SubmittedAt, e.Document = PermalinkID(hash), hash, now, doc
+	return e, nil
+}
+
+// columns are the entry's columns that follow from its runs by the
+// site's rules (the headline and what it is of, the comparable key, the
+// facets), without the encoding and hash that name it.
+func (s *Submission) columns() *sitestore.Entry {
+	h := s.Headline()
+	p := h.Run
 	e := &sitestore.Entry{
-		ID:           PermalinkID(hash),
-		Hash:         hash,
-		SubmittedAt:  now,
 		StartedAt:    p.StartedAt,
 		Released:     Released(p.Tool),
 		Status:       worstStatus(s),
 		Kind:         "run",
 		Runs:         len(s.Runs),
-		Headline:     p.Summary.Headline,
+		Headline:     h.Value,
 		HeadlineUnit: p.Summary.HeadlineUnit,
+		HeadlineOf:   h.Of,
 		Better:       p.Workload.Better,
 		Comparable:   ComparableKey(p),
 		Reproduces:   s.Reproduces,
 		Facets:       Facets(p),
-		Document:     doc,
 	}
 	e.Facets["client"] = clientFacet(s.Runs)
 	if e.Status == "ok" {
@@ -478,7 +472,7 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 	if s.Sweep != nil {
 		e.Kind = "sweep"
 	}
-	return e, nil
+	return e
 }
 
 func worstStatus(s *Submission) string {

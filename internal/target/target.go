@@ -199,6 +199,8 @@ type Opener func(ctx context.Context, u *url.URL, opts Options) (Target, error)
 type Registry struct {
 	mu      sync.RWMutex
 	openers map[string]Opener
+	// durability holds each kind's DurabilityRule (durability.go).
+	durability map[string]DurabilityRule
 }
 
 // NewRegistry returns an empty registry.

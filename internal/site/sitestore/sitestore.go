@@ -101,7 +101,7 @@ var Facets = []Facet{
 	{"fs", "filesystem"}, {"mount_options", "mount options"},
 	{"virtualization", "virtualization or cloud"}, {"kernel", "kernel"},
 	{"dbmark", "dbmark version"}, {"month", "date"}, {"status", "status"},
-	{"client", "client"},
+	{"client", "client"}, {"durability", "durability"},
 }
 
 func isFacet(k string) bool {
@@ -126,7 +126,10 @@ type Entry struct {
 	Runs         int
 	Headline     float64
 	HeadlineUnit string
-	Better       string // "higher" or "lower"
+	// HeadlineOf says what the headline is of when that is not simply the
+	// run's: a sweep's cell and how many repeats it is the median of.
+	HeadlineOf string
+	Better     string // "higher" or "lower"
 	// Comparable is a key shared by results that did the same work (the
 	// workload, its version and the options that change the work).
 	Comparable string
@@ -345,9 +348,9 @@ type putResult struct {
 // must undo what it did in tx (the client's event).
 func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResult {
 	cols := []string{"id", "hash", "submitted_us", "started_us", "hidden", "released", "status", "kind", "runs",
-		"headline", "headline_unit", "better", "comparable", "reproduces", "search"}
+		"headline", "headline_unit", "headline_of", "better", "comparable", "reproduces", "search"}
 	args := []any{e.ID, e.Hash, micros(e.SubmittedAt), micros(e.StartedAt), boolInt(e.Hidden), boolInt(e.Released),
-		e.Status, e.Kind, e.Runs, e.Headline, e.HeadlineUnit, e.Better, e.Comparable, e.Reproduces, searchText(e)}
+		e.Status, e.Kind, e.Runs, e.Headline, e.HeadlineUnit, e.HeadlineOf, e.Better, e.Comparable, e.Reproduces, searchText(e)}
 	for _, c := range facetColumns() {
 		cols = append(cols, c)
 		args = append(args, e.Facets[c])
@@ -533,7 +536,7 @@ func searchText(e *Entry) string {
 
 // listColumns are what a listed entry reads: everything but the document.
 func listColumns() string {
-	return "seq, id, hash, submitted_us, started_us, hidden, released, status, kind, runs, headline, headline_unit, better, comparable, reproduces, " +
+	return "seq, id, hash, submitted_us, started_us, hidden, released, status, kind, runs, headline, headline_unit, headline_of, better, comparable, reproduces, " +
 		strings.Join(facetColumns(), ", ")
 }
 
@@ -546,7 +549,7 @@ func scanEntry(sc scanner, withDoc bool) (Entry, int64, error) {
 	fc := facetColumns()
 	vals := make([]string, len(fc))
 	dest := []any{&seq, &e.ID, &e.Hash, &sub, &start, &hidden, &released, &e.Status, &e.Kind, &e.Runs, &e.Headline,
-		&e.HeadlineUnit, &e.Better, &e.Comparable, &e.Reproduces}
+		&e.HeadlineUnit, &e.HeadlineOf, &e.Better, &e.Comparable, &e.Reproduces}
 	for i := range vals {
 		dest = append(dest, &vals[i])
 	}

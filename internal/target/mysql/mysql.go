@@ -37,6 +37,7 @@ const DefaultConnectTimeout = 10 * time.Second
 // Register adds the mysql schemes to r.
 func Register(r *target.Registry) {
 	r.Register(Open, "mysql", "mariadb")
+	r.RegisterDurability("mysql", Unsafe)
 }
 
 // Target is a MySQL or MariaDB server.

@@ -35,6 +35,7 @@ const (
 // Register adds the postgres schemes to r.
 func Register(r *target.Registry) {
 	r.Register(Open, "postgres", "postgresql", "pgsql")
+	r.RegisterDurability("postgres", Unsafe)
 }
 
 // Target is a PostgreSQL server.

@@ -25,6 +25,7 @@ import (
 // Register adds the sqlite schemes to r.
 func Register(r *target.Registry) {
 	r.Register(Open, "sqlite", "sqlite3", "file")
+	r.RegisterDurability("sqlite", Unsafe)
 }
 
 // defaults applied unless the URL sets them: WAL lets readers run beside a
