@@ -477,7 +477,9 @@ func TestTransactionTimeCoversItsCommands(t *testing.T) {
 			sum += o.Latency.MeanMS
 		}
 	}
-	if tx < 30 || tx > 30+20 {
+	// Above: a loaded machine wakes the sleeps late; that the transaction
+	// is its commands and no more is checked below.
+	if tx < 30 || tx > 30+60 {
 		t.Fatalf("transaction mean %.3f ms for 30 ms of sleep", tx)
 	}
 	// The histograms keep three significant digits: 0.1% either way.
@@ -499,7 +501,9 @@ func TestTransactionTimeCoversItsCommands(t *testing.T) {
 			t.Fatalf("without -r, %s ran %d times with latency %+v; want 10 and none", o.Name, o.Count, o.Latency)
 		}
 	}
-	if tx < 30 || tx > 30+20 {
+	// Above: a loaded machine wakes the sleeps late; that the transaction
+	// is its commands and no more is checked below.
+	if tx < 30 || tx > 30+60 {
 		t.Fatalf("without -r: transaction mean %.3f ms for 30 ms of sleep", tx)
 	}
 }
