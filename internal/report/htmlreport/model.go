@@ -149,15 +149,25 @@ func rowMarks(r *result.Result) []xySeries {
 	rate := xySeries{Name: "insert rate at each row mark", XLabel: "rows", YLabel: "rows/s"}
 	cum := xySeries{Name: "cumulative insert rate", XLabel: "rows", YLabel: "rows/s"}
 	size := xySeries{Name: "data and index size", XLabel: "rows", YLabel: "MiB"}
+	// The query threads' rate, as iiBench's slides drew it ("QPS rate from
+	// 4 threads concurrent with inserts"): beside the insert rate.
+	qps := xySeries{Name: "query rate at each row mark", XLabel: "rows", YLabel: "queries/s"}
+	queried := false
 	for _, p := range r.Rows.Series {
 		x := float64(p.Rows)
 		rate.X, rate.Y = append(rate.X, x), append(rate.Y, p.InsertsPerS)
+		qps.X, qps.Y = append(qps.X, x), append(qps.Y, p.QueriesPerS)
+		queried = queried || p.QueriesPerS > 0
 		cum.X, cum.Y = append(cum.X, x), append(cum.Y, p.CumInsertsPerS)
 		if p.DataBytes >= 0 && p.IndexBytes >= 0 {
 			size.X, size.Y = append(size.X, x), append(size.Y, float64(p.DataBytes+p.IndexBytes)/(1<<20))
 		}
 	}
-	out := []xySeries{rate, cum}
+	out := []xySeries{rate}
+	if queried {
+		out = append(out, qps)
+	}
+	out = append(out, cum)
 	if len(size.X) > 0 {
 		out = append(out, size)
 	}

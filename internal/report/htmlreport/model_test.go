@@ -131,3 +131,23 @@ func TestRunsAtTheSameTime(t *testing.T) {
 		t.Errorf("groups %d, first %q: want the runs at the same time first, then one a workload", len(gs), gs[0].Anchor)
 	}
 }
+
+// An insert benchmark with query threads has its query rate against rows
+// drawn next to the insert rate; without them, no flat chart of zeros.
+func TestRowMarksQueryRate(t *testing.T) {
+	r := &result.Result{Rows: &result.Rows{Series: []result.RowPoint{
+		{Rows: 1000, InsertsPerS: 900, QueriesPerS: 40}, {Rows: 2000, InsertsPerS: 800, QueriesPerS: 35}}}}
+	got := rowMarks(r)
+	if len(got) < 2 || got[1].Name != "query rate at each row mark" || got[1].YLabel != "queries/s" ||
+		!slices.Equal(got[1].X, []float64{1000, 2000}) || !slices.Equal(got[1].Y, []float64{40, 35}) {
+		t.Fatalf("series %+v", got)
+	}
+	for i := range r.Rows.Series {
+		r.Rows.Series[i].QueriesPerS = 0
+	}
+	for _, s := range rowMarks(r) {
+		if s.YLabel == "queries/s" {
+			t.Errorf("a query rate drawn for a run with no query threads: %+v", s)
+		}
+	}
+}
