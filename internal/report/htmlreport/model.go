@@ -511,6 +511,10 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	if len(shown) == 1 {
 		shade = append(shade, dipBands(shown[0])...)
 	}
+	// What the machine was busy with meanwhile (a RAID sync), for every run.
+	for _, r := range shown {
+		shade = append(shade, machineBands(r)...)
+	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
 	unit := runs[0].Result.Summary.HeadlineUnit

@@ -151,3 +151,16 @@ func TestRowMarksQueryRate(t *testing.T) {
 		}
 	}
 }
+
+// A RAID sync sampled during the run is shaded on its time charts, from
+// the interval it was first seen in.
+func TestMachineBands(t *testing.T) {
+	r := Run{Result: &result.Result{Counters: &result.Counters{IntervalS: 1, Series: []result.CounterSeries{
+		{Name: "os.cpu.user", Points: [][2]float64{{1, 5}, {2, 5}, {3, 5}}},
+		{Name: "os.raid.md0.sync_pct", Points: [][2]float64{{2, 37.5}, {3, 37.6}}},
+	}}}}
+	got := machineBands(r)
+	if len(got) != 1 || got[0] != (band{From: 1, To: 3, Label: "RAID md0 sync"}) {
+		t.Errorf("bands %+v", got)
+	}
+}
