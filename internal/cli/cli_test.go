@@ -94,6 +94,8 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{[]string{"run", "nosuch"}, `unknown workload "nosuch"`},
 		{[]string{"run"}, "needs a workload"},
 		{[]string{"run", "oltp_read_only", "--bogus"}, "unknown flag: --bogus"},
+		// A second server never silently wins over the first.
+		{[]string{"run", "oltp_read_only", "--target", "sqlite:///tmp/a.db", "--target", "sqlite:///tmp/b.db"}, "--target: given twice: a run loads one server"},
 		{[]string{"run", "oltp_read_only", "--threads", "0"}, "--threads 0"},
 		{[]string{"run", "oltp_read_only", "--tables", "0"}, "--tables 0"},
 		{[]string{"run", "oltp_read_only", "--stall-timeout", "-1s"}, "must not be negative"},

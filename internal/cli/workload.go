@@ -120,6 +120,23 @@ func (t *targetFlag) Set(v string) error {
 	return nil
 }
 
+// oneTarget is --target given at most once: a second would otherwise
+// silently win over the first, and a run loads one server.
+type oneTarget struct {
+	v   *string
+	set bool
+}
+
+func (t *oneTarget) String() string { return *t.v }
+func (t *oneTarget) Type() string   { return "string" }
+func (t *oneTarget) Set(v string) error {
+	if t.set && v != *t.v {
+		return errors.New("given twice: a run loads one server (for several, run a dbmark per server, at the same time with --start-at)")
+	}
+	*t.v, t.set = v, true
+	return nil
+}
+
 // bindTarget binds where the load goes and the options every workload
 // shares. A workload with a target of its own (file I/O's directory) gets
 // no database option; --target is then refused by name (openTarget).
@@ -128,7 +145,8 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
 		fs.Var(&targetFlag{f}, "target", "not taken: this workload works on its own target")
 		_ = fs.MarkHidden("target")
 	} else {
-		fs.StringVar(&f.target, "target", os.Getenv("DBMARK_TARGET"), "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
+		f.target = os.Getenv("DBMARK_TARGET")
+		fs.Var(&oneTarget{v: &f.target}, "target", "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
 		f.pgMode.v = postgres.ModePrepared
 		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
 		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
