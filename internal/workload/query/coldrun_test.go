@@ -27,7 +27,7 @@ func (f *fakeCold) dropCache() (bool, error) {
 	time.Sleep(50 * time.Millisecond)
 	return true, nil
 }
-func (f *fakeCold) restart(context.Context, string) error {
+func (f *fakeCold) restart(context.Context, string, target.Target) error {
 	f.restarts.Add(1)
 	return nil
 }

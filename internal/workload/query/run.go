@@ -236,12 +236,12 @@ func (w *worker) makeCold(ctx context.Context) error {
 	start := time.Now()
 	defer func() { r.spent[w.id] += time.Since(start) }()
 	if len(r.opt.RestartCmd) == 1 {
-		if err := r.cold.restart(ctx, r.opt.RestartCmd[0]); err != nil {
+		if err := r.cold.restart(ctx, r.opt.RestartCmd[0], r.tg); err != nil {
 			return err
 		}
-		c, err := reconnect(ctx, r.tg)
+		c, err := r.tg.Connect(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("connect after --restart-cmd: %w", err)
 		}
 		if w.own != nil {
 			w.own.Close()
