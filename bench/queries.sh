@@ -12,10 +12,16 @@
 #            (PostgreSQL) and the mariadb client's own time per statement
 #            (`mariadb -vvv`, MariaDB), the same statements in the same
 #            order on the same relations; each query runs ITERATIONS times
-#            in a row. A round runs each tool once, the client first in
-#            odd rounds and dbmark first in even ones. Per round and tool
-#            a query's time is the median of its iterations; its ratio is
-#            the median over rounds of dbmark's time over the client's.
+#            in a row. With BENCH_ORDER=query a round takes the queries in
+#            turn, and for each runs the client on it, then dbmark (`--only`
+#            that query), or the reverse (the order alternates by query
+#            and round): both tools time a query within seconds of each
+#            other, which a loaded machine needs. With BENCH_ORDER=suite a
+#            round runs each tool on the whole suite once, the client first
+#            in odd rounds; its client CPU per suite is then comparable.
+#            Per round and tool a query's time is the median of its
+#            iterations (the hot column: the fastest); its ratio is the
+#            median over rounds of dbmark's time over the client's.
 #   load     `dbmark prepare wisconsin` at LOAD_SCALE on PostgreSQL against
 #            a plain COPY of the same rows into the same tables (the rows
 #            dumped once from dbmark's tables to files, loaded by psql's
@@ -29,6 +35,7 @@
 #   BENCH_SCALE=100000       --scale of the queries part
 #   BENCH_ITERATIONS=5       runs of each query in a row, per tool and round
 #   BENCH_ROUNDS=3           rounds of each part
+#   BENCH_ORDER=query        query (the tools alternate query by query) or suite
 #   BENCH_MY_SKIP="q9_join_aselb_noindex q10_join_abprime_noindex q11_join_cselaselb_noindex"
 #                            queries not run on MariaDB: its joins without an
 #                            index are nested loops, minutes each at 100,000
@@ -39,8 +46,8 @@
 #   DBMARK=PATH              the dbmark binary (default: bin/dbmark, built by make build)
 # The servers are those of scripts/testenv.sh, or the ones named by
 # DBMARK_TEST_POSTGRES, DBMARK_TEST_MYSQL and DBMARK_TEST_PG_* / _MY_*
-# when those are exported. The databases dbmark_queries_bench and
-# dbmark_load_bench are made and dropped.
+# when those are exported. The databases BENCH_DB (dbmark_queries_bench)
+# and BENCH_LOAD_DB (dbmark_load_bench) are made and dropped.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,11 +60,12 @@ ENGINES=${BENCH_ENGINES:-postgres mariadb}
 SCALE=${BENCH_SCALE:-100000}
 ITERATIONS=${BENCH_ITERATIONS:-5}
 ROUNDS=${BENCH_ROUNDS:-3}
+ORDER=${BENCH_ORDER:-query}
 MY_SKIP=${BENCH_MY_SKIP-q9_join_aselb_noindex q10_join_abprime_noindex q11_join_cselaselb_noindex}
 LOAD_SCALE=${BENCH_LOAD_SCALE:-1000000}
 LOAD_THREADS=${BENCH_LOAD_THREADS:-1}
-QDB=dbmark_queries_bench
-LDB=dbmark_load_bench
+QDB=${BENCH_DB:-dbmark_queries_bench}
+LDB=${BENCH_LOAD_DB:-dbmark_load_bench}
 
 case ${1:-} in -h | --help)
 	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
@@ -67,6 +75,8 @@ esac
 (($# == 0)) || die "no arguments expected (the settings are environment variables; --help lists them)"
 
 need_whole BENCH_SCALE="$SCALE" BENCH_ITERATIONS="$ITERATIONS" BENCH_ROUNDS="$ROUNDS" BENCH_LOAD_SCALE="$LOAD_SCALE" BENCH_LOAD_THREADS="$LOAD_THREADS"
+for d in "$QDB" "$LDB"; do [[ $d =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB/BENCH_LOAD_DB=$d: use lower-case letters, digits and _"; done
+case $ORDER in query | suite) ;; *) die "BENCH_ORDER=$ORDER: query or suite" ;; esac
 for p in $PARTS; do
 	case $p in queries | load) ;; *) die "BENCH_PARTS: unknown part $p (queries load)" ;; esac
 done
@@ -123,10 +133,10 @@ labels() {
 	jq -r '.queries.list[].label' "$OUT/labels.json"
 }
 
-# run_dbmark ENGINE URL ROUND ONLY: one run of the suite by dbmark; its
-# runs' times go to the TSV.
+# run_dbmark ENGINE URL ROUND ONLY [TAG]: one run of the queries ONLY by
+# dbmark; its runs' times, and its CPU, go to the TSV.
 run_dbmark() {
-	local engine=$1 url=$2 round=$3 only=$4 json=$OUT/$1-$3-dbmark.json rc=0
+	local engine=$1 url=$2 round=$3 only=$4 json=$OUT/$1-$3-${5:-suite}-dbmark.json rc=0
 	timed "$json.time" "$DBMARK" run wisconsin --target "$url" --scale "$SCALE" --iterations "$ITERATIONS" --only "$only" \
 		--no-store -q --json "$json" >"${json%.json}.log" 2>&1 || rc=$?
 	((rc == 0)) && [[ $(jq -r .status "$json") == ok ]] || {
@@ -140,7 +150,8 @@ run_dbmark() {
 
 # client_script ENGINE JSON FILE: the client's script: each query of
 # dbmark's run (its label and statement in JSON) ITERATIONS times in a
-# row, in the suite's order; FILE.labels gets one label per statement.
+# row, in the suite's order; FILE.labels gets one label per statement;
+# FILE.d/LABEL (and .labels) is the same for each query alone.
 client_script() {
 	local engine=$1 json=$2 file=$3 i
 	: >"$file.labels"
@@ -150,20 +161,23 @@ client_script() {
 	else
 		: >"$file"
 	fi
+	mkdir -p "$file.d"
 	while IFS=$'\t' read -r label sql; do
+		head -n "$([[ $engine == postgres ]] && echo 2 || echo 0)" "$file" >"$file.d/$label"
+		: >"$file.d/$label.labels"
 		for ((i = 1; i <= ITERATIONS; i++)); do
-			printf '%s;\n' "$sql" >>"$file"
-			echo "$label" >>"$file.labels"
+			printf '%s;\n' "$sql" | tee -a "$file" >>"$file.d/$label"
+			echo "$label" | tee -a "$file.labels" >>"$file.d/$label.labels"
 		done
 	done < <(jq -r '.queries.list[] | [.label, .sql] | @tsv' "$json")
 }
 
-# run_client ENGINE DB ROUND SCRIPT: one run of the script by the
+# run_client ENGINE DB ROUND SCRIPT [TAG]: one run of the script by the
 # engine's client; each statement's time, as the client prints it, goes to
 # the TSV. psql prints milliseconds to the microsecond; the mariadb
 # client seconds to the millisecond.
 run_client() {
-	local engine=$1 db=$2 round=$3 file=$4 log=$OUT/$1-$3-client.log times=$OUT/$1-$3-client.times
+	local engine=$1 db=$2 round=$3 file=$4 log=$OUT/$1-$3-${5:-suite}-client.log times=$OUT/$1-$3-${5:-suite}-client.times
 	if [[ $engine == postgres ]]; then
 		timed "$log.time" "${PSQL[@]}" -d "$db" -f "$file" >"$log" 2>&1 || {
 			tail -5 "$log" >&2
@@ -215,15 +229,30 @@ queries_engine() {
 		--json "$OUT/$engine-warmup.json" >"$OUT/$engine-warmup.log" 2>&1 ||
 		die "dbmark run wisconsin on $engine failed (log: $OUT/$engine-warmup.log)"
 	client_script "$engine" "$OUT/$engine-warmup.json" "$OUT/$engine-suite.sql"
+	local q i
 	for ((r = 1; r <= ROUNDS; r++)); do
 		log "$engine: round $r/$ROUNDS"
-		if ((r % 2)); then
-			run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
-			run_dbmark "$engine" "$url" "$r" "$only"
-		else
-			run_dbmark "$engine" "$url" "$r" "$only"
-			run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
+		if [[ $ORDER == suite ]]; then
+			if ((r % 2)); then
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
+				run_dbmark "$engine" "$url" "$r" "$only"
+			else
+				run_dbmark "$engine" "$url" "$r" "$only"
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
+			fi
+			continue
 		fi
+		i=0
+		for q in ${only//,/ }; do
+			i=$((i + 1))
+			if (((r + i) % 2)); then
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql.d/$q" "$q"
+				run_dbmark "$engine" "$url" "$r" "$q" "$q"
+			else
+				run_dbmark "$engine" "$url" "$r" "$q" "$q"
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql.d/$q" "$q"
+			fi
+		done
 	done
 	if [[ $engine == mariadb ]]; then my_client -e "DROP DATABASE $QDB"; else pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE $QDB WITH (FORCE)"; fi
 }
@@ -308,8 +337,8 @@ load_part() {
 summary_queries() {
 	echo "| engine | query | client ms | dbmark ms | ratio | ratio by round | hot: client ms | dbmark ms | ratio |"
 	echo "|---|---|---:|---:|---:|---|---:|---:|---:|"
-	awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
-	$1 == "cpu" { add(CPU, $2 SUBSEP $3, $7); next }
+	awk -F'\t' -v order="$ORDER" "$(<"$ROOT/bench/medians.awk")"'
+	$1 == "cpu" { cpu[$2, $3, $4] += $7; if (!(($2, $3) in cseen)) { cseen[$2, $3] = 1; ct[++nct] = $2 SUBSEP $3 }; next }
 	$1 != "queries" { next }
 	{
 		k = $2 SUBSEP $5
@@ -346,9 +375,12 @@ summary_queries() {
 		for (e in big)
 			printf "%s, queries of 10 ms or more: %d of %d within 2%% by the median (geometric mean of ratios %.3f), %d by the hot time (%.3f)\n",
 				e, ok[e] + 0, big[e], exp(lg[e] / big[e]), hok[e] + 0, exp(hlg[e] / big[e])
-		for (k in CPU) {
-			split(k, kk, SUBSEP)
-			printf "%s: %s CPU per suite run (user + system, medians over rounds): %.2f s\n", kk[1], kk[2] == "client" ? (kk[1] == "postgres" ? "psql" : "mariadb client") : "dbmark", median(CPU[k])
+		for (i = 1; i <= nct; i++) {
+			split(ct[i], kk, SUBSEP); l = ""
+			for (k in cpu) { split(k, kc, SUBSEP); if (kc[1] == kk[1] && kc[2] == kk[2]) l = l " " cpu[k] }
+			printf "%s: %s CPU per round, user + system, median over rounds: %.2f s%s\n", kk[1],
+				kk[2] == "client" ? (kk[1] == "postgres" ? "psql" : "mariadb client") : "dbmark", median(l),
+				order == "query" ? " (a process per query: its start and connection included)" : ""
 		}
 	}
 	# least LIST: the smallest of the numbers in LIST.
@@ -394,7 +426,7 @@ if [[ " $PARTS " == *" load "* ]]; then load_part; fi
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;
 $("$DBMARK" version); $(psql --version)$(command -v mariadb >/dev/null && echo "; $(mariadb --version)").
-Queries: scale $SCALE, $ITERATIONS iterations per tool and round, $ROUNDS rounds, over TCP; skipped on MariaDB: ${MY_SKIP:-none}.
+Queries: scale $SCALE, $ITERATIONS iterations per tool and round, $ROUNDS rounds, BENCH_ORDER=$ORDER, over TCP; skipped on MariaDB: ${MY_SKIP:-none}.
 Load: scale $LOAD_SCALE, $ROUNDS rounds, dbmark --threads $LOAD_THREADS. Raw figures: $(basename "$RESULTS_TSV").
 
 EOF
