@@ -3,6 +3,10 @@
 #
 #   scripts/testenv.sh start   install missing packages, start both servers (idempotent)
 #   scripts/testenv.sh stop    stop both servers
+#   scripts/testenv.sh restart [postgres|mariadb]
+#                              stop and start one server (default both), its
+#                              caches emptied: what `dbmark run --cold
+#                              --restart-cmd` needs
 #   scripts/testenv.sh status  say whether each server is up
 #   scripts/testenv.sh env     print `export` lines; use: eval "$(scripts/testenv.sh env)"
 #
@@ -463,6 +467,18 @@ cmd_stop() {
 	my_stop
 }
 
+cmd_restart() {
+	[[ $(id -u) == 0 ]] || die "restart must run as root (it uses runuser to run PostgreSQL as postgres)"
+	check_state_dir
+	lock
+	case ${1:-all} in
+	postgres) pg_stop && pg_start ;;
+	mariadb) my_stop && my_start ;;
+	all) pg_stop && my_stop && pg_start && my_start ;;
+	*) die "restart: unknown server ${1} (postgres, mariadb, or none for both)" ;;
+	esac
+}
+
 cmd_status() {
 	local rc=0
 	if PGBIN=$(pg_bindir) && pg_running && pg_answers; then echo "postgres: up ($HOST:$PG_PORT)"; else echo "postgres: down"; rc=1; fi
@@ -505,10 +521,11 @@ cmd_env() {
 case "${1:-}" in
 start) cmd_start ;;
 stop) cmd_stop ;;
+restart) cmd_restart "${2:-}" ;;
 status) cmd_status ;;
 env) cmd_env ;;
 *)
-	echo "usage: $0 start|stop|status|env" >&2
+	echo "usage: $0 start|stop|restart [postgres|mariadb]|status|env" >&2
 	exit 2
 	;;
 esac

@@ -22,8 +22,7 @@ type Conn struct {
 	cur    target.Activity
 	psMode string
 	closed bool
-	rr     textReader     // QueryRow's
-	dest   []driver.Value // ExecRows' scan buffer
+	rr     textReader // QueryRow's, ExecRows' and Query's
 }
 
 func (t *Target) conn(ctx context.Context) (*Conn, error) {
@@ -83,7 +82,7 @@ func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 	if err != nil {
 		return 0, wrap(ctx, err)
 	}
-	n, err := drain(rows, &c.dest)
+	n, err := c.rr.readRows(rows, nil, nil)
 	return n, wrap(ctx, err)
 }
 
@@ -98,18 +97,18 @@ func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	if err != nil {
 		return "", false, wrap(ctx, err)
 	}
-	defer rows.Close()
-	dest := c.rr.start(rows)
-	if err := rows.Next(dest); err != nil {
-		if err == io.EOF {
-			return "", false, nil
+	var v string
+	var found bool
+	_, err = c.rr.readRows(rows, nil, func(d []driver.Value) error {
+		if !found && len(d) > 0 {
+			v, found = string(c.rr.appendValue(nil, 0, d[0])), true
 		}
+		return nil
+	})
+	if err != nil {
 		return "", false, wrap(ctx, err)
 	}
-	if len(dest) == 0 {
-		return "", false, nil
-	}
-	return string(c.rr.appendValue(nil, 0, dest[0])), true, nil
+	return v, found, nil
 }
 
 // rows runs a text query and returns its rows as text (NULL as "").
@@ -122,23 +121,17 @@ func (c *Conn) rows(ctx context.Context, sql string) ([][]string, error) {
 	if err != nil {
 		return nil, wrap(ctx, err)
 	}
-	defer rs.Close()
 	var rr textReader
-	dest := rr.start(rs)
 	var out [][]string
-	for {
-		if err := rs.Next(dest); err != nil {
-			if err == io.EOF {
-				return out, nil
-			}
-			return out, wrap(ctx, err)
-		}
-		row := make([]string, len(dest))
-		for i, v := range dest {
+	_, err = rr.readRows(rs, nil, func(d []driver.Value) error {
+		row := make([]string, len(d))
+		for i, v := range d {
 			row[i] = string(rr.appendValue(nil, i, v))
 		}
 		out = append(out, row)
-	}
+		return nil
+	})
+	return out, wrap(ctx, err)
 }
 
 // returnsRows says whether a statement produces result sets, which are
@@ -238,7 +231,7 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	if err != nil {
 		return 0, wrap(ctx, err)
 	}
-	n, err := drain(rows, &s.rr.dest)
+	n, err := s.rr.readRows(rows, nil, nil)
 	return n, wrap(ctx, err)
 }
 
@@ -347,16 +340,32 @@ func (s *Stmt) Close() error {
 	return err
 }
 
-// drain reads and discards every result set of rows, reusing *dest for
-// the values, and returns how many rows they held.
-func drain(rows driver.Rows, dest *[]driver.Value) (int64, error) {
+// readRows is the one loop that reads rows from the driver: it reads
+// every result set of rows, each row's values into r's reused
+// destination, and closes rows, returning how many rows the sets held.
+// set, when not nil, is called as each result set begins, and row with
+// each row's values (valid until the next row). Only for a caller that
+// looks at the values is each set's text form read from its columns
+// (start): counting rows needs none of it.
+func (r *textReader) readRows(rows driver.Rows, set func(driver.Rows), row func([]driver.Value) error) (int64, error) {
 	var count int64
 	for {
-		d := sized(dest, len(rows.Columns()))
+		var d []driver.Value
+		if set == nil && row == nil {
+			d = sized(&r.dest, len(rows.Columns()))
+		} else {
+			d = r.start(rows)
+		}
+		if set != nil {
+			set(rows)
+		}
 		for {
 			err := rows.Next(d)
 			if err == io.EOF {
 				break
+			}
+			if err == nil && row != nil {
+				err = row(d)
 			}
 			if err != nil {
 				rows.Close()
@@ -380,31 +389,15 @@ func drain(rows driver.Rows, dest *[]driver.Value) (int64, error) {
 // protocol prints it (NULL as nil), in row's reused buffers. It closes
 // rows.
 func (r *textReader) readLastRow(rows driver.Rows, row *target.Row) error {
-	for {
+	_, err := r.readRows(rows, func(rs driver.Rows) {
 		row.Rows = 0
-		row.Columns = append(row.Columns[:0], rows.Columns()...)
-		d := r.start(rows)
-		for {
-			err := rows.Next(d)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			row.Rows++
-			r.keepRow(row, d)
-		}
-		more, err := nextResultSet(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		if !more {
-			return rows.Close()
-		}
-	}
+		row.Columns = append(row.Columns[:0], rs.Columns()...)
+	}, func(d []driver.Value) error {
+		row.Rows++
+		r.keepRow(row, d)
+		return nil
+	})
+	return err
 }
 
 // nextResultSet moves rows to its next result set with columns, if any:

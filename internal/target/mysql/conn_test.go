@@ -392,3 +392,45 @@ func TestBadTimeoutIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRowReaderServesEveryRead: counting, QueryRow and Query read rows
+// through one reader on one connection, in any order: a count of a wide
+// result, then the first value of a narrower one (whose text forms the
+// count did not size), then a
+// procedure's two result sets tallied by Query (the last one kept).
+func TestOneRowReaderServesEveryRead(t *testing.T) {
+	raw := serverURL(t, "DBMARK_TEST_MYSQL")
+	ctx := context.Background()
+	c := connect(t, open(t, raw, target.Options{}))
+	proc := fmt.Sprintf("dbmark_reads_%d", time.Now().UnixNano()%1_000_000_000)
+	mustExec(t, c, "CREATE PROCEDURE "+proc+"() BEGIN SELECT 1 AS a; SELECT 40 AS b, 'x' AS c UNION ALL SELECT 43, NULL; END")
+	t.Cleanup(func() { _ = c.Exec(context.Background(), "DROP PROCEDURE "+proc) })
+	for range 2 {
+		if n, err := c.ExecRows(ctx, "SELECT 1, 2, 3, 4 UNION ALL SELECT 5, 6, 7, 8"); err != nil || n != 2 {
+			t.Fatalf("ExecRows of 2 rows of 4 columns = %d, %v", n, err)
+		}
+		if v, ok, err := c.QueryRow(ctx, "SELECT 2.50, 'b'"); err != nil || !ok || v != "2.50" {
+			t.Fatalf("QueryRow(2.50, 'b') = %q, %v, %v; want 2.50", v, ok, err)
+		}
+		if v, ok, err := c.QueryRow(ctx, "SELECT 1 FROM DUAL WHERE 1 = 0"); err != nil || ok || v != "" {
+			t.Fatalf("QueryRow of no row = %q, %v, %v", v, ok, err)
+		}
+		var seen []string
+		tl, err := c.Query(ctx, "CALL "+proc+"()", target.QueryOptions{Each: func(vals [][]byte) error {
+			for _, v := range vals {
+				if v == nil {
+					seen = append(seen, "NULL")
+				} else {
+					seen = append(seen, string(v))
+				}
+			}
+			return nil
+		}})
+		if err != nil || tl.Rows != 2 || strings.Join(tl.Columns, ",") != "b,c" || !tl.SumValid || tl.Sum != 83 || tl.Bytes != 5 {
+			t.Fatalf("Query(CALL) = %+v, %v; want the last set: 2 rows of b,c summing to 83, 5 bytes", tl, err)
+		}
+		if got := strings.Join(seen, " "); got != "1 40 x 43 NULL" {
+			t.Fatalf("Query(CALL) handed rows %q, want every set's rows", got)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -47,73 +46,65 @@ func (c *Conn) Query(ctx context.Context, sql string, o target.QueryOptions) (ta
 // tally counts every result set of rows into t (the last one with
 // columns is the one kept) and closes rows.
 func (c *Conn) tally(rows driver.Rows, t *target.Tally, each func([][]byte) error) error {
-	var r textReader
+	r := &c.rr
 	var text, bufs [][]byte
-	for {
-		cols := rows.Columns()
-		cur := target.Tally{Returned: true, Columns: append([]string(nil), cols...)}
-		if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok && len(cols) > 0 {
-			cur.SumValid = wholeType(tn.ColumnTypeDatabaseTypeName(0))
-		}
-		d := r.start(rows)
-		if cap(text) < len(d) {
-			text, bufs = make([][]byte, len(d)), make([][]byte, len(d))
-		}
-		text, bufs = text[:len(d)], bufs[:len(d)]
-		for {
-			err := rows.Next(d)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			cur.Rows++
-			for i, v := range d {
-				switch x := v.(type) {
-				case nil:
-					text[i] = nil
-				case []byte:
-					text[i] = x // already the text the server sent
-				default:
-					// A number the driver parsed, printed back as the
-					// text protocol sends it, into a buffer kept from
-					// row to row.
-					bufs[i] = r.appendValue(bufs[i][:0], i, v)
-					text[i] = bufs[i]
-				}
-				cur.Bytes += int64(len(text[i]))
-			}
-			if cur.SumValid && len(d) > 0 {
-				switch x := d[0].(type) {
-				case int64:
-					cur.AddInt(x)
-				case uint64:
-					cur.AddInt(int64(x)) // wraps, as the sum does
-				default:
-					cur.AddText(text[0])
-				}
-			}
-			if each != nil {
-				if err := each(text); err != nil {
-					rows.Close()
-					return err
-				}
-			}
-		}
-		if len(cols) > 0 || !t.Returned {
+	var cur target.Tally
+	begun := false
+	keep := func() {
+		if len(cur.Columns) > 0 || !t.Returned {
 			*t = cur
 		}
-		more, err := nextResultSet(rows)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		if !more {
-			return rows.Close()
-		}
 	}
+	_, err := r.readRows(rows, func(rs driver.Rows) {
+		if begun {
+			keep()
+		}
+		begun = true
+		cols := rs.Columns()
+		cur = target.Tally{Returned: true, Columns: append([]string(nil), cols...)}
+		if tn, ok := rs.(driver.RowsColumnTypeDatabaseTypeName); ok && len(cols) > 0 {
+			cur.SumValid = wholeType(tn.ColumnTypeDatabaseTypeName(0))
+		}
+		if cap(text) < len(cols) {
+			text, bufs = make([][]byte, len(cols)), make([][]byte, len(cols))
+		}
+		text, bufs = text[:len(cols)], bufs[:len(cols)]
+	}, func(d []driver.Value) error {
+		cur.Rows++
+		for i, v := range d {
+			switch x := v.(type) {
+			case nil:
+				text[i] = nil
+			case []byte:
+				text[i] = x // already the text the server sent
+			default:
+				// A number the driver parsed, printed back as the text
+				// protocol sends it, into a buffer kept from row to row.
+				bufs[i] = r.appendValue(bufs[i][:0], i, v)
+				text[i] = bufs[i]
+			}
+			cur.Bytes += int64(len(text[i]))
+		}
+		if cur.SumValid && len(d) > 0 {
+			switch x := d[0].(type) {
+			case int64:
+				cur.AddInt(x)
+			case uint64:
+				cur.AddInt(int64(x)) // wraps, as the sum does
+			default:
+				cur.AddText(text[0])
+			}
+		}
+		if each != nil {
+			return each(text)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keep()
+	return nil
 }
 
 // wholeType says whether a column of the driver's type name holds whole

@@ -23,11 +23,10 @@ const (
 // destination for its rows.
 func (r *textReader) start(rows driver.Rows) []driver.Value {
 	n := len(rows.Columns())
-	if cap(r.dest) < n {
-		r.dest = make([]driver.Value, n)
+	if cap(r.form) < n {
 		r.form = make([]int, n)
 	}
-	r.dest, r.form = r.dest[:n], r.form[:n]
+	r.dest, r.form = sized(&r.dest, n), r.form[:n]
 	ps, _ := rows.(driver.RowsColumnTypePrecisionScale)
 	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	for i := range r.form {

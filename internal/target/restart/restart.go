@@ -27,8 +27,10 @@ func Run(ctx context.Context, cmd string, env []string, out io.Writer, tg target
 	var tail bytes.Buffer
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
 	c.Env = append(os.Environ(), env...)
-	c.Stdout = io.MultiWriter(out, &tail)
-	c.Stderr = io.MultiWriter(out, &tail)
+	// One writer for both: exec then gives the command one pipe, so its
+	// lines stay in the order written and one goroutine writes tail.
+	w := io.MultiWriter(out, &tail)
+	c.Stdout, c.Stderr = w, w
 	if err := c.Run(); err != nil {
 		last := strings.TrimSpace(tail.String())
 		if i := strings.LastIndexByte(last, '\n'); i >= 0 {

@@ -1,18 +1,18 @@
 package query
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/restart"
 )
 
 // coldSteps are what makes a query's next run cold: checked once before
@@ -23,8 +23,9 @@ type coldSteps interface {
 	// dropCache syncs and drops the OS page cache, or says it cannot
 	// (false): only root can.
 	dropCache() (bool, error)
-	// restart runs the restart command.
-	restart(ctx context.Context, cmd string) error
+	// restart runs the restart command and returns once tg's server
+	// answers again.
+	restart(ctx context.Context, cmd string, tg target.Target) error
 }
 
 // osCold drops this machine's page cache and runs the restart command
@@ -121,50 +122,14 @@ func (c osCold) dropCache() (bool, error) {
 	return true, nil
 }
 
-func (osCold) restart(ctx context.Context, cmd string) error {
-	var out bytes.Buffer
-	c := exec.CommandContext(ctx, "sh", "-c", cmd)
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Run(); err != nil {
-		last := strings.TrimSpace(out.String())
-		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
-			last = last[i+1:]
-		}
-		if last != "" {
-			return fmt.Errorf("--restart-cmd failed (%v): %s", err, last)
-		}
-		return fmt.Errorf("--restart-cmd failed: %w", err)
+// restart runs cmd through the restart command runner that --server-set
+// uses too, which waits until tg's server answers again.
+func (osCold) restart(ctx context.Context, cmd string, tg target.Target) error {
+	if err := restart.Run(ctx, cmd, nil, io.Discard, tg, answerWait); err != nil {
+		return fmt.Errorf("--restart-cmd: %w", err)
 	}
 	return nil
 }
 
 // answerWait bounds the wait for a restarted server to answer.
 const answerWait = 5 * time.Minute
-
-// reconnect connects to tg once its server answers again after a
-// restart, trying until answerWait has passed.
-func reconnect(ctx context.Context, tg target.Target) (target.Conn, error) {
-	deadline := time.Now().Add(answerWait)
-	pause := 50 * time.Millisecond
-	for {
-		c, err := tg.Connect(ctx)
-		if err == nil {
-			if _, err = c.Query(ctx, "SELECT 1", target.QueryOptions{}); err == nil {
-				return c, nil
-			}
-			c.Close()
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the server did not answer within %v of --restart-cmd: %w", answerWait, err)
-		}
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		pause = min(2*pause, time.Second)
-	}
-}

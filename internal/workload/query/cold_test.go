@@ -2,12 +2,15 @@ package query
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/enginetest"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/sqlite"
 )
 
 // --cold is refused, in one line, wherever it cannot make a run cold.
@@ -68,5 +71,25 @@ func TestColdRemoteServerNeedsARestart(t *testing.T) {
 	}
 	if err := checkCold(tg, &Options{Streams: 1, Cold: true, RestartCmd: []string{"ssh db sudo systemctl restart postgresql"}}, false); err != nil {
 		t.Errorf("a remote server with --restart-cmd: %v", err)
+	}
+}
+
+// The restart command runs through the runner --server-set uses: a
+// command that fails is refused with its last line, one that succeeds
+// returns once the server answers.
+func TestRestartCommand(t *testing.T) {
+	ctx := context.Background()
+	tg := sqlite.New(filepath.Join(t.TempDir(), "restart.db"))
+	defer tg.Close()
+	err := osCold{}.restart(ctx, "echo starting; echo 'no such service' >&2; exit 3", tg)
+	if err == nil || !strings.Contains(err.Error(), "--restart-cmd") || !strings.Contains(err.Error(), "no such service") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a failing command: %v; want one line naming --restart-cmd and its last line", err)
+	}
+	mark := filepath.Join(t.TempDir(), "ran")
+	if err := (osCold{}).restart(ctx, "touch "+mark, tg); err != nil {
+		t.Fatalf("a command that succeeds: %v", err)
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Errorf("the command did not run: %v", err)
 	}
 }

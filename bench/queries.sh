@@ -1,0 +1,439 @@
+#!/usr/bin/env bash
+# bench/queries.sh: the Wisconsin benchmark timed by dbmark against the
+# engines' own clients, run alternately; writes every timing to a TSV file
+# and prints Markdown tables of median ratios (dbmark / client). See
+# bench/README.md.
+#
+#   bash bench/queries.sh                    # servers must be up (make testenv-start)
+#   BENCH_PARTS=load bash bench/queries.sh
+#
+# Two parts:
+#   queries  per query: `dbmark run wisconsin` against psql with \timing
+#            (PostgreSQL) and the mariadb client's own time per statement
+#            (`mariadb -vvv`, MariaDB), the same statements in the same
+#            order on the same relations; each query runs ITERATIONS times
+#            in a row. With BENCH_ORDER=query a round takes the queries in
+#            turn, and for each runs the client on it, then dbmark (`--only`
+#            that query), or the reverse (the order alternates by query
+#            and round): both tools time a query within seconds of each
+#            other, which a loaded machine needs. With BENCH_ORDER=suite a
+#            round runs each tool on the whole suite once, the client first
+#            in odd rounds; its client CPU per suite is then comparable.
+#            Per round and tool a query's time is the median of its
+#            iterations (the hot column: the fastest); its ratio is the
+#            median over rounds of dbmark's time over the client's.
+#   load     `dbmark prepare wisconsin` at LOAD_SCALE on PostgreSQL against
+#            a plain COPY of the same rows into the same tables (the rows
+#            dumped once from dbmark's tables to files, loaded by psql's
+#            \copy, one table after another), and against that COPY plus
+#            the prepare's other steps done by psql (BPRIME, the unique1
+#            indexes, VACUUM ANALYZE).
+#
+# Settings (environment):
+#   BENCH_PARTS="queries load"
+#   BENCH_ENGINES="postgres mariadb"   engines of the queries part
+#   BENCH_SCALE=100000       --scale of the queries part
+#   BENCH_ITERATIONS=5       runs of each query in a row, per tool and round
+#   BENCH_ROUNDS=3           rounds of each part
+#   BENCH_ORDER=query        query (the tools alternate query by query) or suite
+#   BENCH_MY_SKIP="q9_join_aselb_noindex q10_join_abprime_noindex q11_join_cselaselb_noindex"
+#                            queries not run on MariaDB: its joins without an
+#                            index are nested loops, minutes each at 100,000
+#   BENCH_LOAD_SCALE=1000000 --scale of the load part
+#   BENCH_LOAD_THREADS=1     dbmark prepare --threads (the COPY is one psql)
+#   BENCH_RESULTS=DIR        where the TSV of every timing and the summary go (default: bench/results)
+#   BENCH_OUT=DIR            where the tools' logs and the row files go (default: a new /tmp/dbmark-queries-bench.XXXXXX)
+#   DBMARK=PATH              the dbmark binary (default: bin/dbmark, built by make build)
+# The servers are those of scripts/testenv.sh, or the ones named by
+# DBMARK_TEST_POSTGRES, DBMARK_TEST_MYSQL and DBMARK_TEST_PG_* / _MY_*
+# when those are exported. The databases BENCH_DB (dbmark_queries_bench)
+# and BENCH_LOAD_DB (dbmark_load_bench) are made and dropped.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+
+PARTS=${BENCH_PARTS:-queries load}
+ENGINES=${BENCH_ENGINES:-postgres mariadb}
+SCALE=${BENCH_SCALE:-100000}
+ITERATIONS=${BENCH_ITERATIONS:-5}
+ROUNDS=${BENCH_ROUNDS:-3}
+ORDER=${BENCH_ORDER:-query}
+MY_SKIP=${BENCH_MY_SKIP-q9_join_aselb_noindex q10_join_abprime_noindex q11_join_cselaselb_noindex}
+LOAD_SCALE=${BENCH_LOAD_SCALE:-1000000}
+LOAD_THREADS=${BENCH_LOAD_THREADS:-1}
+QDB=${BENCH_DB:-dbmark_queries_bench}
+LDB=${BENCH_LOAD_DB:-dbmark_load_bench}
+
+case ${1:-} in -h | --help)
+	sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+(($# == 0)) || die "no arguments expected (the settings are environment variables; --help lists them)"
+
+need_whole BENCH_SCALE="$SCALE" BENCH_ITERATIONS="$ITERATIONS" BENCH_ROUNDS="$ROUNDS" BENCH_LOAD_SCALE="$LOAD_SCALE" BENCH_LOAD_THREADS="$LOAD_THREADS"
+for d in "$QDB" "$LDB"; do [[ $d =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB/BENCH_LOAD_DB=$d: use lower-case letters, digits and _"; done
+case $ORDER in query | suite) ;; *) die "BENCH_ORDER=$ORDER: query or suite" ;; esac
+for p in $PARTS; do
+	case $p in queries | load) ;; *) die "BENCH_PARTS: unknown part $p (queries load)" ;; esac
+done
+for e in $ENGINES; do
+	case $e in postgres | mariadb) ;; *) die "BENCH_ENGINES: unknown engine $e (postgres mariadb)" ;; esac
+done
+"$GNU_TIME" --version 2>&1 | grep -q GNU || die "GNU time is missing (apt-get install time)"
+command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
+command -v psql >/dev/null || die "psql is missing (apt-get install postgresql-client)"
+[[ " $ENGINES " != *" mariadb "* || " $PARTS " != *" queries "* ]] || command -v mariadb >/dev/null ||
+	die "the mariadb client is missing (apt-get install mariadb-client)"
+dbmark_binary
+if [[ -z ${DBMARK_TEST_POSTGRES:-} ]]; then
+	eval "$(bash scripts/testenv.sh env)"
+fi
+
+OUT=${BENCH_OUT:-$(mktemp -d /tmp/dbmark-queries-bench.XXXXXX)}
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+results_open queries
+# Every timing, one line each: a query's iteration, or a load step.
+echo "part	engine	tool	round	query	iteration	seconds" >"$RESULTS_TSV"
+export PGPASSWORD=$DBMARK_TEST_PG_PASSWORD DBMARK_HOME=$OUT/dbmark-home
+
+PSQL=(env PGOPTIONS="-c client_min_messages=warning" psql -X -q -tA -v ON_ERROR_STOP=1 -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER")
+pg_client() { "${PSQL[@]}" "$@"; }
+my_client() { mariadb --no-defaults --protocol=TCP -h "$DBMARK_TEST_MY_HOST" -P "$DBMARK_TEST_MY_PORT" -u"$DBMARK_TEST_MY_USER" -p"$DBMARK_TEST_MY_PASSWORD" "$@"; }
+with_db() { sed -E "s#^([a-z]+://[^/]*)/[^?]*#\1/$2#" <<<"$1"; }
+
+cleanup() {
+	pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $QDB WITH (FORCE)" -c "DROP DATABASE IF EXISTS $LDB WITH (FORCE)" || true
+	if [[ " $ENGINES " == *" mariadb "* && " $PARTS " == *" queries "* ]]; then my_client -e "DROP DATABASE IF EXISTS $QDB" || true; fi
+}
+trap cleanup EXIT
+cleanup
+
+# tsv PART ENGINE TOOL ROUND QUERY ITERATION SECONDS: one line of the TSV.
+tsv() {
+	local IFS=$'\t'
+	echo "$*" >>"$RESULTS_TSV"
+}
+
+# ------------------------------------------------------------ queries
+
+# labels: every query's label, from a run of the suite on a small SQLite
+# database (the labels are the same on every engine).
+labels() {
+	local db=$OUT/labels.db
+	rm -f "$db"
+	{
+		"$DBMARK" prepare wisconsin --scale 1000 --target "sqlite://$db" -q &&
+			"$DBMARK" run wisconsin --scale 1000 --iterations 1 --target "sqlite://$db" --no-store -q --json "$OUT/labels.json"
+	} >"$OUT/labels.log" 2>&1 || die "the suite's labels: dbmark failed on SQLite (log: $OUT/labels.log)"
+	jq -r '.queries.list[].label' "$OUT/labels.json"
+}
+
+# run_dbmark ENGINE URL ROUND ONLY [TAG]: one run of the queries ONLY by
+# dbmark; its runs' times, and its CPU, go to the TSV.
+run_dbmark() {
+	local engine=$1 url=$2 round=$3 only=$4 json=$OUT/$1-$3-${5:-suite}-dbmark.json rc=0
+	timed "$json.time" "$DBMARK" run wisconsin --target "$url" --scale "$SCALE" --iterations "$ITERATIONS" --only "$only" \
+		--no-store -q --json "$json" >"${json%.json}.log" 2>&1 || rc=$?
+	((rc == 0)) && [[ $(jq -r .status "$json") == ok ]] || {
+		tail -5 "${json%.json}.log" >&2
+		die "dbmark run wisconsin on $engine failed (exit $rc; log: ${json%.json}.log)"
+	}
+	jq -r --arg e "$engine" --arg r "$round" '.queries.list[] | .label as $l | .runs[] |
+		["queries", $e, "dbmark", $r, $l, .iteration, .s] | @tsv' "$json" >>"$RESULTS_TSV"
+	tsv cpu "$engine" dbmark "$round" - - "$(time_of "$json.time" | cut -d' ' -f2)"
+}
+
+# client_script ENGINE JSON FILE: the client's script: each query of
+# dbmark's run (its label and statement in JSON) ITERATIONS times in a
+# row, in the suite's order; FILE.labels gets one label per statement;
+# FILE.d/LABEL (and .labels) is the same for each query alone.
+client_script() {
+	local engine=$1 json=$2 file=$3 i
+	: >"$file.labels"
+	if [[ $engine == postgres ]]; then
+		# \timing's "Time:" goes to stdout, the rows to /dev/null.
+		printf '\\timing on\n\\o /dev/null\n' >"$file"
+	else
+		: >"$file"
+	fi
+	mkdir -p "$file.d"
+	while IFS=$'\t' read -r label sql; do
+		head -n "$([[ $engine == postgres ]] && echo 2 || echo 0)" "$file" >"$file.d/$label"
+		: >"$file.d/$label.labels"
+		for ((i = 1; i <= ITERATIONS; i++)); do
+			printf '%s;\n' "$sql" | tee -a "$file" >>"$file.d/$label"
+			echo "$label" | tee -a "$file.labels" >>"$file.d/$label.labels"
+		done
+	done < <(jq -r '.queries.list[] | [.label, .sql] | @tsv' "$json")
+}
+
+# run_client ENGINE DB ROUND SCRIPT [TAG]: one run of the script by the
+# engine's client; each statement's time, as the client prints it, goes to
+# the TSV. psql prints milliseconds to the microsecond; the mariadb
+# client seconds to the millisecond.
+run_client() {
+	local engine=$1 db=$2 round=$3 file=$4 log=$OUT/$1-$3-${5:-suite}-client.log times=$OUT/$1-$3-${5:-suite}-client.times
+	if [[ $engine == postgres ]]; then
+		timed "$log.time" "${PSQL[@]}" -d "$db" -f "$file" >"$log" 2>&1 || {
+			tail -5 "$log" >&2
+			die "psql failed on the suite (log: $log)"
+		}
+		awk '/^Time: / { printf "%.6f\n", $2 / 1000 }' "$log" >"$times"
+	else
+		# -vvv prints "N rows in set (0.012 sec)" or "Query OK, ... (0.001
+		# sec)" after each statement; batch mode, so rows are not boxed.
+		timed "$log.time" mariadb --no-defaults --protocol=TCP -h "$DBMARK_TEST_MY_HOST" -P "$DBMARK_TEST_MY_PORT" \
+			-u"$DBMARK_TEST_MY_USER" -p"$DBMARK_TEST_MY_PASSWORD" -D "$db" -B -vvv <"$file" >"$log" 2>&1 || {
+			tail -5 "$log" >&2
+			die "the mariadb client failed on the suite (log: $log)"
+		}
+		grep -oE '\([0-9]+\.[0-9]+ sec\)$' "$log" | tr -d '()' | awk '{ print $1 }' >"$times"
+	fi
+	local want got
+	want=$(wc -l <"$file.labels")
+	got=$(wc -l <"$times")
+	((want == got)) || die "$engine client: $got statement times in $log, want $want (one per statement)"
+	paste "$file.labels" "$times" | awk -F'\t' -v e="$engine" -v r="$round" -v OFS='\t' '
+		$1 != last { it = 0; last = $1 } { print "queries", e, "client", r, $1, ++it, $2 }' >>"$RESULTS_TSV"
+	tsv cpu "$engine" client "$round" - - "$(time_of "$log.time" | cut -d' ' -f2)"
+}
+
+queries_engine() {
+	local engine=$1 url only skip=() l r
+	case $engine in
+	postgres)
+		pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $QDB"
+		url=$(with_db "$DBMARK_TEST_POSTGRES" "$QDB")
+		;;
+	mariadb)
+		my_client -e "CREATE DATABASE $QDB"
+		url=$(with_db "$DBMARK_TEST_MYSQL" "$QDB")
+		read -ra skip <<<"$MY_SKIP"
+		;;
+	esac
+	only=
+	for l in $ALL_LABELS; do
+		[[ " ${skip[*]} " == *" $l "* ]] || only+=${only:+,}$l
+	done
+	log "$engine: dbmark prepare wisconsin --scale $SCALE"
+	"$DBMARK" prepare wisconsin --target "$url" --scale "$SCALE" -q >"$OUT/$engine-prepare.log" 2>&1 ||
+		die "prepare on $engine failed (log: $OUT/$engine-prepare.log)"
+	# The warm-up: dbmark once, whose statements become the client's script.
+	log "$engine: warm-up (dbmark once, discarded)"
+	"$DBMARK" run wisconsin --target "$url" --scale "$SCALE" --iterations 1 --only "$only" --no-store -q \
+		--json "$OUT/$engine-warmup.json" >"$OUT/$engine-warmup.log" 2>&1 ||
+		die "dbmark run wisconsin on $engine failed (log: $OUT/$engine-warmup.log)"
+	client_script "$engine" "$OUT/$engine-warmup.json" "$OUT/$engine-suite.sql"
+	local q i
+	for ((r = 1; r <= ROUNDS; r++)); do
+		log "$engine: round $r/$ROUNDS"
+		if [[ $ORDER == suite ]]; then
+			if ((r % 2)); then
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
+				run_dbmark "$engine" "$url" "$r" "$only"
+			else
+				run_dbmark "$engine" "$url" "$r" "$only"
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql"
+			fi
+			continue
+		fi
+		i=0
+		for q in ${only//,/ }; do
+			i=$((i + 1))
+			if (((r + i) % 2)); then
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql.d/$q" "$q"
+				run_dbmark "$engine" "$url" "$r" "$q" "$q"
+			else
+				run_dbmark "$engine" "$url" "$r" "$q" "$q"
+				run_client "$engine" "$QDB" "$r" "$OUT/$engine-suite.sql.d/$q" "$q"
+			fi
+		done
+	done
+	if [[ $engine == mariadb ]]; then my_client -e "DROP DATABASE $QDB"; else pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE $QDB WITH (FORCE)"; fi
+}
+
+# ------------------------------------------------------------ load
+
+# timed_step ROUND TOOL CMD...: CMD under GNU time, its wall time to the TSV.
+timed_step() {
+	local round=$1 tool=$2 tf=$OUT/load-$1-$2.time log=$OUT/load-$1-$2.log
+	shift 2
+	timed "$tf" "$@" >"$log" 2>&1 || {
+		tail -5 "$log" >&2
+		die "load round $round, $tool failed (log: $log)"
+	}
+	tsv load postgres "$tool" "$round" - - "$(tail -n 1 "$tf" | awk '{ print $1 }')"
+}
+
+load_dbmark() {
+	local round=$1 url=$2
+	"$DBMARK" cleanup wisconsin --target "$url" -q >/dev/null
+	pg_client -d "$LDB" -c CHECKPOINT
+	log "load round $round: dbmark prepare wisconsin --scale $LOAD_SCALE --threads $LOAD_THREADS"
+	timed_step "$round" dbmark "$DBMARK" prepare wisconsin --target "$url" --scale "$LOAD_SCALE" --threads "$LOAD_THREADS" -q
+}
+
+# load_copy ROUND: the same rows into the same tables (LIKE dbmark's,
+# which are there: dbmark loads first in round 1 and each round leaves
+# them), in a schema of its own dropped after.
+load_copy() {
+	local round=$1
+	pg_client -d "$LDB" -c "DROP SCHEMA IF EXISTS copypeer CASCADE" -c "CREATE SCHEMA copypeer" -f "$OUT/copy-ddl.sql"
+	pg_client -d "$LDB" -c CHECKPOINT
+	log "load round $round: COPY of the same rows, then the prepare's other steps"
+	timed_step "$round" copy "${PSQL[@]}" -d "$LDB" -f "$OUT/copy-rows.sql"
+	timed_step "$round" finish "${PSQL[@]}" -d "$LDB" -f "$OUT/copy-finish.sql"
+	pg_client -d "$LDB" -c "DROP SCHEMA copypeer CASCADE"
+}
+
+# copy_scripts: the rows of dbmark's generated relations dumped to files
+# (both copies hold the same rows), and psql's scripts that load them.
+copy_scripts() {
+	local t s
+	for t in onektup tenktup1 tenktup2; do
+		pg_client -d "$LDB" -c "\\copy $t TO '$OUT/$t.rows'"
+	done
+	: >"$OUT/copy-ddl.sql"
+	: >"$OUT/copy-rows.sql"
+	for t in onektup tenktup1 tenktup2 bprime; do
+		for s in "" _noindex; do
+			echo "CREATE TABLE copypeer.$t$s (LIKE public.$t$s INCLUDING DEFAULTS INCLUDING CONSTRAINTS);" >>"$OUT/copy-ddl.sql"
+			[[ -n $s ]] || echo "ALTER TABLE copypeer.$t ADD PRIMARY KEY (unique2);" >>"$OUT/copy-ddl.sql"
+			[[ $t == bprime ]] || echo "\\copy copypeer.$t$s FROM '$OUT/$t.rows'" >>"$OUT/copy-rows.sql"
+		done
+	done
+	{
+		for s in "" _noindex; do echo "INSERT INTO copypeer.bprime$s SELECT * FROM copypeer.tenktup2$s WHERE unique2 < $((LOAD_SCALE / 10));"; done
+		for t in onektup tenktup1 tenktup2 bprime; do echo "CREATE INDEX ON copypeer.$t (unique1);"; done
+		for t in onektup tenktup1 tenktup2 bprime; do for s in "" _noindex; do echo "VACUUM ANALYZE copypeer.$t$s;"; done; done
+	} >"$OUT/copy-finish.sql"
+}
+
+load_part() {
+	local url r
+	pg_client -d "$DBMARK_TEST_PG_DB" -c "CREATE DATABASE $LDB"
+	url=$(with_db "$DBMARK_TEST_POSTGRES" "$LDB")
+	for ((r = 1; r <= ROUNDS; r++)); do
+		if ((r % 2)); then
+			load_dbmark "$r" "$url"
+			[[ -s $OUT/copy-rows.sql ]] || copy_scripts
+			load_copy "$r"
+		else
+			load_copy "$r"
+			load_dbmark "$r" "$url"
+		fi
+	done
+	pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE $LDB WITH (FORCE)"
+	rm -f "$OUT"/*.rows
+}
+
+# ------------------------------------------------------------ summary
+
+summary_queries() {
+	echo "| engine | query | client ms | dbmark ms | ratio | ratio by round | hot: client ms | dbmark ms | ratio |"
+	echo "|---|---|---:|---:|---:|---|---:|---:|---:|"
+	awk -F'\t' -v order="$ORDER" "$(<"$ROOT/bench/medians.awk")"'
+	$1 == "cpu" { cpu[$2, $3, $4] += $7; if (!(($2, $3) in cseen)) { cseen[$2, $3] = 1; ct[++nct] = $2 SUBSEP $3 }; next }
+	$1 != "queries" { next }
+	{
+		k = $2 SUBSEP $5
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		if (!(($2, $4) in rseen)) { rseen[$2, $4] = 1; rounds[$2] = rounds[$2] " " $4 }
+		add(S, k SUBSEP $4 SUBSEP $3, $7)
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, kk, SUBSEP); e = kk[1]
+			n = split(rounds[e], rs, " ")
+			by = ""; R = ""; C = ""; D = ""; HR = ""; HC = ""; HD = ""
+			for (j = 1; j <= n; j++) {
+				c = k SUBSEP rs[j] SUBSEP "client"; d = k SUBSEP rs[j] SUBSEP "dbmark"
+				if (!(c in S) || !(d in S)) continue
+				mc = median(S[c]); md = median(S[d])
+				C = C " " mc; D = D " " md
+				if (mc > 0) { r = md / mc; R = R " " r; by = by (by == "" ? "" : ", ") sprintf("%.3f", r) }
+				hc = least(S[c]); hd = least(S[d]); HC = HC " " hc; HD = HD " " hd
+				if (hc > 0) HR = HR " " hd / hc
+			}
+			if (C == "") continue
+			ms = median(C) * 1000
+			printf "| %s | %s | %.3f | %.3f | %s | %s | %.3f | %.3f | %s |\n", e, kk[2], ms, median(D) * 1000,
+				R == "" ? "n/a" : sprintf("%.3f", median(R)), by, median(HC) * 1000, median(HD) * 1000, HR == "" ? "n/a" : sprintf("%.3f", median(HR))
+			if (R != "" && HR != "" && ms >= 10) {
+				big[e]++
+				if (median(R) <= 1.02) ok[e]++
+				if (median(HR) <= 1.02) hok[e]++
+				lg[e] += log(median(R)); hlg[e] += log(median(HR))
+			}
+		}
+		print ""
+		for (e in big)
+			printf "%s, queries of 10 ms or more: %d of %d within 2%% by the median (geometric mean of ratios %.3f), %d by the hot time (%.3f)\n",
+				e, ok[e] + 0, big[e], exp(lg[e] / big[e]), hok[e] + 0, exp(hlg[e] / big[e])
+		for (i = 1; i <= nct; i++) {
+			split(ct[i], kk, SUBSEP); l = ""
+			for (k in cpu) { split(k, kc, SUBSEP); if (kc[1] == kk[1] && kc[2] == kk[2]) l = l " " cpu[k] }
+			printf "%s: %s CPU per round, user + system, median over rounds: %.2f s%s\n", kk[1],
+				kk[2] == "client" ? (kk[1] == "postgres" ? "psql" : "mariadb client") : "dbmark", median(l),
+				order == "query" ? " (a process per query: its start and connection included)" : ""
+		}
+	}
+	# least LIST: the smallest of the numbers in LIST.
+	function least(list,    a, n, i, m) {
+		n = split(list, a, " "); m = a[1] + 0
+		for (i = 2; i <= n; i++) if (a[i] + 0 < m) m = a[i] + 0
+		return m
+	}' "$RESULTS_TSV"
+}
+
+summary_load() {
+	echo "| rows | COPY s | COPY + the other steps s | dbmark prepare s | ratio to COPY | ratio to COPY + steps | ratio to COPY by round |"
+	echo "|---|---:|---:|---:|---:|---:|---|"
+	awk -F'\t' -v scale="$LOAD_SCALE" -v threads="$LOAD_THREADS" "$(<"$ROOT/bench/medians.awk")"'
+	$1 != "load" { next }
+	{ t[$4, $3] = $7; if (!($4 in rs)) { rs[$4] = 1; order[++n] = $4 } }
+	END {
+		for (i = 1; i <= n; i++) {
+			r = order[i]
+			if (!((r, "copy") in t) || !((r, "dbmark") in t)) continue
+			c = t[r, "copy"]; f = c + t[r, "finish"]; d = t[r, "dbmark"]
+			add(C, "c", c); add(C, "f", f); add(C, "d", d)
+			add(R, "c", d / c); add(R, "f", d / f)
+			by = by (by == "" ? "" : ", ") sprintf("%.3f", d / c)
+		}
+		if (by == "") exit
+		printf "| %d x 4.2 (both copies, %d loader%s) | %.1f | %.1f | %.1f | %.3f | %.3f | %s |\n", scale, threads, (threads > 1 ? "s" : ""),
+			median(C["c"]), median(C["f"]), median(C["d"]), median(R["c"]), median(R["f"]), by
+	}' "$RESULTS_TSV"
+}
+
+# ------------------------------------------------------------ main
+
+if [[ " $PARTS " == *" queries "* ]]; then
+	ALL_LABELS=$(labels)
+	for e in $ENGINES; do queries_engine "$e"; done
+fi
+if [[ " $PARTS " == *" load "* ]]; then load_part; fi
+
+{
+	cat <<EOF
+# dbmark vs psql, the mariadb client and COPY (Wisconsin)
+
+$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the end;
+$("$DBMARK" version); $(psql --version)$(command -v mariadb >/dev/null && echo "; $(mariadb --version)").
+Queries: scale $SCALE, $ITERATIONS iterations per tool and round, $ROUNDS rounds, BENCH_ORDER=$ORDER, over TCP; skipped on MariaDB: ${MY_SKIP:-none}.
+Load: scale $LOAD_SCALE, $ROUNDS rounds, dbmark --threads $LOAD_THREADS. Raw figures: $(basename "$RESULTS_TSV").
+
+EOF
+	if [[ " $PARTS " == *" queries "* ]]; then summary_queries; fi
+	if [[ " $PARTS " == *" load "* ]]; then
+		echo
+		summary_load
+	fi
+} | tee "$RESULTS_MD"
+log "raw figures: $RESULTS_TSV; logs: $OUT"
