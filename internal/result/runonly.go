@@ -12,7 +12,7 @@ var runOnly = map[string]bool{
 	"show": true, "stall-timeout": true, "strict": true, "time": true, "verbose-errors": true, "warmup": true,
 	"wait-idle": true,
 	// tpcb's own, in pgbench's words.
-	"progress": true, "pgbench-R": true, "pgbench-T": true,
+	"progress": true, "pgbench-R": true, "pgbench-T": true, "initialize": true,
 }
 
 // RunOnly says whether option name is taken by run but not by prepare.

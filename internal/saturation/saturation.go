@@ -8,6 +8,7 @@ package saturation
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -233,8 +234,11 @@ func waitCounter(name string) bool {
 // whose driver reports no speed (most virtual ones) cannot be judged: a
 // note says that too, with its busiest second.
 func network(r *result.Result, from, to float64) []result.Limit {
-	if r.Target.Kind != "postgres" && r.Target.Kind != "mysql" {
-		return nil // embedded, or files: no network between client and data
+	// Embedded, or files: no network between client and data. A server's
+	// URL names a host, or a socket in its query.
+	u, err := url.Parse(r.Target.URL)
+	if err != nil || (u.Host == "" && u.Query().Get("host") == "" && u.Query().Get("socket") == "") {
+		return nil
 	}
 	if c := r.Summary.Client; c != nil && c.SharedMachine {
 		return []result.Limit{{Resource: "network", Note: true,

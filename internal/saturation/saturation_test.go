@@ -85,7 +85,7 @@ func TestNetwork(t *testing.T) {
 	remote := func(speed uint64, rx float64) *result.Result {
 		r := runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
 			series("os.net.eth0.rx_mib", "MiB/s", flat(rx)), series("os.net.eth0.tx_mib", "MiB/s", flat(2)))
-		r.Target.Kind = "postgres"
+		r.Target.Kind, r.Target.URL = "postgres", "postgres://bench@db.example.com:5432/bench"
 		r.Environment.MachineFacts = &result.MachineFacts{NICs: []result.NIC{{Name: "eth0", SpeedMbps: speed, State: "up"}}}
 		r.Summary.Client = &result.ClientCPU{}
 		return r
@@ -117,7 +117,7 @@ func TestNetwork(t *testing.T) {
 		t.Errorf("limit and note: %s", l)
 	}
 	files := remote(1000, 115)
-	files.Target.Kind = "dir"
+	files.Target.Kind, files.Target.URL = "dir", "/srv/fileio"
 	if got := Find(files); len(got) != 0 {
 		t.Errorf("a file run: %s", Line(got))
 	}
