@@ -15,6 +15,7 @@ import (
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/saturation"
 	"github.com/dbmark/dbmark/internal/store"
+	"github.com/dbmark/dbmark/internal/sweep"
 )
 
 func (a *App) resultsCmd() *cobra.Command {
@@ -59,19 +60,32 @@ func (a *App) resultsCmd() *cobra.Command {
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many (0: all)")
 	list.Flags().BoolVar(&all, "all", false, "every one (as --limit 0)")
 
+	var showMetric string
 	show := &cobra.Command{
 		Use:   "show ID|sweep:ID",
 		Short: "Print a stored result's summary, or a sweep's table and runs",
 		Args:  exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ref, ok := strings.CutPrefix(args[0], "sweep:"); ok {
+				if err := sweep.CheckMetric(showMetric); err != nil {
+					return withCode(ExitUsage, err)
+				}
 				return a.withStore(cmd.Context(), func(st store.Store) error {
 					sw, err := a.loadSweep(cmd.Context(), st, ref)
 					if err != nil {
 						return err
 					}
+					if showMetric != "" {
+						if err := sweep.CheckKnown(showMetric, sw.table.Known); err != nil {
+							return withCode(ExitUsage, err)
+						}
+						sw.table.Metric = showMetric
+					}
 					return sw.show(a.Stdout)
 				})
+			}
+			if showMetric != "" {
+				return withCode(ExitUsage, errors.New("--metric picks what a sweep's table shows: give sweep:ID"))
 			}
 			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
 				if r.Summary.Dips == nil {
@@ -86,6 +100,8 @@ func (a *App) resultsCmd() *cobra.Command {
 			})
 		},
 	}
+
+	show.Flags().StringVar(&showMetric, "metric", "", "for a sweep, what the table shows: headline (default), p95, mean, qps, op:NAME... (dbmark sweep --help)")
 
 	var ex exportFlags
 	export := &cobra.Command{
