@@ -76,6 +76,9 @@ type Command struct {
 	Kind  Kind // SQL or Meta
 	Meta  MetaCmd
 	Label string   // its first line (at most 127 bytes), for per-command reports
+	// Name is an SQL command's own name, from a -- comment line just above
+	// it (labels.go); "" for none.
+	Name string
 	Text  string   // the whole command as written (SQL with \; and \: resolved)
 	Args  []string // a meta-command's words; Args[0] is its name
 
@@ -129,6 +132,7 @@ func Parse(file, src string) (*Script, error) {
 	if err := s.link(); err != nil {
 		return nil, err
 	}
+	s.name(src)
 	s.markMustFind()
 	return s, nil
 }
