@@ -75,12 +75,12 @@ type Command struct {
 	Line  int  // 1-based line of its first character
 	Kind  Kind // SQL or Meta
 	Meta  MetaCmd
-	Label string   // its first line (at most 127 bytes), for per-command reports
+	Label string // its first line (at most 127 bytes), for per-command reports
 	// Name is an SQL command's own name, from a -- comment line just above
 	// it (labels.go); "" for none.
 	Name string
-	Text  string   // the whole command as written (SQL with \; and \: resolved)
-	Args  []string // a meta-command's words; Args[0] is its name
+	Text string   // the whole command as written (SQL with \; and \: resolved)
+	Args []string // a meta-command's words; Args[0] is its name
 
 	// SQL
 	Result ResultMode
