@@ -71,12 +71,15 @@ func TestCustomScriptStatementsByName(t *testing.T) {
 				t.Errorf("no row for the bump statement with its kind, count, latency and text: %v", recs)
 			}
 
-			// A sweep shows one statement's p95 per cell, and its CSV
-			// holds every statement's figures.
+			// A sweep shows the p95 per cell, results show one
+			// statement's, and its CSV holds every statement's figures.
+			o = must(t, "sweep", "tpcb", "--target", tg, "-f", file, "-c", "1,2", "-t", "10", "-r", "--iterations", "1", "--metric", "p95")
+			if !strings.Contains(o.stdout, "p95 (ms): mean") || !strings.Contains(o.stdout, "client  p95 (ms)") {
+				t.Errorf("the table does not show the p95:\n%s", o.stdout)
+			}
 			metric := "op:stmt:lab.sql:lookup:p95"
-			o = must(t, "sweep", "tpcb", "--target", tg, "-f", file, "-c", "1,2", "-t", "10", "-r", "--iterations", "1", "--metric", metric)
-			if !strings.Contains(o.stdout, metric+" (ms): mean") || !strings.Contains(o.stdout, "client ") {
-				t.Errorf("the table does not show %s:\n%s", metric, o.stdout)
+			if o := must(t, "results", "show", "sweep:1", "--metric", metric); !strings.Contains(o.stdout, "client  "+metric+" (ms)") {
+				t.Errorf("results show does not show %s:\n%s", metric, o.stdout)
 			}
 			recs, err = csv.NewReader(strings.NewReader(must(t, "results", "export", "sweep:1", "--format", "csv", "--series", "cells").stdout)).ReadAll()
 			if err != nil {
