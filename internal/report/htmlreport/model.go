@@ -48,6 +48,8 @@ type chart struct {
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
 	YLog   float64  `json:"yLog,omitempty"` // > 0: a log scale from here, for values spanning orders of magnitude
+	// Choices are metrics the reader can switch the chart to (sweepmetrics.go).
+	Choices []choice `json:"choices,omitempty"`
 }
 
 type series struct {
@@ -403,6 +405,9 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 			sec.Charts = append(sec.Charts, chart{ID: id + "-bars", Title: unit + " by " + strings.Join(axes, " and "), Kind: "bar",
 				XName: axes[0], YName: unit, XCategories: xs, Series: ser})
 		}
+	}
+	if c, ok := sweepMetricChart(id, sw.Runs, axes); ok {
+		sec.Charts = append(sec.Charts, c)
 	}
 	if maxIter > 1 {
 		s := series{Name: unit}
