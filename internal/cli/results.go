@@ -112,9 +112,10 @@ func (a *App) resultsCmd() *cobra.Command {
   rows       one row per row mark (iibench): insert and query rates and latencies, table size, against rows
   counters   one row per sample time, one column per OS or engine counter
   queries    a query suite's runs: one row per iteration, one column per query (its default)
+  ops        one row per operation (a script's statements, a test's queries): count, rate, latency, text
 A sweep (sweep:ID) exports as JSON with its record, its table and all its runs, or as CSV:
   table      the table dbmark sweep prints (e.g. tpcb's clients x transactions), the mean of each cell (default)
-  cells      one row per cell with every statistic (dbmark sweep --format csv)
+  cells      one row per cell with every statistic of every metric (dbmark sweep --format csv)
 --out-dir DIR writes every table there is as its own CSV file (a sweep's, and each of its runs'),
 named run-ID-SERIES.csv and sweep-ID-SERIES.csv, and prints their names.
 Host names, addresses, user names and paths are removed unless --no-redact.`,
@@ -124,7 +125,7 @@ Host names, addresses, user names and paths are removed unless --no-redact.`,
 		},
 	}
 	export.Flags().StringVar(&ex.format, "format", "json", "json or csv")
-	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows, counters or queries (a query suite's default); for a sweep: table (default) or cells")
+	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows, counters, queries (a query suite's default) or ops (one row per operation); for a sweep: table (default) or cells")
 	export.Flags().StringVarP(&ex.out, "output", "o", "", "write to this file instead of standard output")
 	export.Flags().StringVar(&ex.dir, "out-dir", "", "write every table as its own CSV file in this directory")
 	export.Flags().BoolVar(&ex.noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")

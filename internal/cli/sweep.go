@@ -113,8 +113,10 @@ func (a *App) sweepCmd() *cobra.Command {
 		Long: `Any option of a workload given a list (--threads 1,8,32) or a range FROM:TO:STEP
 (--table-size 10000:50000:10000, --file-total-size 256M:6G:256M, --time 10s:60s:10s) becomes an
 axis; the sweep runs every combination, each --iterations times, stores every run, and prints the
-headline's mean with its 95% confidence interval per cell. An interrupted sweep keeps its finished
-runs: dbmark sweep --resume ID runs what is missing.`,
+headline's mean with its 95% confidence interval per cell (--metric p95, op:NAME... shows another of
+the metrics each cell keeps: latency percentiles, per-operation rates and latencies, MiB/s, errors
+and retries, all of them in --format csv). An interrupted sweep keeps its finished runs: dbmark
+sweep --resume ID runs what is missing.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if resume != "" {
