@@ -67,15 +67,13 @@ func (a *App) resultsCmd() *cobra.Command {
 		Args:  exactlyOne("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ref, ok := strings.CutPrefix(args[0], "sweep:"); ok {
-				if err := sweep.CheckMetric(showMetric); err != nil {
-					return withCode(ExitUsage, err)
-				}
 				return a.withStore(cmd.Context(), func(st store.Store) error {
 					sw, err := a.loadSweep(cmd.Context(), st, ref)
 					if err != nil {
 						return err
 					}
 					if showMetric != "" {
+						showMetric = headlineAlias(showMetric, sw.rec.Headline)
 						if err := sweep.CheckKnown(showMetric, sw.table.Known); err != nil {
 							return withCode(ExitUsage, err)
 						}

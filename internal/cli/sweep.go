@@ -102,6 +102,7 @@ func (a *App) newSweepSetup(name string, args []string) (*sweepSetup, error) {
 	if err := s.fs.Parse(args); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%v (see: dbmark sweep %s --help)", err, name))
 	}
+	s.sf.metric = headlineAlias(s.sf.metric, w.Meta.Headline)
 	return s, nil
 }
 
@@ -360,6 +361,15 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 		return withCode(code, fmt.Errorf("interrupted: the finished runs were kept; resume with: dbmark sweep --resume %d", sid))
 	}
 	return withCode(code, fmt.Errorf("sweep stopped: %w; resume with: dbmark sweep --resume %d", runErr, sid))
+}
+
+// headlineAlias is --metric with the headline's own name (tps, rows/s)
+// taken as the headline.
+func headlineAlias(metric, headline string) string {
+	if metric != "" && metric == headline {
+		return sweep.Headline
+	}
+	return metric
 }
 
 type cellState struct {

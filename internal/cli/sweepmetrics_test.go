@@ -45,6 +45,10 @@ func TestSweepMetrics(t *testing.T) {
 		t.Errorf("results show --metric p95: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
 	oneLineError(t, withTiny(t, ctx, log, "results", "show", "sweep:1", "--metric", "op:nope"), "for NAME one of count")
+	// The headline by its own name.
+	if o := withTiny(t, ctx, log, "results", "show", "sweep:1", "--metric", "tps"); o.code != 0 || !strings.Contains(o.stdout, "threads  tps") {
+		t.Errorf("results show --metric tps: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
 
 	// The CSV's columns: the headline's statistics, then each metric's.
 	o = withTiny(t, ctx, log, "results", "export", "sweep:1", "--format", "csv", "--series", "cells")

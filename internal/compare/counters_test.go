@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/result"
@@ -60,6 +61,14 @@ func TestCountersThatMoved(t *testing.T) {
 	c := counterRun(200, map[string]float64{"db.commits": 130})
 	if m := Counters([]*result.Result{b}, []*result.Result{c}, 0); len(m.WithThroughput) != 0 || len(m.Top) != 1 {
 		t.Errorf("with the throughput unchanged, a rate that moved is a move: %+v", m)
+	}
+	// Two runs a side: each run's median, then the sides' medians.
+	a2 := counterRun(110, map[string]float64{"db.wal_syncs": 90, "os.cpu.user": 49})
+	b2 := counterRun(190, map[string]float64{"db.wal_syncs": 6, "os.cpu.user": 50})
+	m = Counters([]*result.Result{a, a2}, []*result.Result{b, b2}, 0)
+	i := slices.IndexFunc(m.Top, func(c CounterMove) bool { return c.Name == "db.wal_syncs" })
+	if i < 0 || m.Top[i].A < 90 || m.Top[i].A > 100 || m.Top[i].B > 6 || math.Abs(m.Throughput-390.0/210) > 1e-9 {
+		t.Errorf("two runs a side: %+v", m)
 	}
 	if Counters([]*result.Result{a}, []*result.Result{{}}, 0) != nil {
 		t.Error("a side without counters gives a comparison")
