@@ -4,8 +4,10 @@
 // data-points counts what it draws, as the page's script does.
 (function () {
   'use strict';
-  var spec = JSON.parse(document.getElementById('dbmark-data').textContent);
-  spec.charts.forEach(function (c) {
+  var data = document.getElementById('dbmark-data');
+  if (!data || typeof echarts === 'undefined') return;
+  var spec = JSON.parse(data.textContent);
+  (spec.charts || []).forEach(function (c) {
     if (!c.choices || !c.choices.length) return;
     var el = document.getElementById(c.id);
     var chart = el && echarts.getInstanceByDom(el);
