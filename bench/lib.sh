@@ -88,6 +88,45 @@ record() {
 			tool, cell, r, k, tps, cpu * 1e6 / tx, lat, srv < 0 ? "not measured" : sprintf("%.1f µs/tx", srv * 1e6 / tx) }' >&2
 }
 
+# ------------------------------------------------------------ sysbench over TLS
+
+# sysbench_tls_dir (the caller sets OUT): prints the directory sysbench's TLS runs start in, or
+# fails with the reason on stderr. sysbench 1.0 with --mysql-ssl=on loads
+# cacert.pem, client-cert.pem and client-key.pem from its working
+# directory, and the server checks a client certificate against its own
+# CA: the client needs one that CA signed. BENCH_SYSBENCH_TLS_DIR names a
+# directory holding the three; otherwise they are made from the test
+# environment's CA ($DBMARK_TEST_TLS_CA and the ca.key beside it).
+sysbench_tls_dir() {
+	local d=${BENCH_SYSBENCH_TLS_DIR:-} ca=${DBMARK_TEST_TLS_CA:-} f
+	if [[ -n $d ]]; then
+		for f in cacert.pem client-cert.pem client-key.pem; do
+			[[ -r $d/$f ]] || {
+				echo "BENCH_SYSBENCH_TLS_DIR=$d has no readable $f" >&2
+				return 1
+			}
+		done
+		realpath "$d"
+		return
+	fi
+	if [[ -z $ca || ! -r $ca || ! -r $(dirname "$ca")/ca.key ]]; then
+		echo "sysbench needs a client certificate signed by the server's CA: set BENCH_SYSBENCH_TLS_DIR (cacert.pem, client-cert.pem, client-key.pem), or DBMARK_TEST_TLS_CA with a readable ca.key beside it" >&2
+		return 1
+	fi
+	d=$OUT/sysbench-tls
+	mkdir -p "$d"
+	if ! (
+		cd "$d" &&
+			cp "$ca" cacert.pem &&
+			openssl req -newkey rsa:2048 -nodes -subj "/CN=sysbench" -keyout client-key.pem -out client.csr &&
+			openssl x509 -req -days 30 -in client.csr -CA "$ca" -CAkey "$(dirname "$ca")/ca.key" -CAcreateserial -CAserial ca.srl -out client-cert.pem
+	) >"$OUT/sysbench-tls.log" 2>&1; then
+		echo "openssl could not make sysbench's client certificate (log: $OUT/sysbench-tls.log)" >&2
+		return 1
+	fi
+	echo "$d"
+}
+
 # ------------------------------------------------------------ the server's CPU
 
 # server_pid PIDFILE: the server's process id from its pid file, or nothing

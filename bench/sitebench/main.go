@@ -2,7 +2,7 @@
 // drives a running site at a fixed rate, for bench/site.sh.
 //
 //	sitebench gen -store DSN -n 100000
-//	sitebench load -url http://127.0.0.1:8080 -kind results|result|submit -rate 200 -duration 30s [-many-clients]
+//	sitebench load -url http://127.0.0.1:8080 -kind results|result|submit|standing|api -rate 200 -duration 30s [-many-clients]
 package main
 
 import (
@@ -85,6 +85,11 @@ func variant(base *result.Result, rng *rand.Rand) *result.Result {
 	env.CPUs = cores[rng.IntN(len(cores))]
 	env.MemoryB = uint64(env.CPUs) * 4 << 30
 	env.Kernel = kernels[rng.IntN(len(kernels))]
+	if env.MachineFacts == nil {
+		// A data directory on one disk, so that results differ in
+		// storage and file system as real ones do.
+		env.MachineFacts = &result.MachineFacts{Disks: []result.Disk{{Name: "sda"}}, Mounts: []result.Mount{{Role: "data_dir", Device: "sda1"}}}
+	}
 	if m := env.MachineFacts; m != nil {
 		m.Virtualization = virts[rng.IntN(len(virts))]
 		m.Container = ""
@@ -92,6 +97,9 @@ func variant(base *result.Result, rng *rand.Rand) *result.Result {
 			m.Disks[i].Model = disks[rng.IntN(len(disks))]
 			rot := rng.IntN(5) == 0
 			m.Disks[i].Rotational = &rot
+			if rot {
+				r.Summary.Headline /= 2 // an effect for the standing pages to find
+			}
 		}
 		fs := fss[rng.IntN(len(fss))]
 		for i := range m.Mounts {
@@ -154,7 +162,7 @@ func gen(args []string) error {
 func load(args []string) error {
 	fs := flag.NewFlagSet("load", flag.ExitOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "the site")
-	kind := fs.String("kind", "results", "results (filtered lists), result (one result's page) or submit")
+	kind := fs.String("kind", "results", "results (filtered lists), result (one result's page, with where it stands), submit, standing (a workload's standing page) or api (the API's reference page)")
 	rate := fs.Float64("rate", 200, "requests per second")
 	dur := fs.Duration("duration", 30*time.Second, "how long to measure")
 	warmup := fs.Duration("warmup", 0, "how long to send the same load before measuring (caches fill)")
@@ -184,7 +192,7 @@ func load(args []string) error {
 		if bases, err = readBase(); err != nil {
 			return err
 		}
-	case "results":
+	case "results", "standing", "api":
 	default:
 		return fmt.Errorf("unknown kind %q", *kind)
 	}
@@ -198,6 +206,10 @@ func load(args []string) error {
 		switch *kind {
 		case "result":
 			return http.NewRequest("GET", *base+"/r/"+ids[rng.IntN(len(ids))], nil)
+		case "standing":
+			return http.NewRequest("GET", *base+"/standing/"+workloads[rng.IntN(len(workloads))], nil)
+		case "api":
+			return http.NewRequest("GET", *base+"/api", nil)
 		case "submit":
 			r := variant(bases[rng.IntN(len(bases))], rng)
 			b, _ := json.Marshal(&site.Submission{Format: site.SubmissionFormat, Runs: []*result.Result{r}})

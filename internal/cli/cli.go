@@ -83,7 +83,11 @@ type App struct {
 	global *pflag.FlagSet // the root's persistent flags
 	// own is where dbmark's notes around a run go (preflight warnings);
 	// nil is Stderr. A peer's front end keeps them off the peer's output.
-	own        io.Writer
+	own io.Writer
+	// notices is where the server's notices go, in its client library's
+	// form (the pgbench front end: stderr, as libpq prints them); nil
+	// drops them.
+	notices    io.Writer
 	storeDSN   string
 	quiet      bool
 	verbose    bool

@@ -27,12 +27,14 @@ type contextFlags struct {
 	sampleInterval seconds
 	show           []string
 	root           string
+	waitIdle       time.Duration
 }
 
 func (c *contextFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.strict, "strict", false, "refuse to run while a preflight warning stands (RAID check, swap in use, busy machine...)")
 	fs.Var(&c.sampleInterval, "sample-interval", "read OS and database counters this often (default: the report interval, or 1s; 0: off)")
 	fs.StringSliceVar(&c.show, "show", nil, "counters to add to the live line, e.g. iowait,util,dirty_pages (see docs/sysinfo.md)")
+	fs.DurationVar(&c.waitIdle, "wait-idle", 0, "before the run (each cell of a sweep), wait up to this long for the machine to be idle: no RAID sync, no other busy CPU or disk (e.g. 10m; 0: don't wait)")
 	bindProbeRoot(fs, &c.root)
 }
 
@@ -101,6 +103,16 @@ func isServer(tg target.Target) bool {
 // addContext fills the result's machine and engine facts and runs the
 // preflight. With --strict a standing warning refuses the run.
 func (a *App) addContext(ctx context.Context, res *result.Result, tg target.Target, c *contextFlags) error {
+	if c.waitIdle > 0 {
+		say := func(s string) { fmt.Fprintln(a.notes(), s) }
+		waited, busy := probe.WaitIdle(ctx, c.root, c.waitIdle, say)
+		switch {
+		case len(busy) > 0:
+			say(fmt.Sprintf("the machine is still busy after --wait-idle %s; running all the same", c.waitIdle))
+		case waited > 2*time.Second:
+			say(fmt.Sprintf("the machine was idle after %s", waited.Round(time.Second)))
+		}
+	}
 	began := time.Now()
 	facts := engineFacts(ctx, tg, a)
 	res.Target.EngineFacts = facts

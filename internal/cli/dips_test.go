@@ -1,56 +1,204 @@
 package cli_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/testsrv"
 	"github.com/dbmark/dbmark/internal/workload/workloadtest"
 )
 
-// A dip made on purpose (another connection holds a lock on the table the
-// run writes for two and a half seconds) is found where it was made, on
-// every engine, said in the summary and kept in the result.
+// dipCase is one way of making a dip on purpose during a run.
+type dipCase struct {
+	engine, source string
+	// url is the target; private cases start a server of their own.
+	url func(t *testing.T) string
+	// provoke makes the dip on the target and returns when it is over;
+	// the dip is looked for between its start and its end plus slack.
+	provoke func(t *testing.T, ctx context.Context, url string)
+	slack   time.Duration
+	// before runs before the run; at is when the dip is made (5 s in) and
+	// runFor the run's length (11 s).
+	before     func(t *testing.T, ctx context.Context, url string)
+	at, runFor time.Duration
+	// disk: the dip is one of the disk, which a machine whose disks
+	// kept up with the source's writes does not have; without a dip the
+	// case is skipped when no disk was near its limit then.
+	disk bool
+	// movers: one of the counters named for the dip must begin with one
+	// of these (nil: any or none; a lock shows in no counter for sure).
+	movers []string
+}
+
+// holdFor runs take, waits d and runs release, each a list of
+// statements, on a connection of its own.
+func holdFor(take, release []string, d time.Duration) func(t *testing.T, ctx context.Context, url string) {
+	return func(t *testing.T, ctx context.Context, url string) {
+		c := connect(t, url)
+		for _, stmt := range take {
+			if err := c.Exec(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		time.Sleep(d)
+		for _, stmt := range release {
+			if err := c.Exec(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+	}
+}
+
+// burst writes rows from another connection, a statement of 20,000 rows
+// after another, for d, then runs after.
+func burst(setup []string, insert string, d time.Duration, after ...string) func(t *testing.T, ctx context.Context, url string) {
+	return func(t *testing.T, ctx context.Context, url string) {
+		c := connect(t, url)
+		for _, stmt := range setup {
+			if err := c.Exec(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		for end := time.Now().Add(d); time.Now().Before(end); {
+			if err := c.Exec(ctx, insert); err != nil {
+				t.Fatalf("%s: %v", insert, err)
+			}
+		}
+		for _, stmt := range after {
+			if err := c.Exec(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+	}
+}
+
+// freeze stops the private server's processes for d (SIGSTOP, SIGCONT).
+func freeze(srv func(testing.TB) *testsrv.Server, d time.Duration) func(t *testing.T, ctx context.Context, url string) {
+	return func(t *testing.T, _ context.Context, _ string) {
+		thaw, err := srv(t).Freeze()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer thaw()
+		time.Sleep(d)
+	}
+}
+
+// TestDipFound makes dips on purpose during a run, one run a case, and
+// checks each is found where it was made, with the counters that tell
+// what happened, said in the summary and kept in the result. By default
+// it runs one case an engine (CI's time is short): a table lock held by
+// another connection on SQLite, the server stopped by SIGSTOP for 2.5 s
+// on a private PostgreSQL, FLUSH TABLES ... WITH READ LOCK on MariaDB.
+// DBMARK_TEST_DIPS=all runs every source on every engine where it
+// applies: the lock, a batch of writes from another connection, a
+// CHECKPOINT after a burst on a PostgreSQL that syncs its writes (skipped,
+// saying so, where the disk absorbs it without a dip), and SIGSTOP of a
+// private MariaDB too (about 100 s more).
 func TestDipFound(t *testing.T) {
 	home(t)
 	ctx := context.Background()
-	// Each engine's way to hold the run's table, and to let it go.
-	lock := map[string][2]string{
-		"sqlite":   {"BEGIN IMMEDIATE", "COMMIT"},
-		"postgres": {"BEGIN; LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE", "COMMIT"},
-		"mariadb":  {"LOCK TABLES sbtest1 WRITE", "UNLOCK TABLES"},
-	}
+	all := os.Getenv("DBMARK_TEST_DIPS") == "all"
+	engines := map[string]string{}
 	for _, e := range workloadtest.Engines(t, "dbmark_dips") {
-		t.Run(e.Name, func(t *testing.T) {
-			size := []string{"--target", e.URL, "--tables", "1", "--table-size", "1000"}
-			dbmark(t, ctx, append([]string{"cleanup", "oltp_update_non_index"}, size...)...)
-			if o := dbmark(t, ctx, append([]string{"prepare", "oltp_update_non_index"}, size...)...); o.code != 0 {
-				t.Fatalf("prepare: %s", o.stderr)
+		engines[e.Name] = e.URL
+	}
+	shared := func(name string) func(*testing.T) string {
+		return func(t *testing.T) string {
+			u, ok := engines[name]
+			if !ok {
+				t.Skipf("no %s test server (scripts/testenv.sh env)", name)
 			}
-			holder := connect(t, e.URL)
-			doc := filepath.Join(t.TempDir(), "r.json")
-			done := make(chan outcome)
-			go func() {
-				done <- dbmark(t, ctx, append([]string{"run", "oltp_update_non_index", "--threads", "2", "--time", "11s",
-					"--report-interval", "1s", "--json", doc}, size...)...)
-			}()
-			time.Sleep(5 * time.Second)
-			held := time.Now()
-			for _, stmt := range strings.Split(lock[e.Name][0], "; ") {
-				if err := holder.Exec(ctx, stmt); err != nil {
+			return u
+		}
+	}
+	pgSrv, mySrv := testsrv.Lazy(t, testsrv.Postgres), testsrv.Lazy(t, testsrv.MariaDB)
+	private := func(srv func(testing.TB) *testsrv.Server, setup ...string) func(*testing.T) string {
+		return func(t *testing.T) string {
+			s := srv(t)
+			for _, stmt := range setup {
+				if err := connect(t, s.TCP).Exec(context.Background(), stmt); err != nil {
 					t.Fatalf("%s: %v", stmt, err)
 				}
 			}
-			time.Sleep(2500 * time.Millisecond)
-			if err := holder.Exec(ctx, lock[e.Name][1]); err != nil {
-				t.Fatal(err)
+			return s.TCP
+		}
+	}
+	const hold = 2500 * time.Millisecond
+	// A batch job from another connection: every row of the run's table
+	// updated again and again in one transaction, whose row locks hold
+	// the run's updates until it commits.
+	batch := burst([]string{"BEGIN"}, "UPDATE sbtest1 SET k = k + 1", hold, "COMMIT")
+	writes := []string{"db.rows_updated", "db.handler_update", "db.row_lock_", "db.wal_", "db.log_", "db.pages_flushed", "db.dirty_pages",
+		"db.buffers_alloc", "db.backend_buffers", "db.io_", "db.fsyncs", "db.threads_running", "os.disk.", "os.mem.dirty"}
+	// What a FLUSH TABLES ... WITH READ LOCK moves, from run to run: the
+	// sessions it holds wait (threads_running), the flush writes the
+	// table's pages (pages flushed, dirty pages down, the kernel's dirty
+	// memory up, disk writes, fsyncs), and the server answers late.
+	flushed := []string{"db.threads_running", "db.pages_flushed", "db.dirty_pages", "db.fsyncs", "db.status_read_ms", "os.disk.", "os.mem.dirty"}
+	cases := []dipCase{
+		{engine: "sqlite", source: "lock", url: shared("sqlite"), provoke: holdFor([]string{"BEGIN IMMEDIATE"}, []string{"COMMIT"}, hold)},
+		{engine: "postgres", source: "SIGSTOP", url: private(pgSrv), provoke: freeze(pgSrv, hold), movers: []string{"db.status_read_ms"}},
+		{engine: "mariadb", source: "FLUSH TABLES WITH READ LOCK", url: shared("mariadb"),
+			provoke: holdFor([]string{"FLUSH TABLES sbtest1 WITH READ LOCK"}, []string{"UNLOCK TABLES"}, hold), movers: flushed},
+	}
+	if all {
+		cases = append(cases,
+			dipCase{engine: "postgres", source: "lock", url: shared("postgres"),
+				provoke: holdFor([]string{"BEGIN", "LOCK TABLE sbtest1 IN ACCESS EXCLUSIVE MODE"}, []string{"COMMIT"}, hold)},
+			dipCase{engine: "mariadb", source: "lock", url: shared("mariadb"),
+				provoke: holdFor([]string{"LOCK TABLES sbtest1 WRITE"}, []string{"UNLOCK TABLES"}, hold)},
+			dipCase{engine: "postgres", source: "batch of writes", url: shared("postgres"), provoke: batch, movers: writes},
+			dipCase{engine: "mariadb", source: "batch of writes", url: shared("mariadb"), provoke: batch, movers: writes},
+			// A checkpoint costs where writes are synced and a page's
+			// first change after it is logged whole.
+			// The burst before the run leaves its pages dirty; the
+			// checkpoint writes and syncs them all at once.
+			dipCase{engine: "postgres", source: "CHECKPOINT", url: private(pgSrv, "ALTER SYSTEM SET fsync = on",
+				"ALTER SYSTEM SET full_page_writes = on", "ALTER SYSTEM SET synchronous_commit = on", "ALTER SYSTEM SET shared_buffers = '512MB'"),
+				before: func(t *testing.T, ctx context.Context, url string) {
+					if err := pgSrv(t).Kill(); err != nil {
+						t.Fatal(err)
+					}
+					if err := pgSrv(t).Start(); err != nil {
+						t.Fatal(err)
+					}
+					burst([]string{"CHECKPOINT", "DROP TABLE IF EXISTS dip_burst", "CREATE TABLE dip_burst (a int, b text)"},
+						"INSERT INTO dip_burst SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g", 6*time.Second)(t, ctx, url)
+				},
+				provoke: holdFor([]string{"CHECKPOINT"}, nil, 0), at: 10 * time.Second, runFor: 20 * time.Second,
+				slack: 2 * time.Second, movers: append([]string{"db.checkpoint"}, writes...), disk: true},
+			dipCase{engine: "mariadb", source: "SIGSTOP", url: private(mySrv), provoke: freeze(mySrv, hold), movers: []string{"db.status_read_ms"}},
+		)
+	}
+	for _, c := range cases {
+		t.Run(c.engine+"/"+c.source, func(t *testing.T) {
+			url := c.url(t)
+			size := []string{"--target", url, "--tables", "1", "--table-size", "1000"}
+			prepared(t, "oltp_update_non_index", size...)
+			if c.before != nil {
+				c.before(t, ctx, url)
 			}
-			released := time.Now()
+			at, runFor := cmp.Or(c.at, 5*time.Second), cmp.Or(c.runFor, 11*time.Second)
+			doc := filepath.Join(t.TempDir(), "r.json")
+			done := make(chan outcome)
+			go func() {
+				done <- dbmark(t, ctx, append([]string{"run", "oltp_update_non_index", "--threads", "2", "--time", runFor.String(),
+					"--report-interval", "1s", "--json", doc}, size...)...)
+			}()
+			time.Sleep(at)
+			began := time.Now()
+			c.provoke(t, ctx, url)
+			ended := time.Now().Add(c.slack)
 			o := <-done
 			if o.code != 0 {
 				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
@@ -63,18 +211,66 @@ func TestDipFound(t *testing.T) {
 			if err := json.Unmarshal(b, &r); err != nil {
 				t.Fatal(err)
 			}
-			from, to := held.Sub(r.StartedAt).Seconds(), released.Sub(r.StartedAt).Seconds()
-			found := false
-			for _, d := range r.Summary.Dips {
-				// The dip's intervals overlap the time the lock was held.
-				found = found || (d.FromS < to && d.ToS > from && d.Change < -0.5)
+			from, to := began.Sub(r.StartedAt).Seconds(), ended.Sub(r.StartedAt).Seconds()
+			var found *result.Dip
+			for i, d := range r.Summary.Dips {
+				// The dip's intervals overlap the time it was made.
+				if d.FromS < to && d.ToS > from && d.Change < -0.25 {
+					found = &r.Summary.Dips[i]
+					break
+				}
 			}
-			if !found {
-				t.Fatalf("no dip found while the lock was held (%.1f-%.1f s): %+v\n%s", from, to, r.Summary.Dips, o.stdout)
+			if found == nil && c.disk {
+				if busiest := busiestDisk(r.Counters, from, to); busiest < 90 {
+					t.Skipf("no dip, and no disk was near its limit (%.0f%% busy at most) while it was made: the disks kept up here", busiest)
+				}
+			}
+			if found == nil {
+				var tps []string
+				for _, iv := range r.Series {
+					tps = append(tps, fmt.Sprintf("%.1f:%.0f", iv.T, iv.EventsPerS))
+				}
+				t.Fatalf("no dip found while it was made (%.1f-%.1f s): %+v\nthroughput %s", from, to, r.Summary.Dips, strings.Join(tps, " "))
+			}
+			t.Logf("%s", dips.Line(*found, r.Summary.HeadlineUnit))
+			if c.movers != nil && !namesOneOf(found.Movers, c.movers) {
+				t.Errorf("the dip names none of %v: %s", c.movers, dips.Line(*found, r.Summary.HeadlineUnit))
 			}
 			if !strings.Contains(o.stdout, "Dips (throughput well below its running median") {
 				t.Errorf("the summary does not say it:\n%s", o.stdout)
 			}
 		})
 	}
+}
+
+// namesOneOf says whether a mover's name begins with one of prefixes.
+func namesOneOf(ms []result.Mover, prefixes []string) bool {
+	for _, m := range ms {
+		for _, p := range prefixes {
+			if strings.HasPrefix(m.Name, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// busiestDisk is the highest utilisation of any disk sampled between
+// from and to (seconds on the run's axis), in percent.
+func busiestDisk(c *result.Counters, from, to float64) float64 {
+	var out float64
+	if c == nil {
+		return 0
+	}
+	for _, s := range c.Series {
+		if !strings.HasPrefix(s.Name, "os.disk.") || !strings.HasSuffix(s.Name, ".util") {
+			continue
+		}
+		for _, p := range s.Points {
+			if p[0] > from && p[0] <= to+1 {
+				out = max(out, p[1])
+			}
+		}
+	}
+	return out
 }

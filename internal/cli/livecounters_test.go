@@ -27,7 +27,7 @@ func TestLiveCountersAreTheirOwnInterval(t *testing.T) {
 	})
 }
 
-var liveTime = regexp.MustCompile(`^\[ (\d+)s \]`)
+var liveTime = regexp.MustCompile(`^\[ (\d+(?:\.\d+)?)s \]`)
 
 func liveCounters(t *testing.T, args []string, dbCounter string) {
 	t.Helper()

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/frontend/pgbench"
@@ -27,15 +26,9 @@ import (
 // pgbenchCmd is "dbmark pgbench ...": pgbench 15's command line and output
 // over dbmark's tpcb workload (docs/pgbench.md).
 func (a *App) pgbenchCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:                "pgbench [pgbench's options]... [DBNAME]",
-		Short:              "pgbench 15's command line and output, running dbmark's tpcb workload: put \"dbmark \" in front of a pgbench command",
-		DisableFlagParsing: true,
-		Args:               cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.pgbench(cmd.Context(), args)
-		},
-	}
+	return a.frontEndCmd("pgbench [pgbench's options]... [DBNAME]",
+		"pgbench 15's command line and output, running dbmark's tpcb workload: put \"dbmark \" in front of a pgbench command", "",
+		a.pgbench)
 }
 
 // pgbenchOut writes pgbench's lines, with PGPASSWORD's value masked in
@@ -90,7 +83,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	var ue *pgbench.UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(a.Stderr, strings.Join(ue.Lines, "\n"))
-		return &printedError{code: 1}
+		return exitWith(1)
 	}
 	if err != nil {
 		return withCode(ExitUsage, err)
@@ -116,7 +109,8 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 		extra = a.Stderr
 	}
 	a.own = extra
-	a.Logger = slog.New(slog.NewTextHandler(extra, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: dropTime}))
+	a.notices = writerFunc(func(b []byte) { out.errf("%s", b) }) // libpq prints them on stderr
+	a.frontEndLog(extra, slog.LevelWarn)
 
 	w := tpcb.New()
 	spec := w.Spec()
@@ -124,10 +118,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	if inv.Mode == pgbench.ModeInit {
 		verb = "prepare"
 	}
-	fs := pflag.NewFlagSet("pgbench", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f := &runFlags{}
-	a.bindWorkload(fs, f, spec, verb)
+	fs, f := a.frontEndFlags("pgbench", spec, verb)
 	if err := fs.Parse(tpcbArgs(inv, verb)); err != nil {
 		return withCode(ExitUsage, fmt.Errorf("pgbench front end: %w", err))
 	}
@@ -141,7 +132,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	tg, _, err := a.openTarget(ctx, spec, f)
 	if err != nil {
 		out.errf("pgbench: error: %s\n", err)
-		return &printedError{code: 1}
+		return exitWith(1)
 	}
 	defer tg.Close()
 	what := "setup"
@@ -156,14 +147,14 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 			out.errf("pgbench: error: %s\n", err)
 		}
 		out.errf("pgbench: error: could not create connection for %s\n", what)
-		return &printedError{code: 1}
+		return exitWith(1)
 	}
 	if inv.Mode == pgbench.ModeInit {
 		c.Close()
 		clients := f.planInput(fs, spec).Resolved().Clients
 		if err := a.prepare(ctx, spec, f, clients, true); err != nil {
 			out.errf("pgbench: error: %s\n", bare(err))
-			return &printedError{code: 1}
+			return exitWith(1)
 		}
 		return nil
 	}
@@ -171,7 +162,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	if err != nil {
 		c.Close()
 		out.errf("pgbench: error: %s\n", err)
-		return &printedError{code: 1}
+		return exitWith(1)
 	}
 	fmt.Fprintln(a.Stdout, pgbench.VersionLine(eng.Version))
 	if inv.Debug {
@@ -191,7 +182,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 			}
 			out.errf("pgbench: error: could not count number of branches: %s", msg)
 			out.errf("pgbench: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".\n", inv.DBName)
-			return &printedError{code: 1}
+			return exitWith(1)
 		}
 		// pgbench reports how pgbench_accounts is partitioned.
 		const pq = `select coalesce((select case p.partstrat when 'r' then 'range' when 'h' then 'hash' end || ':' ||
@@ -209,13 +200,16 @@ from pg_catalog.pg_class c where c.relname = 'pgbench_accounts' and pg_catalog.p
 			fmt.Fprint(a.Stderr, "starting vacuum pgbench_accounts...end.\n")
 		}
 	}
-	peer := func(w io.Writer, res *result.Result) {
-		if m, n, ok := strings.Cut(partitions, ":"); ok && res.Summary.Extra != nil {
-			res.Summary.Extra["partition_method"], res.Summary.Extra["partitions"] = m, n
-		}
-		pgbench.Report(w, res)
+	fe := &frontEnd{
+		own: extra, summary: true, // dbmark's summary with --dbmark-report
+		report: func(res *result.Result) {
+			if m, n, ok := strings.Cut(partitions, ":"); ok && res.Summary.Extra != nil {
+				res.Summary.Extra["partition_method"], res.Summary.Extra["partitions"] = m, n
+			}
+			pgbench.Report(a.Stdout, res)
+		},
 	}
-	res, err := a.runOne(ctx, spec, fs, f, runOpts{out: a.Stdout, peer: peer, extra: extra})
+	res, err := a.runOne(ctx, spec, fs, f, runOpts{out: a.Stdout, front: fe})
 	return pgbenchOutcome(res, err, inv, out)
 }
 
@@ -249,10 +243,10 @@ func pgbenchOutcome(res *result.Result, err error, inv *pgbench.Invocation, out 
 			out.errf("pgbench: error: %s\n", res.Error)
 		}
 		out.errf("pgbench: error: Run was aborted; the above results are incomplete.\n")
-		return &printedError{code: 2}
+		return exitWith(2)
 	}
 	if res.Status == result.StatusInterrupted {
-		return &printedError{code: ExitInterrupted}
+		return exitWith(ExitInterrupted)
 	}
 	if err != nil {
 		var ee *exitError

@@ -29,7 +29,7 @@ func (a *App) serveCmd() *cobra.Command {
 	var listen, siteStore, tokenFile string
 	maxBody := fileio.Size(site.DefaultMaxBody)
 	var limits sitestore.Limits
-	var trustProxy, logJSON bool
+	var trustProxy, logJSON, unreleased bool
 	var maxInFlight int
 	queueWait := site.DefaultQueueWait
 	cmd := &cobra.Command{
@@ -74,7 +74,8 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 				logger.Warn("result pages will have no charts", "err", err)
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
-				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait})
+				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
+				LeaderboardUnreleased: unreleased})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -126,6 +127,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 	f.IntVar(&maxInFlight, "max-in-flight", 0, "requests worked on at once; others wait up to --queue-wait, then get 503 (0: 4 per CPU)")
 	f.DurationVar(&queueWait, "queue-wait", queueWait, "how long a request waits for a free slot before the site answers that it is busy")
 	f.BoolVar(&logJSON, "log-json", false, "write the access log and other logs as JSON lines")
+	f.BoolVar(&unreleased, "leaderboard-unreleased", false, "also show results of unreleased builds (built from source) on leaderboards of their own, apart from released builds")
 	return cmd
 }
 

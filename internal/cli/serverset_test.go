@@ -205,6 +205,38 @@ func TestServerSetPostgres(t *testing.T) {
 		}
 	})
 
+	t.Run("crash", func(t *testing.T) {
+		// The server crashes during the first cell and stays down: the run
+		// fails, and dbmark starts the server with the restart command
+		// and puts work_mem back, which ALTER SYSTEM had kept through
+		// the crash.
+		prepared(t, "oltp_point_select", data...)
+		p := startDbmark(t, append([]string{"sweep", "oltp_point_select", "--time", "3", "--iterations", "1",
+			"--server-set", "work_mem=44MB,52MB", "--restart-cmd", srv.RestartCmd, "--store", filepath.Join(t.TempDir(), "s.db")}, data...)...)
+		deadline := time.Now().Add(60 * time.Second)
+		for pgSetting(t, srv, "work_mem") != "44MB" {
+			if time.Now().After(deadline) {
+				t.Fatalf("work_mem never became 44MB\nstderr: %s", p.stderr)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := srv.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if code := p.wait(t, 90*time.Second); code == 0 || code == 130 {
+			t.Errorf("exit %d after the server crashed\nstderr: %s", code, p.stderr)
+		}
+		if err := srv.Up(); err != nil {
+			t.Fatalf("%v\nstderr: %s", err, p.stderr)
+		}
+		stderr := p.stderr.String()
+		if !strings.Contains(stderr, "restarting the server") || !strings.Contains(stderr, "server settings restored: work_mem="+origWorkMem) {
+			t.Errorf("stderr: %s", stderr)
+		}
+		restored(t)
+	})
+
 	t.Run("bad input", func(t *testing.T) {
 		for _, c := range []struct{ set, want string }{
 			{"no_such_setting=1", "PostgreSQL has no setting"},
@@ -268,6 +300,42 @@ func TestServerSetMariaDB(t *testing.T) {
 	if got := mySetting(t, srv, "innodb_flush_log_at_trx_commit"); got != orig {
 		t.Errorf("innodb_flush_log_at_trx_commit is %s after the sweep, was %s", got, orig)
 	}
+
+	// A read-only variable (innodb_flush_method on MariaDB 10.11) takes
+	// a restart each cell, with the command that writes it into the
+	// server's option file; the original goes back the same way.
+	t.Run("restart", func(t *testing.T) {
+		orig := mySetting(t, srv, "innodb_flush_method")
+		other := "fsync"
+		if orig == other {
+			other = "O_DIRECT"
+		}
+		storePath := filepath.Join(t.TempDir(), "s.db")
+		o := dbmark(t, context.Background(), append([]string{"sweep", "oltp_update_index", "--time", "1", "--iterations", "1", "--store", storePath,
+			"--server-set", "innodb_flush_method=" + other + "," + orig, "--restart-cmd", srv.RestartCmd}, data...)...)
+		if o.code != 0 {
+			t.Fatalf("exit %d: %s", o.code, o.stderr)
+		}
+		runs := sweepRuns(t, storePath)
+		if len(runs) != 2 {
+			t.Fatalf("%d runs", len(runs))
+		}
+		for _, r := range runs {
+			want := r.Sweep.Cell["server.innodb_flush_method"]
+			fm, ok := serverSetOf(r, "innodb_flush_method")
+			if !ok || fm.ReadBack != want || fm.Original != orig || !fm.Restart {
+				t.Errorf("cell %s recorded %+v", want, r.Target.ServerSet)
+			}
+		}
+		// A restart for each cell's value, and one to put the original
+		// back in the option file.
+		if n := strings.Count(o.stderr, "restarting the server"); n != 3 {
+			t.Errorf("%d restarts, want 3:\n%s", n, o.stderr)
+		}
+		if got := mySetting(t, srv, "innodb_flush_method"); got != orig {
+			t.Errorf("innodb_flush_method is %s after the sweep, was %s", got, orig)
+		}
+	})
 
 	for _, c := range []struct{ set, want string }{
 		{"no_such_variable=1", "the server has no variable"},

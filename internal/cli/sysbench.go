@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,24 +18,20 @@ import (
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/frontend/sysbench"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
 	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
 func (a *App) sysbenchCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "sysbench [options]... testname command",
-		Short: "sysbench 1.0.20's command line and output, running dbmark's workloads (docs/sysbench.md)",
-		Long: `Put "dbmark " in front of a sysbench 1.0.20 command: the same options, tests
+	return a.frontEndCmd("sysbench [options]... testname command",
+		"sysbench 1.0.20's command line and output, running dbmark's workloads (docs/sysbench.md)",
+		`Put "dbmark " in front of a sysbench 1.0.20 command: the same options, tests
 (the OLTP tests, bulk_insert, fileio) and commands (prepare, run, cleanup,
 prewarm, help), the same lines on the same streams and the same exit codes.
 Each run is also kept in dbmark's results store (dbmark results show).
 dbmark's own options here: --no-store, --store=DSN, --json=FILE.`,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.sysbench(cmd.Context(), args)
-		},
-	}
+		a.sysbench)
 }
 
 // dbmarkOwn takes dbmark's own options (--no-store, --store, --json) out
@@ -65,51 +60,9 @@ func (a *App) dbmarkOwn(args []string) (rest []string, own [][2]string) {
 	return rest, own
 }
 
-// prefixWriter starts each line written through it with prefix. Writes
-// are whole lines or parts of one (each from one goroutine at a time).
-type prefixWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	mid    bool // the last write ended inside a line
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []byte
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if line == "" {
-			continue
-		}
-		if !p.mid {
-			out = append(out, p.prefix...)
-		}
-		out = append(out, line...)
-		p.mid = !strings.HasSuffix(line, "\n")
-	}
-	if _, err := p.w.Write(out); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-// lockedWriter lets loaders in parallel tell their steps line by line.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // sysbench runs a sysbench command line: the front end reads it and
 // prints sysbench's lines; dbmark's workloads do the work.
 func (a *App) sysbench(ctx context.Context, args []string) error {
-	f := &runFlags{}
 	args, own := a.dbmarkOwn(args)
 	c, err := sysbench.Start(args, a.Stdout, a.Stderr, buildinfo.Get().Version)
 	var ex *sysbench.Exit
@@ -131,17 +84,14 @@ func (a *App) sysbench(ctx context.Context, args []string) error {
 	} else if c.Log.Verbosity < sysbench.Notice {
 		level = slog.LevelError
 	}
-	a.Logger = slog.New(slog.NewTextHandler(a.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+	a.frontEndLog(a.Stderr, level)
 	w, ok := a.Workloads.New(c.Test)
 	if !ok {
 		c.Log.Printf(sysbench.Fatal, "Cannot find benchmark '%s': no such built-in test, file or module", c.Name)
 		return exitWith(1)
 	}
-	fs := pflag.NewFlagSet(c.Test, pflag.ContinueOnError)
-	fs.SetNormalizeFunc(normalize)
-	f.bindTarget(fs, w)
-	f.bindRun(fs)
-	w.Flags(fs)
+	// Every option goes with every command, as sysbench takes them.
+	fs, f := a.frontEndFlags(c.Test, w, "run")
 	sets := slices.Concat(c.Flags, own)
 	if w.OwnTarget == nil {
 		sets = append(sets, [2]string{"target", c.Target()})
@@ -156,14 +106,6 @@ func (a *App) sysbench(ctx context.Context, args []string) error {
 		return a.sysbenchRun(ctx, c, w, fs, f)
 	}
 	return a.sysbenchSetup(ctx, c, w, f)
-}
-
-// exitWith ends the command with code, having said all there was to say.
-func exitWith(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return &printedError{code: code}
 }
 
 // fatal prints err as sysbench prints a fatal error and ends with its code
@@ -237,14 +179,18 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 	}
 	c.Initializing()
 	var res *result.Result
-	queueFull := false
-	o := runOpts{
-		out:     a.Stderr, // dbmark's own lines (where the result went)
+	queueFull, forced := false, false
+	fe := &frontEnd{
+		own:     a.Stderr, // where the result went, marked as dbmark's
 		live:    c.LiveLine,
 		liveOut: a.Stdout,
 		started: c.Started,
 		report: func(r *result.Result) {
 			res = r
+			if forced = c.Forced(); forced {
+				c.ForcedReport(r)
+				return
+			}
 			if r.Status != result.StatusOK && r.Status != result.StatusDegraded {
 				return // sysbench prints no report of a run that failed
 			}
@@ -253,8 +199,18 @@ func (a *App) sysbenchRun(ctx context.Context, c *sysbench.Command, w workload.S
 			}
 		},
 	}
-	_, err := a.runOne(ctx, w, fs, f, o)
+	if c.Spans() {
+		fe.tune = func(cfg *runner.Config) {
+			for _, cp := range c.Checkpoints {
+				cfg.Checkpoints = append(cfg.Checkpoints, time.Duration(cp)*time.Second)
+			}
+			cfg.OnCheckpoint, cfg.Drain = c.OnSpan, c.Drain()
+		}
+	}
+	_, err := a.runOne(ctx, w, fs, f, runOpts{out: a.Stderr, front: fe})
 	switch {
+	case forced:
+		return exitWith(2) // sysbench's forced shutdown exits so
 	case queueFull:
 		return exitWith(1) // said in the report's place
 	case err == nil:

@@ -20,6 +20,7 @@ import (
 	"github.com/dbmark/dbmark/internal/buildinfo"
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/metrics"
+	"github.com/dbmark/dbmark/internal/probe"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -276,6 +277,12 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 				case "cleanup":
 					return a.cleanup(cmd.Context(), w, f, clients)
 				}
+				if w.Hooks.PrepareInstead != nil && w.Hooks.PrepareInstead() {
+					if err := a.onlyPrepareOptions(cmd.NonInheritedFlags(), name); err != nil {
+						return err
+					}
+					return a.prepare(cmd.Context(), w, f, clients, false)
+				}
 				if hasAxes(cmd.Flags()) {
 					return a.runAsSweep(cmd.Context(), name, cmd.NonInheritedFlags())
 				}
@@ -291,6 +298,33 @@ func (a *App) workloadCmd(verb, short string) *cobra.Command {
 		cmd.AddCommand(sub)
 	}
 	return cmd
+}
+
+// onlyPrepareOptions refuses a run option given with a run that prepares
+// in its place (pgbench's -i, which refuses them likewise): each option
+// set in fs must be one prepare takes.
+func (a *App) onlyPrepareOptions(fs *pflag.FlagSet, name string) error {
+	w, _ := a.Workloads.New(name)
+	prep := pflag.NewFlagSet("prepare", pflag.ContinueOnError)
+	a.bindWorkload(prep, &runFlags{}, w, "prepare")
+	var bad []string
+	fs.VisitAll(func(f *pflag.Flag) { // a command's local flags keep Changed, not the set's record of it
+		if !f.Changed || prep.Lookup(f.Name) != nil || f.Name == "initialize" {
+			return
+		}
+		if f.Shorthand != "" {
+			bad = append(bad, "-"+f.Shorthand) // pgbench's spelling (an alias's long name is hidden)
+		} else {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s is an option of the run (leave out -i to run)", name, bad[0]))
+	}
+	return withCode(ExitUsage, fmt.Errorf("-i (initialize) prepares, as dbmark prepare %s does, and runs nothing: %s are options of the run (leave out -i to run)", name, strings.Join(bad, ", ")))
 }
 
 // bindWorkload binds what verb takes of workload w: where the load goes,
@@ -415,7 +449,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	if f.psMode == "disable" && !f.pgMode.given {
 		f.pgMode.v = postgres.ModeSimple
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger, Notices: a.notices})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
@@ -561,23 +595,14 @@ type runOpts struct {
 	// servers sets the server settings of the run (--server-set), checked
 	// by the command before anything ran.
 	servers *serverset.Session
-	// live, report and started are a front end's own output (sysbench's):
-	// its form of the live lines, printed on liveOut; its report, in place
-	// of dbmark's summary; and its words as the clients start.
-	live    func(p result.Interval, threads int) string
-	liveOut io.Writer
-	report  func(res *result.Result)
-	started func()
 	// repair prepares again when the data fails the workload's check: in a
 	// sweep whose earlier runs found it prepared, a run can leave it
 	// otherwise (file I/O's seqwr, cut short by its time limit, leaves its
 	// files short).
 	repair bool
-	// peer prints a peer's report in place of dbmark's (the pgbench front
-	// end): no header line, and what dbmark adds (the summary, where the
-	// result went) goes to extra instead of out.
-	peer  func(io.Writer, *result.Result)
-	extra io.Writer
+	// front is a front end's part in the run (sysbench's, pgbench's); nil
+	// for dbmark's own commands.
+	front *frontEnd
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -587,6 +612,9 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	cfg, plan, err := runConfig(w, fs, f)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	if o.front != nil && o.front.tune != nil {
+		o.front.tune(&cfg)
 	}
 	if !w.Runnable() {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))
@@ -664,17 +692,18 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	// Sampled at the live lines' ticks, a line's counters are its own.
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
 	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
-	if cfg.ReportInterval > 0 && o.peer == nil && o.report == nil {
+	if cfg.ReportInterval > 0 && o.front == nil {
 		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
 	}
 	liveOut, peerLine := o.out, w.Hooks.LiveLine
-	if o.live != nil {
-		liveOut, peerLine = o.liveOut, nil
+	var ownLine func(result.Interval, int) string
+	if o.front != nil && o.front.live != nil {
+		liveOut, peerLine, ownLine = o.front.liveOut, nil, o.front.live
 	}
 	live := startLive(liveOut, a.Stderr, peerLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
-	live.own = o.live
-	if o.started != nil {
-		o.started()
+	live.own = ownLine
+	if o.front != nil && o.front.started != nil {
+		o.front.started()
 	}
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
@@ -694,6 +723,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	res.Summary.Dips = dips.Find(res)
 	res.Summary.Saturated = saturation.Find(res)
+	res.Summary.Warnings = append(res.Summary.Warnings, probe.DuringRun(res.Counters)...)
 
 	return res, a.conclude(ctx, w, res, out, st, f, o)
 }
@@ -764,18 +794,14 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 	// From here on nothing may stop the result from being kept.
 	saveCtx := context.WithoutCancel(ctx)
 	own := o.out // dbmark's own lines
-	if o.peer != nil {
-		own = o.extra
-		if own == nil {
-			own = io.Discard
-		}
+	if o.front != nil {
+		own = o.front.ownOut()
 	}
-	// summary prints the run's report: a front end's own in place of
-	// dbmark's (sysbench's), or dbmark's with a peer's after it
-	// (pgbench's, dbmark's own lines then going to extra).
+	// summary prints the run's report: dbmark's, or a front end's in its
+	// place (dbmark's going to the front end's own stream when it asks).
 	summary := func() {
-		if o.report != nil {
-			o.report(res)
+		if o.front != nil && !o.front.summary {
+			o.front.report(res)
 			return
 		}
 		if f.histogram {
@@ -783,8 +809,8 @@ func (a *App) conclude(ctx context.Context, w workload.Spec, res *result.Result,
 		}
 		report.Summary(own, res)
 		switch {
-		case o.peer != nil:
-			o.peer(o.out, res)
+		case o.front != nil:
+			o.front.report(res)
 		case w.Hooks.Report != nil:
 			w.Hooks.Report(o.out, res)
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -54,17 +55,18 @@ import (
 //	cmd_prepare.t                          1         0          1
 //	cmd_run.t                              1         0          1
 //	cmd_cleanup.t                          1         0          1
-//	opt_help.t                             0         1          1
+//	opt_help.t                             1         0          1
 //	opt_version.t                          1         0          1
 //	test_fileio.t                         35         0          0
 //	opt_rate.t (adapted)                   3         0          0
-//	opt_report_interval.t (adapted)        3         0          0
-//	opt_report_checkpoints.t (adapted)     2         1          0
+//	opt_report_interval.t (adapted)        3         0          1
+//	opt_report_checkpoints.t (adapted)     3         0          1
 //
-// The differences are replayDifferent's, each with its reason; the
-// commands not supported are replaySkipped's: they need sysbench's Lua (a
-// script of one's own, on standard input, custom commands, a script's own
-// options) or the build's own files.
+// No difference remains (replayDifferent would list one, with its
+// reason); the commands not supported are replaySkipped's: they need
+// sysbench's Lua (a script of one's own, on standard input, custom
+// commands, a script's own options), the build's own files, or the cpu
+// test.
 var replaySkipped = map[string][]string{
 	"cmdline.t": {
 		"sysbench --unknown (a script on standard input)", "sysbench (a script on standard input)",
@@ -82,14 +84,14 @@ var replaySkipped = map[string][]string{
 	"cmd_cleanup.t": {"sysbench cmd_cleanup.lua cleanup"},
 	"opt_help.t":    {"the help_drv_*.t file of each driver"},
 	"opt_version.t": {"the version against the build's SBTEST_VERSION_STRING"},
+	// The adapted files' second command runs the cpu test.
+	"opt_report_interval.t":    {"sysbench cpu --report-interval=1 --time=2 run"},
+	"opt_report_checkpoints.t": {"sysbench cpu --report-checkpoints=1 --time=2 run"},
 }
 
 // replayDifferent are the steps whose remaining difference is known, by
 // file and step, with the reason.
-var replayDifferent = map[string]string{
-	"opt_report_checkpoints.t#2": "--report-checkpoints is taken and shown in the header, but no checkpoint report is printed",
-	"opt_help.t#1":               `--help lists "fileio" alone under "Compiled-in tests:": dbmark does not run cpu, memory, threads and mutex`,
-}
+var replayDifferent = map[string]string{}
 
 // step is one sysbench command of a cram file.
 type step struct {
@@ -450,8 +452,10 @@ func TestSysbenchReplay(t *testing.T) {
 	// in-process dbmark works in the test's directory).
 	my, pg := replayDBs(t, replayDB+"sb")
 	replayDBs(t, replayDB+"db")
-	var tally []string
-	for _, f := range replayFiles(my, pg) {
+	var mu sync.Mutex
+	tally := map[string]string{}
+	files := replayFiles(my, pg)
+	replay := func(t *testing.T, f replayFile) {
 		t.Run(f.name, func(t *testing.T) {
 			var sbOut, dbOut []outcome
 			dbmarkSteps := f
@@ -488,10 +492,38 @@ func TestSysbenchReplay(t *testing.T) {
 						sb.code, indent(sb.stdout), indent(sb.stderr), db.code, indent(db.stdout), indent(db.stderr))
 				}
 			}
-			tally = append(tally, fmt.Sprintf("%-34s %9d %10d %13d", f.name, same, diff, len(replaySkipped[f.name])))
+			mu.Lock()
+			tally[f.name] = fmt.Sprintf("%-34s %9d %10d %13d", f.name, same, diff, len(replaySkipped[f.name]))
+			mu.Unlock()
 		})
 	}
-	t.Logf("replay of sysbench 1.0.20's cram files (commands):\n%-34s %9s %10s %13s\n%s", "file", "identical", "different", "not supported", strings.Join(tally, "\n"))
+	// The files without a database, which change directory, one after the
+	// other; then each driver's files on their own server, the two
+	// servers' at once (a driver's files share the driver's databases).
+	for _, f := range files {
+		if f.driver == "" {
+			replay(t, f)
+		}
+	}
+	t.Run("servers", func(t *testing.T) {
+		for _, drv := range []string{"mysql", "pgsql"} {
+			t.Run(drv, func(t *testing.T) {
+				t.Parallel()
+				for _, f := range files {
+					if f.driver == drv {
+						replay(t, f)
+					}
+				}
+			})
+		}
+	})
+	var lines []string
+	for _, f := range files {
+		if l, ok := tally[f.name]; ok {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("replay of sysbench 1.0.20's cram files (commands):\n%-34s %9s %10s %13s\n%s", "file", "identical", "different", "not supported", strings.Join(lines, "\n"))
 }
 
 func indent(s string) string {

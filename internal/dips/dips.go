@@ -136,7 +136,7 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 			continue
 		}
 		during, typical := mean(in), stats.Median(outside)
-		spread := max(stats.RobustSD(outside, typical), 0.05*math.Abs(typical), 1e-9)
+		spread := max(stats.RobustSD(outside, typical), 0.05*math.Abs(typical), floor(s.Unit))
 		score := math.Abs(during-typical) / spread
 		if score < moverK {
 			continue
@@ -164,10 +164,27 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 
 // FollowsThroughput says whether a rate that changed by ratio (new over
 // old) changed about as much as the throughput did (throughput, new over
-// old): within 30% of it, so that it is the same work counted again (the
+// old): within 30% of it (within 0.05 of zero for a stall, where 30% of
+// nothing is nothing), so that it is the same work counted again (the
 // commits of the transactions that ran), not a cause.
 func FollowsThroughput(ratio, throughput float64) bool {
-	return ratio > throughput*0.7 && ratio < throughput*1.3
+	return math.Abs(ratio-throughput) <= max(0.3*throughput, 0.05)
+}
+
+// floor is the least spread a counter of unit is given: a counter that
+// is flat at zero (steal, a NIC the run does not use, lock waits) would
+// otherwise stand out with any tick above it, one a minute. A mover
+// must change by three of these at least.
+func floor(unit string) float64 {
+	switch {
+	case unit == "%":
+		return 1 // percentage point
+	case strings.HasPrefix(unit, "bytes"):
+		return 256 << 10
+	case unit == "ms":
+		return 1
+	}
+	return 0.25 // MiB/s, pages/s, events/s, a count
 }
 
 func mean(vs []float64) float64 {

@@ -51,6 +51,37 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// A counter flat at zero that ticks during the dip (a byte on an idle
+// NIC, a moment of steal) is no mover; one that rises from zero by a
+// real amount (a checkpoint's buffers) is.
+func TestMoversFromZero(t *testing.T) {
+	r := run(0.05, 370, 1)
+	zero := func(name, unit string, during float64) result.CounterSeries {
+		s := result.CounterSeries{Name: name, Unit: unit, Kind: result.CounterRate}
+		for t := 1.0; t <= 60; t++ {
+			v := 0.0
+			if t >= 42 && t <= 44 {
+				v = during
+			}
+			s.Points = append(s.Points, [2]float64{t, v})
+		}
+		return s
+	}
+	r.Counters.Series = append(r.Counters.Series, zero("os.net.eth0.rx_mib", "MiB/s", 0.0006), zero("os.cpu.steal", "%", 0.5),
+		zero("db.checkpoint_buffers", "pages/s", 6712))
+	got := Find(r)
+	if len(got) != 1 {
+		t.Fatalf("%d dips", len(got))
+	}
+	var names []string
+	for _, m := range got[0].Movers {
+		names = append(names, m.Name)
+	}
+	if strings.Join(names, ",") != "db.checkpoint_buffers,os.disk.vda.util" {
+		t.Errorf("movers %v, want the checkpoint's buffers and the disk", names)
+	}
+}
+
 // No false alarms: steady runs, however noisy, have no dip, on many seeds.
 func TestNoDipInSteadyRuns(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
@@ -68,10 +99,16 @@ func TestNoDipInSteadyRuns(t *testing.T) {
 	}
 }
 
-// A stall to zero is found even in a noisy run; the warm-up is not judged.
+// A stall to zero is found even in a noisy run, and the rates that fell
+// to zero with it (commits) are not its cause; the warm-up is not judged.
 func TestStallAndWarmup(t *testing.T) {
 	r := run(0.3, 0.001, 7)
-	if got := Find(r); len(got) != 1 || got[0].Change > -0.99 {
+	for i := range r.Series { // nothing at all: no commit either
+		if r.Series[i].EventsPerS == 0.001 {
+			r.Series[i].EventsPerS, r.Counters.Series[0].Points[i][1] = 0, 0
+		}
+	}
+	if got := Find(r); len(got) != 1 || got[0].Change > -0.99 || len(got[0].Movers) != 1 || got[0].Movers[0].Name != "os.disk.vda.util" {
 		t.Fatalf("a stall in a noisy run: %+v", got)
 	}
 	r = run(0.05, 0, 3)

@@ -213,7 +213,8 @@ type Registry struct {
 	warm       bool
 	cumulative *Totals
 	interval   *Totals
-	prev       *Totals // the interval before, kept for Recent
+	prev       *Totals    // the interval before, kept for Recent
+	mark       *sinceMark // nil unless TrackSince
 }
 
 // StartAt moves the registry's start to t, before anything was recorded:
@@ -222,6 +223,9 @@ func (r *Registry) StartAt(t time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.start, r.last, r.cumStart = t, t, t
+	if r.mark != nil {
+		r.mark.at = t
+	}
 }
 
 // NewRegistry prepares a registry for the given operations.
@@ -384,9 +388,7 @@ func (r *Registry) Tick(now time.Time, warmup bool) Interval {
 	defer r.mu.Unlock()
 	r.prev, r.interval = r.interval, r.prev
 	r.interval.reset()
-	for _, h := range r.handles {
-		r.interval.drain(h)
-	}
+	r.tickInto(r.interval)
 	iv := Interval{Start: r.last.Sub(r.start), End: now.Sub(r.start), Warmup: warmup, Totals: r.interval}
 	if warmup {
 		r.cumStart = now

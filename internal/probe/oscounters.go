@@ -1,9 +1,13 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -13,11 +17,13 @@ import (
 )
 
 // OSReader reads the OS counters the samplers and the preflight need:
-// /proc/stat, /proc/diskstats, /proc/meminfo and /proc/interrupts.
+// /proc/stat, /proc/diskstats, /proc/net/dev, /proc/meminfo and
+// /proc/interrupts.
 type OSReader struct {
 	proc procfs.FS
 	blk  blockdevice.FS
 	live bool
+	root string
 }
 
 // NewOSReader reads the counters under root ("/" when empty).
@@ -35,7 +41,7 @@ func NewOSReader(root string) (*OSReader, error) {
 			return nil, fmt.Errorf("read OS counters: %w", err)
 		}
 	}
-	return &OSReader{proc: pfs, blk: bfs, live: o.live()}, nil
+	return &OSReader{proc: pfs, blk: bfs, live: o.live(), root: o.root()}, nil
 }
 
 // OSSnapshot is the OS counters at one moment.
@@ -46,11 +52,29 @@ type OSSnapshot struct {
 	Ctxt    uint64
 	SelfCPU float64 // this process's user+system seconds (live machine only)
 	Disks   map[string]blockdevice.IOStats
-	Mem     procfs.Meminfo
+	// Net is each network interface's bytes, loopback apart.
+	Net map[string]procfs.NetDevLine
+	Mem procfs.Meminfo
 	// Resched is the rescheduling interrupts of all CPUs, where HasResched
 	// says they could be read (x86's RES line).
 	Resched    uint64
 	HasResched bool
+	// Syncs are the md arrays running a check, resync, recovery or
+	// reshape at this moment (/proc/mdstat): a weekly RAID check starts
+	// whenever its timer says, in the middle of a run as well.
+	Syncs []MDSync
+	// Throttles is the CPUs' thermal throttling events so far (core and
+	// package), where HasThrottles says the kernel counts them.
+	Throttles    uint64
+	HasThrottles bool
+}
+
+// MDSync is one md array's running sync.
+type MDSync struct {
+	Name, Action string
+	Done         float64 // fraction
+	SpeedKiBs    float64
+	LeftS        float64 // the kernel's estimate of the time to its end
 }
 
 // Snapshot reads the counters now. Parts that cannot be read are left out
@@ -78,12 +102,31 @@ func (o *OSReader) Snapshot() (OSSnapshot, error) {
 	} else {
 		keep(err)
 	}
+	if nd, err := o.proc.NetDev(); err == nil {
+		s.Net = make(map[string]procfs.NetDevLine, len(nd))
+		for name, l := range nd {
+			if name != "lo" {
+				s.Net[name] = l
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) { // a sandbox without it: no network counters
+		keep(err)
+	}
 	if mi, err := o.proc.Meminfo(); err == nil {
 		s.Mem = mi
 	} else {
 		keep(err)
 	}
 	s.Resched, s.HasResched = o.reschedInterrupts()
+	if mds, err := o.proc.MDStat(); err == nil { // no md driver: no file, no arrays
+		for _, m := range mds {
+			if action, ok := syncActions[m.ActivityState]; ok {
+				s.Syncs = append(s.Syncs, MDSync{Name: m.Name, Action: action, Done: m.BlocksSyncedPct / 100,
+					SpeedKiBs: m.BlocksSyncedSpeed, LeftS: m.BlocksSyncedFinishTime * 60})
+			}
+		}
+	}
+	s.Throttles, s.HasThrottles = o.throttles()
 	if o.live {
 		if p, err := o.proc.Proc(os.Getpid()); err == nil {
 			if st, err := p.Stat(); err == nil {
@@ -121,6 +164,29 @@ func (o *OSReader) reschedInterrupts() (uint64, bool) {
 		n += c
 	}
 	return n, true
+}
+
+// syncActions are /proc/mdstat's states of an array that is syncing, and
+// the name /sys gives the same action.
+var syncActions = map[string]string{"checking": "check", "resyncing": "resync", "recovering": "recover", "reshaping": "reshape"}
+
+// throttles sums the thermal throttling events of every CPU, core and
+// package, from /sys/devices/system/cpu/cpu*/thermal_throttle.
+func (o *OSReader) throttles() (uint64, bool) {
+	files, _ := filepath.Glob(filepath.Join(o.root, "sys/devices/system/cpu/cpu[0-9]*/thermal_throttle/*_throttle_count"))
+	var n uint64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		n += v
+	}
+	return n, len(files) > 0
 }
 
 // isArray says a device is an md or dm device: their counters are what a
@@ -190,6 +256,24 @@ func OSRates(a, b OSSnapshot) []Reading {
 		rate("os.disk."+name+".await", "ms", await)
 		rate("os.disk."+name+".util", "%", min(100, float64(y.IOsTotalTicks-x.IOsTotalTicks)/(secs*10)))
 		rate("os.disk."+name+".queue", "requests", float64(y.WeightedIOTicks-x.WeightedIOTicks)/(secs*1000))
+	}
+	if a.HasThrottles && b.HasThrottles && b.Throttles >= a.Throttles {
+		rate("os.cpu.throttles", "/s", float64(b.Throttles-a.Throttles)/secs)
+	}
+	for _, y := range b.Syncs {
+		gauge("os.raid."+y.Name+".sync_pct", "%", 100*y.Done)
+		gauge("os.raid."+y.Name+".sync_speed", "MiB/s", y.SpeedKiBs/1024)
+		gauge("os.raid."+y.Name+".sync_left", "s", y.LeftS)
+	}
+	for name, y := range b.Net {
+		x, ok := a.Net[name]
+		// An interface that never carried a byte (down, unused) is left
+		// out, as it would only add flat series.
+		if !ok || y.RxBytes+y.TxBytes == 0 || y.RxBytes < x.RxBytes || y.TxBytes < x.TxBytes {
+			continue
+		}
+		rate("os.net."+name+".rx_mib", "MiB/s", float64(y.RxBytes-x.RxBytes)/(1<<20)/secs)
+		rate("os.net."+name+".tx_mib", "MiB/s", float64(y.TxBytes-x.TxBytes)/(1<<20)/secs)
 	}
 	m := b.Mem
 	if m.MemTotalBytes != nil && m.MemAvailableBytes != nil {

@@ -121,7 +121,7 @@ func Machine(ctx context.Context, opts Options) *result.Environment {
 		e.Hostname, _ = os.Hostname()
 		e.ClockNowNS = clockCost()
 	}
-	for _, step := range []func(){c.kernel, c.cpu, c.memory, c.clock, c.thp, c.virtualization, c.disks, c.raid, c.lvm} {
+	for _, step := range []func(){c.kernel, c.cpu, c.memory, c.clock, c.thp, c.virtualization, c.disks, c.nics, c.raid, c.lvm} {
 		if ctx.Err() != nil {
 			break
 		}

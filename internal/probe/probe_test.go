@@ -3,10 +3,12 @@ package probe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -52,6 +54,10 @@ func TestBareMetalWithRAIDAndLVM(t *testing.T) {
 	}
 	if f.THP != "always" || f.THPDefrag != "madvise" {
 		t.Errorf("thp %q defrag %q", f.THP, f.THPDefrag)
+	}
+	// Loopback is no NIC; a link that is down has no speed.
+	if want := []result.NIC{{Name: "eno1", SpeedMbps: 10000, State: "up"}, {Name: "eno2", State: "down"}}; !reflect.DeepEqual(f.NICs, want) {
+		t.Errorf("nics %+v, want %+v", f.NICs, want)
 	}
 	if len(f.Disks) != 6 {
 		t.Fatalf("disks: %+v", f.Disks)
@@ -271,6 +277,45 @@ func TestOSRates(t *testing.T) {
 		if g, ok := got[k]; !ok || math.Abs(g-v) > 1e-9 {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
 		}
+	}
+}
+
+// TestNetRates: each interface's bytes a second, received and sent;
+// loopback, and an interface that never carried a byte, have none.
+func TestNetRates(t *testing.T) {
+	root := t.TempDir()
+	writeProc(t, root, "stat", "cpu  100 0 50 800 40 0 10 0 0 0\nctxt 1000\n")
+	writeProc(t, root, "diskstats", "")
+	writeProc(t, root, "meminfo", "MemTotal: 1000 kB\n")
+	r, err := NewOSReader(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "Inter-|   Receive |  Transmit\n face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n"
+	read := func(lo, eth uint64) OSSnapshot {
+		t.Helper()
+		writeProc(t, root, "net/dev", head+
+			fmt.Sprintf("    lo: %d 10 0 0 0 0 0 0 %d 10 0 0 0 0 0 0\n", lo, lo)+
+			fmt.Sprintf("  eth0: %d 10 0 0 0 0 0 0 %d 10 0 0 0 0 0 0\n", eth, eth/2)+
+			"  ifb0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n")
+		s, err := r.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := read(1<<30, 1<<20)
+	b := read(2<<30, 5<<20)
+	b.At = a.At.Add(2 * time.Second)
+	got := map[string]float64{}
+	for _, rd := range OSRates(a, b) {
+		if strings.HasPrefix(rd.Name, "os.net.") {
+			got[rd.Name] = rd.Value
+		}
+	}
+	want := map[string]float64{"os.net.eth0.rx_mib": 2, "os.net.eth0.tx_mib": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v", got, want)
 	}
 }
 

@@ -32,4 +32,8 @@ type Limit struct {
 	Resource string  `json:"resource"` // "cpu", "iowait", "steal", "disk vda", "memory", "engine"
 	Share    float64 `json:"share"`    // of the measured samples, 0 to 1
 	Detail   string  `json:"detail"`
+	// Note marks a resource that was looked at and was not a limit, for
+	// a reason worth saying (the network of a server on this machine);
+	// its Share is 0.
+	Note bool `json:"note,omitempty"`
 }

@@ -21,6 +21,7 @@ type MachineFacts struct {
 	THP            string   `json:"transparent_hugepages,omitempty"`
 	THPDefrag      string   `json:"transparent_hugepages_defrag,omitempty"`
 	Disks          []Disk   `json:"disks,omitempty"`
+	NICs           []NIC    `json:"nics,omitempty"`
 	RAID           []RAID   `json:"raid,omitempty"`
 	LVM            []LV     `json:"lvm,omitempty"`
 	Mounts         []Mount  `json:"mounts,omitempty"`
@@ -39,6 +40,15 @@ type Disk struct {
 	Scheduler  string `json:"scheduler,omitempty"`
 	QueueDepth uint64 `json:"nr_requests,omitempty"`
 	ReadAheadK uint64 `json:"read_ahead_kb,omitempty"`
+}
+
+// NIC is one network interface (loopback apart).
+type NIC struct {
+	Name string `json:"name"`
+	// SpeedMbps is the link speed the driver reports, in Mbit/s; 0 when
+	// it reports none (most virtual NICs).
+	SpeedMbps uint64 `json:"speed_mbps,omitempty"`
+	State     string `json:"state,omitempty"` // operstate: up, down, unknown
 }
 
 // RAID is one Linux software RAID (md) array.

@@ -57,6 +57,16 @@ type Config struct {
 	// SelfLimited says the load ends the run by itself (workers return
 	// workload.ErrWorkerDone), so neither Duration nor Events is needed.
 	SelfLimited bool
+	// Checkpoints are times after the start at which OnCheckpoint is
+	// given what happened since the checkpoint before (sysbench's
+	// --report-checkpoints); with OnCheckpoint set, it is also given the
+	// last span, at the run's end. In order.
+	Checkpoints  []time.Duration
+	OnCheckpoint func(Span)
+	// Drain bounds how long the events under way at the time limit may
+	// take to finish (0: 2 s); the last Span counts those it cut off
+	// (sysbench's --forced-shutdown).
+	Drain time.Duration
 	// MaxPoints bounds the series: past it, neighbouring intervals are
 	// merged (result.MergeIntervals), so a long run's memory stays flat.
 	// 0: series.DefaultLimit.
@@ -157,8 +167,14 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	defer stop(nil)
 	wctx = workload.WithStop(wctx, sctx)
 
+	if r.tracksSpans() {
+		reg.TrackSince()
+	}
 	done := r.startClients(wctx, cancel)
 	points, end := r.measure(wctx, done, cancel, stop, sink)
+	if r.tracksSpans() {
+		r.checkpoint(end, true)
+	}
 
 	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
 	r.conclude(ctx, context.Cause(wctx), out)
@@ -221,7 +237,10 @@ func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop c
 	if cfg.Duration > 0 {
 		stopTimer := time.AfterFunc(cfg.Warmup+cfg.Duration, func() { stop(errTimeUp) })
 		defer stopTimer.Stop()
-		drainTimer := time.AfterFunc(cfg.Warmup+cfg.Duration+drainFor, func() { cancel(errTimeUp) })
+		drainTimer := time.AfterFunc(cfg.Warmup+cfg.Duration+r.drain(), func() {
+			r.noteCut(time.Now())
+			cancel(errTimeUp)
+		})
 		defer drainTimer.Stop()
 	}
 	warmupEnd := start.Add(cfg.Warmup)
@@ -267,11 +286,17 @@ func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop c
 	// is waiting where no cancellation reaches: the run ends without it.
 	var abandon <-chan time.Time
 	ended := wctx.Done()
+	ckpt, stopCkpt := r.nextCheckpoint(start)
+	defer func() { stopCkpt() }()
 loop:
 	for {
 		select {
 		case <-done:
 			break loop
+		case <-ckpt:
+			r.checkpoint(time.Now(), false)
+			stopCkpt()
+			ckpt, stopCkpt = r.nextCheckpoint(time.Now())
 		case <-ended:
 			ended = nil
 			t := time.NewTimer(abandonAfter)
@@ -449,6 +474,7 @@ type run struct {
 	reg     *metrics.Registry
 	log     *slog.Logger
 	ignore  map[string]bool
+	spans   spans // Config.Checkpoints
 
 	// cpuFrom and cpuTo are the process's CPU time at the measured
 	// window's start (the warm-up's end) and end (the time limit, or the
@@ -661,7 +687,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		// is late to start it is as stuck as one waiting on the server.
 		wk.cl.begin(r.since(intended))
 		wk.clock.Now = began
-		a := r.event(ctx, wk)
+		a := r.event(ctx, wk, began)
 		wk.cl.end(nil)
 		if errors.Is(a.err, workload.ErrWorkerDone) {
 			return nil
@@ -691,15 +717,16 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			end = wk.clock.Read()
 		}
 		r.settle(wk, end)
-		wk.cl.committed(end.Sub(began))
+		took := end.Sub(began)
+		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
 		}
 		if wk.sched != nil {
-			wk.h.RecordScheduled(a.op, end.Sub(intended), end.Sub(began), began.Sub(intended))
+			wk.h.RecordScheduled(a.op, end.Sub(intended), took, began.Sub(intended))
 		} else {
-			wk.h.Record(a.op, end.Sub(began))
+			wk.h.Record(a.op, took)
 		}
 		r.observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		wk.done++
@@ -728,11 +755,16 @@ type attempt struct {
 	after  error // fatal, once the committed event is counted
 }
 
-// event runs one event with its retries.
-func (r *run) event(ctx context.Context, wk *worker) attempt {
+// event runs one event, begun at began, with its retries.
+func (r *run) event(ctx context.Context, wk *worker, began time.Time) attempt {
 	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
-		tryStart := time.Now()
+		// A lost connection's outage starts with the try that found it:
+		// the first starts with the event, a retry reads the clock.
+		tryStart := began
+		if try > 1 {
+			tryStart = wk.clock.Read()
+		}
 		op, err := wk.w.Event(ctx, try > 1)
 		if err == nil {
 			return attempt{op: op, ok: true, tries: try}

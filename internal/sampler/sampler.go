@@ -396,6 +396,7 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 			rd, prev, prevAt = r, p, time.Now()
 			return true, false // the first sample after the gap is the next
 		}
+		asked := time.Now()
 		cur, err := rd.ReadCounters(ctx)
 		if errors.Is(err, target.ErrCountersBusy) {
 			return true, false // the next sample covers this interval too
@@ -411,7 +412,19 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 			return true, false
 		}
 		at := time.Now()
-		s.add(at, "db", DBRates(prev, cur, at.Sub(prevAt).Seconds()))
+		if at.Sub(prevAt) < s.cfg.Interval/4 {
+			// The read queued behind one the server answered late (it
+			// was stopped, or stalled): rates over a few milliseconds
+			// would be noise, so the next sample covers this one.
+			return true, false
+		}
+		rs := DBRates(prev, cur, at.Sub(prevAt).Seconds())
+		// How long the server took to answer: a server that stalls
+		// (stopped, swapping, stuck in a flush) answers late, which no
+		// counter of its own can say.
+		rs = append(rs, probe.Reading{Name: "db.status_read_ms", Unit: "ms", Kind: result.CounterGauge,
+			Value: float64(at.Sub(asked).Microseconds()) / 1000})
+		s.add(at, "db", rs)
 		s.resume("db", at)
 		prev, prevAt = cur, at
 		return true, true

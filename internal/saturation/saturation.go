@@ -20,6 +20,7 @@ const (
 	iowaitHi  = 20.0 // % of CPU time waiting on I/O: the disks hold the CPUs up
 	stealHi   = 10.0 // % of CPU time taken by the hypervisor
 	diskUtil  = 90.0 // % of the time the device had a request in flight
+	netUtil   = 90.0 // % of the link's speed, received or sent
 	memUsed   = 0.95 // of the machine's memory in use (page cache apart)
 	swapGrow  = 1 << 20
 	minShare  = 0.10 // of the run at the limit, to be named
@@ -46,6 +47,8 @@ func Find(r *result.Result) []result.Limit {
 		out = append(out, l)
 	}
 	out = append(out, engineWaits(r.Counters.Series, from, to)...)
+	out = append(out, network(r, from, to)...)
+	// The limits, most of the run first; the notes after them.
 	slices.SortStableFunc(out, func(a, b result.Limit) int {
 		switch {
 		case a.Share > b.Share:
@@ -224,14 +227,99 @@ func waitCounter(name string) bool {
 	return false
 }
 
-// Line is the verdict in one line.
+// network judges each NIC's traffic against its link speed, where the
+// server is another machine. A server on this machine is reached over
+// loopback or a unix socket, which is no limit: a note says so. A NIC
+// whose driver reports no speed (most virtual ones) cannot be judged: a
+// note says that too, with its busiest second.
+func network(r *result.Result, from, to float64) []result.Limit {
+	if r.Target.Kind != "postgres" && r.Target.Kind != "mysql" {
+		return nil // embedded, or files: no network between client and data
+	}
+	if c := r.Summary.Client; c != nil && c.SharedMachine {
+		return []result.Limit{{Resource: "network", Note: true,
+			Detail: "the network is not a limit: the server runs on this machine (loopback or a unix socket)"}}
+	}
+	speeds := map[string]uint64{}
+	if r.Environment != nil && r.Environment.MachineFacts != nil {
+		for _, n := range r.Environment.NICs {
+			speeds[n.Name] = n.SpeedMbps
+		}
+	}
+	type traffic struct{ rx, tx []float64 }
+	nics := map[string]*traffic{}
+	var names []string
+	for _, s := range r.Counters.Series {
+		rest, ok := strings.CutPrefix(s.Name, "os.net.")
+		if !ok {
+			continue
+		}
+		name, dir, ok := strings.Cut(rest, ".")
+		if !ok || (dir != "rx_mib" && dir != "tx_mib") {
+			continue
+		}
+		n := nics[name]
+		if n == nil {
+			n = &traffic{}
+			nics[name] = n
+			names = append(names, name)
+		}
+		if dir == "rx_mib" {
+			n.rx = window(s, from, to)
+		} else {
+			n.tx = window(s, from, to)
+		}
+	}
+	slices.Sort(names)
+	var out []result.Limit
+	for _, name := range names {
+		n := nics[name]
+		if len(n.rx) < minPoints || len(n.rx) != len(n.tx) {
+			continue
+		}
+		// A link carries its speed each way at once: the busier way is
+		// the one that runs out.
+		busier := make([]float64, len(n.rx))
+		for i := range n.rx {
+			busier[i] = max(n.rx[i], n.tx[i])
+		}
+		speed := speeds[name]
+		if speed == 0 {
+			if peak := slices.Max(busier); peak >= 1 {
+				out = append(out, result.Limit{Resource: "network " + name, Note: true,
+					Detail: fmt.Sprintf("network %s not judged: its link speed is unknown (at most %.0f MiB/s one way)", name, peak)})
+			}
+			continue
+		}
+		// MiB/s to Mbit/s.
+		pct := func(mib float64) float64 { return 100 * mib * 8 * (1 << 20) / 1e6 / float64(speed) }
+		sh := share(busier, func(v float64) bool { return pct(v) >= netUtil })
+		if sh < minShare {
+			continue
+		}
+		out = append(out, result.Limit{Resource: "network " + name, Share: sh,
+			Detail: fmt.Sprintf("network %s at its link speed (%d Mbit/s; %.0f%% of it on average, received %.0f MiB/s, sent %.0f MiB/s)",
+				name, speed, pct(mean(busier)), mean(n.rx), mean(n.tx))})
+	}
+	return out
+}
+
+// Line is the verdict in one line: the limits, then the notes.
 func Line(ls []result.Limit) string {
-	if len(ls) == 0 {
-		return "no sampled resource was at its limit: the limit is elsewhere (the client, locks, the network, or the workload's own pace)"
+	var parts, notes []string
+	for _, l := range ls {
+		if l.Note {
+			notes = append(notes, l.Detail)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%% of the run", l.Detail, l.Share*100))
 	}
-	parts := make([]string, len(ls))
-	for i, l := range ls {
-		parts[i] = fmt.Sprintf("%s %.0f%% of the run", l.Detail, l.Share*100)
+	if len(parts) == 0 {
+		elsewhere := "the client, locks, the network, or the workload's own pace"
+		if slices.ContainsFunc(ls, func(l result.Limit) bool { return l.Note && l.Resource == "network" }) {
+			elsewhere = "the client, locks, or the workload's own pace"
+		}
+		parts = append(parts, "no sampled resource was at its limit: the limit is elsewhere ("+elsewhere+")")
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(append(parts, notes...), "; ")
 }

@@ -75,3 +75,50 @@ func TestFind(t *testing.T) {
 		t.Error("a run without counters has a verdict")
 	}
 }
+
+// The network: a NIC at its link speed is a limit; a server on this
+// machine is reached over loopback, which is not, and the verdict says
+// so; a NIC of unknown speed is not judged, and the verdict says that;
+// a file run has no network.
+func TestNetwork(t *testing.T) {
+	flat := func(v float64) func(float64) float64 { return func(float64) float64 { return v } }
+	remote := func(speed uint64, rx float64) *result.Result {
+		r := runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
+			series("os.net.eth0.rx_mib", "MiB/s", flat(rx)), series("os.net.eth0.tx_mib", "MiB/s", flat(2)))
+		r.Target.Kind = "postgres"
+		r.Environment.MachineFacts = &result.MachineFacts{NICs: []result.NIC{{Name: "eth0", SpeedMbps: speed, State: "up"}}}
+		r.Summary.Client = &result.ClientCPU{}
+		return r
+	}
+	// 1 Gbit/s carries 119 MiB/s: 115 is 96% of it, 50 is 42%.
+	got := Find(remote(1000, 115))
+	if len(got) != 1 || got[0].Resource != "network eth0" || got[0].Share != 1 || got[0].Note ||
+		!strings.Contains(Line(got), "network eth0 at its link speed (1000 Mbit/s; 96% of it on average, received 115 MiB/s, sent 2 MiB/s) 100% of the run") {
+		t.Errorf("saturated NIC: %+v: %s", got, Line(got))
+	}
+	if got := Find(remote(1000, 50)); len(got) != 0 {
+		t.Errorf("a NIC at 42%% of its speed: %s", Line(got))
+	}
+	got = Find(remote(0, 50))
+	if len(got) != 1 || !got[0].Note || !strings.Contains(Line(got), "network eth0 not judged: its link speed is unknown (at most 50 MiB/s one way)") ||
+		!strings.Contains(Line(got), "the client, locks, the network, or the workload's own pace") {
+		t.Errorf("NIC of unknown speed: %+v: %s", got, Line(got))
+	}
+	local := remote(1000, 115)
+	local.Summary.Client.SharedMachine = true
+	got = Find(local)
+	if l := Line(got); len(got) != 1 || !got[0].Note || got[0].Share != 0 ||
+		l != "no sampled resource was at its limit: the limit is elsewhere (the client, locks, or the workload's own pace); the network is not a limit: the server runs on this machine (loopback or a unix socket)" {
+		t.Errorf("server on this machine: %+v: %s", got, l)
+	}
+	// A limit comes before the note.
+	local.Counters.Series = append(local.Counters.Series, series("os.disk.vda.util", "%", flat(99)))
+	if l := Line(Find(local)); !strings.HasPrefix(l, "disk vda busy") || !strings.HasSuffix(l, "(loopback or a unix socket)") {
+		t.Errorf("limit and note: %s", l)
+	}
+	files := remote(1000, 115)
+	files.Target.Kind = "dir"
+	if got := Find(files); len(got) != 0 {
+		t.Errorf("a file run: %s", Line(got))
+	}
+}

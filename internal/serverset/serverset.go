@@ -297,8 +297,13 @@ func (s *Session) readOnce(ctx context.Context, tg target.Target, wants []Want) 
 }
 
 // restoreWait bounds the wait for a server that does not answer when the
-// settings are to go back (it crashed and is being started again).
-const restoreWait = time.Minute
+// settings are to go back (it crashed and is being started again by
+// whatever runs it); with a restart command, dbmark waits less before it
+// starts the server itself: the run has waited for it already.
+const (
+	restoreWait        = time.Minute
+	restoreWaitRestart = 5 * time.Second
+)
 
 // Restore puts every setting back as Check found it, if a run changed
 // any: also when ctx is cancelled (Ctrl-C) or the server went away and
@@ -315,10 +320,18 @@ func (s *Session) Restore(ctx context.Context) error {
 		return fmt.Errorf("restore the server's settings: %w", err)
 	}
 	defer tg.Close()
-	if err := restart.Wait(ctx, tg, restoreWait); err != nil {
+	// A setting that took a restart takes one to go back, also after a
+	// server that crashed was started again.
+	needRestart := s.restarted
+	wait := restoreWait
+	if s.restartCmd != "" {
+		wait = restoreWaitRestart
+	}
+	if err := restart.Wait(ctx, tg, wait); err != nil {
 		if s.restartCmd == "" {
 			return fmt.Errorf("restore the server's settings: %w", err)
 		}
+		fmt.Fprintf(s.out, "the server does not answer (%v)\n", err)
 		if err := s.restart(ctx, tg, s.origEnv()); err != nil {
 			return fmt.Errorf("restore the server's settings: %w", err)
 		}
@@ -340,7 +353,7 @@ func (s *Session) Restore(ctx context.Context) error {
 	if len(errs) > 0 {
 		return fmt.Errorf("restore the server's settings: %w", errors.Join(errs...))
 	}
-	if s.restarted {
+	if needRestart {
 		if err := s.restart(ctx, tg, s.origEnv()); err != nil {
 			return fmt.Errorf("restore the server's settings: %w", err)
 		}

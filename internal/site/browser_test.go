@@ -203,7 +203,7 @@ func TestWalkInChromium(t *testing.T) {
 	if err != nil || rows != 2 {
 		t.Errorf("filtered list has %d rows (%v), want 2", rows, err)
 	}
-	w.click(t, `table.results tbody tr:first-child td:first-child a`)
+	w.click(t, `table.results tbody tr:first-child a[href^="/r/"]`)
 	w.chartsDrew(t, "result page")
 	// Compare the two oltp_point_select results.
 	var l site.ResultList
@@ -321,6 +321,7 @@ func TestXSSInChromium(t *testing.T) {
 		{"/compare?ids=" + ids[0] + "," + ids[1], true}, {"/compare?ids=" + url.QueryEscape(payloads[0]), false},
 		{"/leaderboard", false}, {"/leaderboard/oltp_point_select", false},
 		{"/leaderboard/" + url.PathEscape(payloads[1]), false}, {"/admin", false},
+		{"/standing/oltp_point_select", false}, {"/standing/" + url.PathEscape(payloads[0]), false}, {"/api", false},
 	}
 	for _, p := range pages {
 		w.open(t, ts.URL+p.path, p.charts)

@@ -61,7 +61,9 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
+	w.Header().Set("Content-Type", feedType(r))
+	w.Header().Set("Vary", "Accept")
 	w.Write([]byte(xml.Header))
+	w.Write([]byte(feedStylesheet))
 	w.Write(b)
 }

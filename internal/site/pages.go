@@ -60,6 +60,7 @@ func (s *Server) pageRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /feed.atom", s.admitted(s.feed))
 	m.HandleFunc("GET /static/{name}", s.static)
 	m.HandleFunc("GET /admin", s.pageAdmin)
+	s.browseRoutes(m)
 	m.HandleFunc("POST /admin/login", s.adminLogin)
 	m.HandleFunc("POST /admin/results/{id}/{action}", s.adminAction)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -393,12 +394,18 @@ type resultView struct {
 	// maximum with them.
 	Disconnects                   [][5]string
 	ReconnectWait, WithReconnects string
+	// Standing is where the result stands among comparable results;
+	// CompareWith offers those to compare it with.
+	Standing    *standingView
+	CompareWith *compareWith
 }
 
-func (s *Server) chartsOf(runs []*result.Result) ([]htmlreport.ChartSection, template.JS, error) {
+// chartsOf draws runs, each named in legends by the site's id of its
+// result (labels, by position), never by its local UUID.
+func (s *Server) chartsOf(runs []*result.Result, labels []string) ([]htmlreport.ChartSection, template.JS, error) {
 	hr := make([]htmlreport.Run, len(runs))
 	for i, r := range runs {
-		hr[i] = htmlreport.Run{Result: r}
+		hr[i] = htmlreport.Run{Result: r, Label: labels[i]}
 	}
 	secs, data, err := htmlreport.Charts(hr)
 	if err != nil {
@@ -409,7 +416,7 @@ func (s *Server) chartsOf(runs []*result.Result) ([]htmlreport.ChartSection, tem
 
 func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission) (*resultView, error) {
 	p := sub.Primary()
-	secs, data, err := s.chartsOf(sub.Runs)
+	secs, data, err := s.chartsOf(sub.Runs, slices.Repeat([]string{e.ID}, len(sub.Runs)))
 	if err != nil {
 		return nil, err
 	}
@@ -486,6 +493,12 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 	for _, k := range slices.Sorted(maps.Keys(p.Workload.Options)) {
 		v.Options = append(v.Options, kv{k, p.Workload.Options[k]})
 	}
+	if v.Standing, err = s.resultStanding(r.Context(), e, p); err != nil {
+		return nil, err
+	}
+	if v.CompareWith, err = s.compareWith(r.Context(), e); err != nil {
+		return nil, err
+	}
 	reps, err := s.cfg.Store.Reproductions(r.Context(), e.ID)
 	if err != nil {
 		return nil, err
@@ -501,7 +514,7 @@ func (s *Server) resultView(r *http.Request, e *sitestore.Entry, sub *Submission
 type compareCol struct{ ID, Headline, Ratio, Significance string }
 
 func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
-	ids := r.URL.Query().Get("ids")
+	ids := compareIDs(r.URL.Query())
 	v := struct {
 		page
 		IDs, Error string
@@ -521,13 +534,15 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	c := comparison(es, subs, func(e *sitestore.Entry) ResultSummary { return ResultSummary{ID: e.ID} })
 	var runs []*result.Result
+	var labels []string
 	for i, e := range es {
 		v.Cols = append(v.Cols, compareCol{ID: e.ID, Headline: num(e.Headline) + " " + e.HeadlineUnit,
 			Ratio: num(c.Ratios[i]), Significance: significance(subs[0], subs[i], i)})
 		runs = append(runs, subs[i].Primary())
+		labels = append(labels, e.ID)
 	}
 	v.Comparison = c
-	if v.Charts, v.Data, err = s.chartsOf(runs); err != nil {
+	if v.Charts, v.Data, err = s.chartsOf(runs, labels); err != nil {
 		s.pageFailed(w, r, err)
 		return
 	}
@@ -613,36 +628,19 @@ func (s *Server) pageLeaderboard(w http.ResponseWriter, r *http.Request) {
 		s.pageFailed(w, r, err)
 		return
 	}
-	keys, by := classes(es)
-	class := r.URL.Query().Get("class")
-	if _, ok := by[class]; !ok && len(keys) > 0 {
-		class = keys[0]
-	}
 	v := struct {
 		page
 		Workload string
-		Classes  []classLink
-		Work     [][2]string
-		Rows     []rankRow
+		board
+		Source *sourceBoard
 	}{page: page{Title: "Leaderboard " + wl}, Workload: wl}
-	for i, k := range keys {
-		label := fmt.Sprintf("set %d", i+1)
-		v.Classes = append(v.Classes, classLink{Label: label, Link: link("/leaderboard/"+url.PathEscape(wl), url.Values{"class": {k}}), Count: len(by[k]), On: k == class})
+	if v.board, err = s.board(r, wl, es, "class", ""); err != nil {
+		s.pageFailed(w, r, err)
+		return
 	}
-	if class != "" {
-		rows, scores := ranked(by[class])
-		e, sub, err := s.visiblePage(r, rows[0].ID)
-		if err != nil {
-			s.pageFailed(w, r, err)
-			return
-		}
-		_ = e
-		v.Work = WorkOptions(sub.Primary())
-		for i := range rows {
-			x := rowOf(&rows[i])
-			v.Rows = append(v.Rows, rankRow{ID: x.ID, Engine: x.Engine, CPU: x.CPU, CPUs: x.CPUs, Storage: x.Storage, Headline: x.Headline,
-				Score: strconv.FormatFloat(scores[i], 'f', 3, 64)})
-		}
+	if v.Source, err = s.fromSource(r, wl); err != nil {
+		s.pageFailed(w, r, err)
+		return
 	}
 	s.render(w, r, http.StatusOK, "leaderboard", v)
 }
@@ -703,11 +701,18 @@ func (s *Server) pageLeaderboards(w http.ResponseWriter, r *http.Request) {
 		}
 		return ms[i].Machine+ms[i].Engine < ms[j].Machine+ms[j].Engine
 	})
+	src, srcOn, err := s.sourceWorkloads(r)
+	if err != nil {
+		s.pageFailed(w, r, err)
+		return
+	}
 	s.render(w, r, http.StatusOK, "leaderboards", struct {
 		page
 		Workloads []facetValue
 		Machines  []machineRow
-	}{page{Title: "Leaderboards"}, wls, ms})
+		Source    []facetValue
+		SourceOn  bool
+	}{page{Title: "Leaderboards"}, wls, ms, src, srcOn})
 }
 
 // machineOf names the machine a result ran on, from its facets.

@@ -40,6 +40,10 @@ type Config struct {
 	// (DefaultQueueWait if 0) before it is answered 503.
 	MaxInFlight int
 	QueueWait   time.Duration
+	// LeaderboardUnreleased adds to each leaderboard a board of its own,
+	// labelled, for results of unreleased builds (built from source):
+	// they are never ranked with released builds.
+	LeaderboardUnreleased bool
 	// Now is the clock (time.Now if nil).
 	Now func() time.Time
 }
@@ -94,6 +98,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// The facet index is built before the first request, not by it.
 	if _, err := cfg.Store.Facets(ctx, sitestore.Query{}); err != nil {
+		return nil, err
+	}
+	if err := s.backfillPeers(ctx); err != nil {
 		return nil, err
 	}
 	s.routes()

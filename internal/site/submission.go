@@ -472,6 +472,9 @@ func (s *Submission) Entry(now time.Time) (*sitestore.Entry, error) {
 		Document:     doc,
 	}
 	e.Facets["client"] = clientFacet(s.Runs)
+	if e.Status == "ok" {
+		e.Peer = PeerOf(p)
+	}
 	if s.Sweep != nil {
 		e.Kind = "sweep"
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"sort"
@@ -144,6 +145,10 @@ type Options struct {
 	// statements) or disable.
 	PSMode string
 	Logger *slog.Logger
+	// Notices receives the server's notices (PostgreSQL's NOTICE, WARNING,
+	// INFO), each in its client library's form (libpq's: "NOTICE:  ..."),
+	// from any connection at any time; nil drops them.
+	Notices io.Writer
 }
 
 // ConnectTimeout bounds a connection's dial, TLS and authentication when
@@ -177,6 +182,13 @@ func (a *Activity) Current() string {
 // Current). Every engine's connections implement it.
 type Reporter interface {
 	Current() string
+}
+
+// Idler is a Conn that knows whether a transaction is open on it
+// (PostgreSQL says so each time it is ready for a query): a client need
+// not end one that is not, and a ROLLBACK there would make the server warn.
+type Idler interface {
+	Idle() bool
 }
 
 // Opener builds a Target from a parsed URL.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -93,7 +94,7 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 		return nil, fmt.Errorf("mariadb-install-db: %v\n%s", err, out)
 	}
 
-	args = []string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + tmp, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
+	args = []string{"--datadir=" + data, "--tmpdir=" + tmp, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
 		"--socket=" + sock, "--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + log,
 		"--skip-name-resolve", "--skip-log-bin", "--max-connections=60", "--innodb-buffer-pool-size=32M",
 		"--innodb-flush-log-at-trx-commit=2", "--ssl-cert=" + crt, "--ssl-key=" + key}
@@ -108,48 +109,47 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 		TLS:    fmt.Sprintf("mysql://%s:%s@127.0.0.1:%d/%s?tls=skip-verify", user, user, port, user),
 		dir:    dir,
 	}
-	var (
-		proc *os.Process
-		done chan struct{}
-	)
+	script, err := writeMariaDBScript(dir, server, args)
+	if err != nil {
+		return nil, err
+	}
+	s.RestartCmd = "sh '" + script + "'"
+	launched := filepath.Join(dir, "launched.pid")
+	s.pid = func() (int, error) { return pidFromFile(launched) }
+	s.ping = func() error { return myPing(sock) }
+	mine := filepath.Join(dir, "my.cnf")
+	alive := func() bool {
+		pid, err := s.pid()
+		return err == nil && running(pid, mine)
+	}
 	s.boot = func() error {
-		out, err := os.OpenFile(filepath.Join(dir, "mysqld.out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return err
-		}
-		defer out.Close()
-		cmd := exec.Command(server, args...)
-		cmd.Stdout, cmd.Stderr = out, out
-		// Its own session: a ^C to the test does not reach it first.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("mariadbd: %w", err)
-		}
-		proc, done = cmd.Process, make(chan struct{})
-		go func(d chan struct{}) { _ = cmd.Wait(); close(d) }(done)
-		alive := func() bool {
-			select {
-			case <-done:
-				return false
-			default:
-				return true
-			}
+		bctx, cancel := context.WithTimeout(context.Background(), startWait)
+		defer cancel()
+		if out, err := exec.CommandContext(bctx, "sh", script).CombinedOutput(); err != nil {
+			return fmt.Errorf("start mariadbd: %v: %s", err, out)
 		}
 		return waitFor(func() error { return myPing(sock) }, alive, log)
 	}
 	s.kill = func() error {
-		if err := proc.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		pid, err := s.pid()
+		if err != nil {
 			return fmt.Errorf("killing mariadbd: %w", err)
 		}
-		select {
-		case <-done:
+		if !running(pid, mine) {
 			return nil
-		case <-time.After(startWait):
-			return fmt.Errorf("mariadbd (pid %d) still runs %v after SIGKILL", proc.Pid, startWait)
 		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("killing mariadbd: %w", err)
+		}
+		for deadline := time.Now().Add(startWait); running(pid, mine); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("mariadbd (pid %d) still runs %v after SIGKILL", pid, startWait)
+			}
+		}
+		return nil
 	}
 	if err := s.boot(); err != nil {
-		if proc != nil {
+		if alive() {
 			_ = s.kill()
 		}
 		return nil, err
@@ -201,4 +201,74 @@ func myProvision(sock, user string) error {
 		}
 	}
 	return nil
+}
+
+// mariaDBScript starts the server from its option file, after stopping
+// the one running (a clean shutdown): the test's Start, and the restart
+// command a test gives dbmark's --restart-cmd. MariaDB has no SET
+// PERSIST, so, as a user's command would, it first writes each
+// DBMARK_SET_NAME=VALUE of its environment into the option file.
+const mariaDBScript = `#!/bin/sh
+set -e
+cd "$(dirname "$0")"
+env | grep '^DBMARK_SET_' | while IFS='=' read -r name value; do
+	name=${name#DBMARK_SET_}
+	grep -v "^$name=" my.cnf >my.cnf.new || true
+	echo "$name=$value" >>my.cnf.new
+	mv my.cnf.new my.cnf
+done
+# alive PID: PID is this directory's server (not a pid reused since), not
+# a zombie.
+alive() {
+	[ -d /proc/$1 ] && [ "$(sed 's/.*) //' /proc/$1/stat | cut -c1)" != Z ] &&
+		tr '\0' ' ' </proc/$1/cmdline | grep -qF "$PWD/my.cnf"
+}
+if [ -s launched.pid ] && alive "$(cat launched.pid)"; then
+	pid=$(cat launched.pid)
+	kill "$pid"
+	i=0
+	while alive "$pid"; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { echo "mariadbd $pid did not stop" >&2; exit 1; }
+		sleep 0.1
+	done
+fi
+setsid %s --defaults-file="$PWD/my.cnf" >>mysqld.out 2>&1 </dev/null &
+echo $! >launched.pid
+`
+
+// writeMariaDBScript writes the server's options (args, each --name or
+// --name=value) to my.cnf and the start script beside it.
+func writeMariaDBScript(dir, server string, args []string) (string, error) {
+	var cnf strings.Builder
+	cnf.WriteString("[mariadbd]\n")
+	for _, a := range args {
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		name = strings.ReplaceAll(name, "-", "_")
+		if ok {
+			name += "=" + value
+		}
+		cnf.WriteString(name + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "my.cnf"), []byte(cnf.String()), 0o644); err != nil {
+		return "", err
+	}
+	script := filepath.Join(dir, "start.sh")
+	return script, os.WriteFile(script, []byte(fmt.Sprintf(mariaDBScript, "'"+server+"'")), 0o755)
+}
+
+// running says whether pid is a process that has not exited (a zombie
+// whose parent has not reaped it yet has) and whose command line names
+// mark: the server, not a process that took its pid since.
+func running(pid int, mark string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) || b[i+2] == 'Z' {
+		return false
+	}
+	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && strings.Contains(string(cmd), mark)
 }

@@ -207,6 +207,8 @@ ssl = on
 		dir:    dir,
 	}
 	s.RestartCmd = r.command("pg_ctl", "-D", data, "-l", log, "-w", "-t", strconv.Itoa(int(startWait/time.Second)), "-m", "fast", "restart")
+	s.pid = func() (int, error) { return pidFromFile(filepath.Join(data, "postmaster.pid")) }
+	s.ping = func() error { return pgPing(tcp) }
 	s.boot = func() error {
 		bctx, cancel := context.WithTimeout(context.Background(), startWait)
 		defer cancel()

@@ -55,6 +55,10 @@ type Server struct {
 	up   bool
 	kill func() error
 	boot func() error
+	// pid is the server's main process (PostgreSQL's postmaster); ping
+	// connects and runs a statement.
+	pid  func() (int, error)
+	ping func() error
 }
 
 // Kill stops the server at once, as a crash does (PostgreSQL's immediate
@@ -85,15 +89,28 @@ func (s *Server) Start() error {
 	return nil
 }
 
-// Close stops the server and removes its files.
+// Up says the server runs again after a Kill, started by a command of
+// its own (RestartCmd, given to dbmark): it must answer.
+func (s *Server) Up() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ping(); err != nil {
+		return fmt.Errorf("the server does not answer: %w", err)
+	}
+	s.up = true
+	return nil
+}
+
+// Close stops the server, also one started again by its RestartCmd
+// after a Kill, and removes its files.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
-	if s.up {
-		s.up = false
-		err = s.kill()
+	err := s.kill()
+	if !s.up {
+		err = nil // it was not running, or it was and has stopped
 	}
+	s.up = false
 	return errors.Join(err, os.RemoveAll(s.dir))
 }
 

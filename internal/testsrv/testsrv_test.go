@@ -88,6 +88,20 @@ func TestKillAndStart(t *testing.T) {
 			if _, err := c.query(s.TCP, "CREATE TABLE kept (id INTEGER)"); err != nil {
 				t.Fatal(err)
 			}
+			// A frozen server answers nothing until it is thawed.
+			thaw, err := s.Freeze()
+			if err != nil {
+				t.Fatal(err)
+			}
+			thawed := time.AfterFunc(time.Second, thaw)
+			defer thawed.Stop()
+			asked := time.Now()
+			if v, err := c.query(s.TCP, "SELECT 1"); err != nil || v != "1" {
+				t.Fatalf("after a freeze: %q, %v", v, err)
+			}
+			if waited := time.Since(asked); waited < 900*time.Millisecond {
+				t.Errorf("a frozen server answered in %v", waited)
+			}
 			if err := s.Kill(); err != nil {
 				t.Fatal(err)
 			}

@@ -70,6 +70,10 @@ type Hooks struct {
 	// (pgbench's --show-script, -b list) and says whether it did; the
 	// command then ends there, connecting to nothing.
 	Inform func(w io.Writer) (bool, error)
+	// PrepareInstead says the run command's options ask for a prepare in
+	// its place (pgbench's -i): the command then prepares, as prepare
+	// does, and runs nothing.
+	PrepareInstead func() bool
 	// Args takes the command's positional arguments (pgbench's database
 	// name), which commands refuse for workloads without it.
 	Args func(args []string) error

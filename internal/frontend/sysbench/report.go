@@ -10,6 +10,7 @@ import (
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/runner"
 )
 
 // QueueLength is the most events sysbench's --rate queue holds: an open
@@ -236,8 +237,65 @@ func (c *Command) QueueFull(res *result.Result) bool {
 	return true
 }
 
+// figures are what one of sysbench's reports prints: of the run, or of
+// the span since the last checkpoint.
+type figures struct {
+	events, reads, writes, other, errors, reconnects int64
+	secs                                             float64 // the time the rates are over
+	total                                            float64 // "total time": since the run's start
+	latency                                          *result.Latency
+	fairness                                         *result.Fairness
+	unfinished                                       int // events a forced shutdown cut off
+}
+
+// OnSpan takes a span of the run (runner.Config.OnCheckpoint): a
+// checkpoint's is printed as sysbench prints its checkpoint reports; the
+// last, which the run's end closed, is kept for the final report, which
+// then covers the time since the last checkpoint, as sysbench's does.
+func (c *Command) OnSpan(s runner.Span) {
+	f := figures{events: s.Events, reads: s.Reads, writes: s.Writes, other: s.Other, errors: s.Errors, reconnects: s.Reconnects,
+		secs: s.Seconds, total: s.At.Seconds(), latency: s.Latency, fairness: s.Fairness, unfinished: s.Unfinished}
+	if s.Final {
+		c.last = &f
+		return
+	}
+	c.Log.Printf(Notice, "[ %.0fs ] Checkpoint report:", s.At.Seconds())
+	c.print(f)
+}
+
+// Spans says whether the run is to report its spans to OnSpan: with
+// checkpoints, or a forced shutdown, whose report is the last span's.
+func (c *Command) Spans() bool { return len(c.Checkpoints) > 0 || c.ForcedShutdown > 0 }
+
+// Drain is how long the events under way at the time limit may finish
+// under --forced-shutdown (0: no forced shutdown).
+func (c *Command) Drain() time.Duration {
+	if c.ForcedShutdown == 0 {
+		return 0
+	}
+	// --forced-shutdown=0 cuts them off at the limit itself.
+	return max(time.Duration(c.ForcedShutdown-c.Time)*time.Second, time.Millisecond)
+}
+
+// Forced says whether the run ended by sysbench's forced shutdown: events
+// were still under way when the time it gives them ran out.
+func (c *Command) Forced() bool {
+	return c.ForcedShutdown > 0 && c.last != nil && c.last.unfinished > 0
+}
+
+// ForcedReport is what sysbench prints as its forced shutdown ends a run
+// (then exiting with code 2): the fatal line and the report, with the
+// events cut off.
+func (c *Command) ForcedReport(res *result.Result) {
+	c.Log.Printf(Fatal, "The --max-time limit has expired, forcing shutdown...")
+	f := *c.last
+	f.total = res.Summary.DurationS + res.Summary.DrainS
+	c.print(f)
+}
+
 // Report prints sysbench's report of the run: the histogram with
-// --histogram, the test's statistics and the general ones.
+// --histogram, the test's statistics and the general ones; after
+// checkpoints, of the span since the last.
 func (c *Command) Report(res *result.Result) {
 	l := c.Log
 	s := res.Summary
@@ -246,26 +304,45 @@ func (c *Command) Report(res *result.Result) {
 	}
 	// sysbench counts every event, those that ended after the time limit
 	// too, and its time runs until the last of them ended.
-	events := s.Events + s.DrainEvents
-	secs := s.DurationS + s.DrainS
-	per := func(n float64) float64 {
-		if secs <= 0 {
-			return 0
-		}
-		return n / secs
+	f := figures{events: s.Events + s.DrainEvents, secs: s.DurationS + s.DrainS, errors: s.ErrorsTotal, reconnects: s.Reconnects, fairness: s.Fairness}
+	f.total = f.secs
+	f.latency = s.Latency
+	if s.Service != nil { // under --rate sysbench times an event from its actual start
+		f.latency = s.Service
 	}
 	if c.Test == "fileio" {
-		var reads, writes, fsyncs int64
 		for _, o := range s.Ops {
 			switch o.Kind {
 			case metrics.Read.String():
-				reads += o.Count
+				f.reads += o.Count
 			case metrics.Write.String():
-				writes += o.Count
+				f.writes += o.Count
 			case metrics.Other.String():
-				fsyncs += o.Count
+				f.other += o.Count
 			}
 		}
+	} else {
+		f.reads, f.writes, f.other = s.Queries.Read, s.Queries.Write, s.Queries.Other
+	}
+	if len(c.Checkpoints) > 0 && c.last != nil {
+		last := *c.last
+		last.total = f.total
+		f = last
+	}
+	c.print(f)
+}
+
+// print is one of sysbench's reports: the test's statistics and the
+// general ones.
+func (c *Command) print(f figures) {
+	l := c.Log
+	per := func(n float64) float64 {
+		if f.secs <= 0 {
+			return 0
+		}
+		return n / f.secs
+	}
+	if c.Test == "fileio" {
 		bs := float64(c.intOr("file-block-size", 16384))
 		l.Printf(Notice, "\nFile operations:\n"+
 			"    reads/s:                      %4.2f\n"+
@@ -274,44 +351,44 @@ func (c *Command) Report(res *result.Result) {
 			"Throughput:\n"+
 			"    read, MiB/s:                  %4.2f\n"+
 			"    written, MiB/s:               %4.2f",
-			per(float64(reads)), per(float64(writes)), per(float64(fsyncs)),
-			per(float64(reads)*bs/(1<<20)), per(float64(writes)*bs/(1<<20)))
+			per(float64(f.reads)), per(float64(f.writes)), per(float64(f.other)),
+			per(float64(f.reads)*bs/(1<<20)), per(float64(f.writes)*bs/(1<<20)))
 	} else {
-		q := s.Queries
+		total := f.reads + f.writes + f.other
 		l.Printf(Notice, "SQL statistics:")
 		l.Printf(Notice, "    queries performed:")
-		l.Printf(Notice, "        read:                            %d", q.Read)
-		l.Printf(Notice, "        write:                           %d", q.Write)
-		l.Printf(Notice, "        other:                           %d", q.Other)
-		l.Printf(Notice, "        total:                           %d", q.Total)
-		l.Printf(Notice, "    transactions:                        %-6d (%.2f per sec.)", events, per(float64(events)))
-		l.Printf(Notice, "    queries:                             %-6d (%.2f per sec.)", q.Total, per(float64(q.Total)))
-		l.Printf(Notice, "    ignored errors:                      %-6d (%.2f per sec.)", s.ErrorsTotal, per(float64(s.ErrorsTotal)))
-		l.Printf(Notice, "    reconnects:                          %-6d (%.2f per sec.)", s.Reconnects, per(float64(s.Reconnects)))
+		l.Printf(Notice, "        read:                            %d", f.reads)
+		l.Printf(Notice, "        write:                           %d", f.writes)
+		l.Printf(Notice, "        other:                           %d", f.other)
+		l.Printf(Notice, "        total:                           %d", total)
+		l.Printf(Notice, "    transactions:                        %-6d (%.2f per sec.)", f.events, per(float64(f.events)))
+		l.Printf(Notice, "    queries:                             %-6d (%.2f per sec.)", total, per(float64(total)))
+		l.Printf(Notice, "    ignored errors:                      %-6d (%.2f per sec.)", f.errors, per(float64(f.errors)))
+		l.Printf(Notice, "    reconnects:                          %-6d (%.2f per sec.)", f.reconnects, per(float64(f.reconnects)))
 	}
-	c.general(res, events, secs)
+	c.general(f)
 }
 
 // general is sysbench's "General statistics", "Latency (ms)" and
 // "Threads fairness".
-func (c *Command) general(res *result.Result, events int64, secs float64) {
+func (c *Command) general(g figures) {
 	l := c.Log
-	s := res.Summary
-	lat := s.Latency
-	if s.Service != nil { // under --rate sysbench times an event from its actual start
-		lat = s.Service
-	}
+	lat := g.latency
 	if lat == nil {
 		lat = &result.Latency{}
 	}
-	f := s.Fairness
+	f := g.fairness
 	if f == nil {
 		f = &result.Fairness{}
 	}
+	if g.unfinished > 0 {
+		l.Printf(Notice, "")
+		l.Printf(Notice, "Number of unfinished transactions on forced shutdown: %d", g.unfinished)
+	}
 	l.Printf(Notice, "")
 	l.Printf(Notice, "General statistics:")
-	l.Printf(Notice, "    total time:                          %.4fs", secs)
-	l.Printf(Notice, "    total number of events:              %d", events)
+	l.Printf(Notice, "    total time:                          %.4fs", g.total)
+	l.Printf(Notice, "    total number of events:              %d", g.events)
 	l.Printf(Notice, "")
 	l.Printf(Notice, "Latency (ms):")
 	l.Printf(Notice, "         min: %39.2f", lat.MinMS)

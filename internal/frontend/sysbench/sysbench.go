@@ -79,9 +79,20 @@ var tests = map[string]string{
 	"bulk_insert": kindBulk, "fileio": kindFileio,
 }
 
-// builtin are sysbench's compiled-in tests: they need a command. Of them
-// dbmark runs fileio.
-var builtin = []string{"fileio", "cpu", "memory", "threads", "mutex"}
+// builtin are sysbench's compiled-in tests, in the order its --help lists
+// them, with its descriptions: they need a command. Of them dbmark runs
+// fileio.
+var builtin = []struct{ name, desc string }{
+	{"fileio", "File I/O test"},
+	{"cpu", "CPU performance test"},
+	{"memory", "Memory functions speed test"},
+	{"threads", "Threads subsystem performance test"},
+	{"mutex", "Mutex performance test"},
+}
+
+func isBuiltin(name string) bool {
+	return slices.ContainsFunc(builtin, func(b struct{ name, desc string }) bool { return b.name == name })
+}
 
 // Command is what dbmark is to do, as sysbench's command line says it.
 type Command struct {
@@ -108,6 +119,7 @@ type Command struct {
 	Stderr io.Writer
 	opts   *values
 	drv    driver
+	last   *figures // the run's last span (OnSpan), for its final report
 }
 
 // driver is one of sysbench's database drivers, as the front end needs
@@ -291,7 +303,7 @@ func Start(args []string, stdout, stderr io.Writer, dbmarkVersion string) (*Comm
 	}
 	c.Name = strings.TrimSuffix(path.Base(testname), ".lua")
 	kind, known := tests[c.Name]
-	isBuiltin := slices.Contains(builtin, testname)
+	isBuiltin := isBuiltin(testname)
 	switch {
 	case isBuiltin && cmdname == "":
 		fmt.Fprintf(stderr, "The '%s' test requires a command argument. See 'sysbench %s help'\n", testname, testname)
@@ -610,7 +622,8 @@ func leadingInt(s string) (int, bool, error) {
 	return n, digits != s, nil
 }
 
-// PrintHelp is sysbench's --help, with the drivers and tests dbmark runs.
+// PrintHelp is sysbench's --help: its drivers and its compiled-in tests, of
+// which dbmark runs fileio (the others end with one line saying so).
 func PrintHelp(w io.Writer) {
 	fmt.Fprintln(w, "Usage:")
 	fmt.Fprintln(w, "  sysbench [options]... [testname] [command]")
@@ -621,11 +634,15 @@ func PrintHelp(w io.Writer) {
 		if g.title != "" {
 			fmt.Fprintln(w, g.title)
 		}
-		if g.title == "General database options:" {
+		db := g.title == "General database options:"
+		if db {
 			fmt.Fprintln(w)
 		}
 		printOptions(w, g.opts)
 		fmt.Fprintln(w)
+		if db {
+			fmt.Fprintln(w) // sysbench ends its database options with two
+		}
 	}
 	fmt.Fprintln(w, "Compiled-in database drivers:")
 	fmt.Fprintln(w, "  mysql - MySQL driver")
@@ -637,7 +654,9 @@ func PrintHelp(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "Compiled-in tests:")
-	fmt.Fprintln(w, "  fileio - File I/O test")
+	for _, b := range builtin {
+		fmt.Fprintf(w, "  %s - %s\n", b.name, b.desc)
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "See 'sysbench <testname> help' for a list of options for each test.")
 	fmt.Fprintln(w)

@@ -18,9 +18,15 @@ import (
 type Run struct {
 	ID     int64 // the store's short ID; 0 when the run is not stored
 	Result *result.Result
+	// Label names the run in legends and tables instead of its ID (the
+	// results site's own id for the result).
+	Label string
 }
 
 func (r Run) ref() string {
+	if r.Label != "" {
+		return r.Label
+	}
 	if r.ID > 0 {
 		return "#" + strconv.FormatInt(r.ID, 10)
 	}
@@ -48,6 +54,9 @@ type chart struct {
 	Shade  []band   `json:"shade,omitempty"`
 	Series []series `json:"series"`
 	YLog   float64  `json:"yLog,omitempty"` // > 0: a log scale from here, for values spanning orders of magnitude
+	// Overlays are the counters the reader can draw over this chart, on
+	// a second y axis.
+	Overlays []overlay `json:"overlays,omitempty"`
 	// Choices are metrics the reader can switch the chart to (sweepmetrics.go).
 	Choices []choice `json:"choices,omitempty"`
 }
@@ -59,9 +68,12 @@ type series struct {
 	// Breaks are the indexes of Points before which the line is broken:
 	// the samples between them are missing (a counter source that lost
 	// its connection).
-	Breaks []int        `json:"breaks,omitempty"`
-	Values []*float64   `json:"values,omitempty"` // per category; nil where the cell has no run
-	Boxes  [][5]float64 `json:"boxes,omitempty"`
+	Breaks []int         `json:"breaks,omitempty"`
+	Values []*float64    `json:"values,omitempty"` // per category; nil where the cell has no run
+	Boxes  []*[5]float64 `json:"boxes,omitempty"`  // per category; nil where the cell has no box
+	// Marks are x ranges to shade in the series' own colour: one run's
+	// dips among several.
+	Marks []band `json:"marks,omitempty"`
 }
 
 // band is an x range to shade, such as a warm-up.
@@ -74,8 +86,11 @@ type band struct {
 // timeSeries is one named value per interval, on the run's time axis.
 type timeSeries struct {
 	Name string
-	T, V []float64
-	Gaps [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
+	// Key is the counter's own name (Name holds its unit too) and Unit its
+	// unit, where the source has them.
+	Key, Unit string
+	T, V      []float64
+	Gaps      [][2]float64 // where samples are missing (result.CounterSeries.Gaps)
 }
 
 // xySeries is a value against something other than time.
@@ -104,7 +119,7 @@ func sampledCounters(r *result.Result) []timeSeries {
 	}
 	out := make([]timeSeries, 0, len(r.Counters.Series))
 	for _, c := range r.Counters.Series {
-		ts := timeSeries{Name: c.Name, Gaps: c.Gaps}
+		ts := timeSeries{Name: c.Name, Key: c.Name, Unit: c.Unit, Gaps: c.Gaps}
 		if c.Unit != "" {
 			ts.Name += " (" + c.Unit + ")"
 		}
@@ -210,6 +225,11 @@ type group struct {
 	Workload string
 	Anchor   string
 	Runs     []Run
+	// Findings come first: those several runs share, each run's own,
+	// and the runs that found nothing.
+	Shared   []sharedFinding
+	Findings []runFindings
+	Quiet    string
 	Sections []section
 }
 
@@ -217,6 +237,7 @@ type section struct {
 	ID     string
 	Title  string
 	Note   string
+	Table  *gridTable // a sweep's cells as a table, before the charts
 	Charts []chart
 	Small  bool // small multiples: two charts a row
 
@@ -244,6 +265,7 @@ func groups(runs []Run) []group {
 	for i := range out {
 		g := &out[i]
 		lb := newLabeler(g.Runs)
+		g.Shared, g.Findings, g.Quiet = groupFindings(g.Runs, lb)
 		for _, sw := range sweeps(g.Runs) {
 			g.Sections = append(g.Sections, sweepSections(g.Anchor, sw)...)
 		}
@@ -346,12 +368,10 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 		unit = first.Workload.Headline
 	}
 	// headline values by cell, cells in order of their axis values
-	type cell struct {
-		x, rest, label string
-		ys             []float64
-	}
+	type cell = sweepCell
 	cells := map[string]*cell{}
-	var xs, rests, labels []string
+	byX := map[string][]float64{}
+	var xs, rests []string
 	for _, r := range sw.Runs {
 		if r.Result.Status != result.StatusOK || !finite(r.Result.Summary.Headline) {
 			continue // a failed or interrupted run's rate is not a sample of the cell
@@ -365,21 +385,16 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 				c.rest = cellLabel(r.Result.Sweep, axes[1:])
 			}
 			cells[label] = c
-			xs, rests, labels = appendNew(xs, c.x), appendNew(rests, c.rest), append(labels, label)
+			xs, rests = appendNew(xs, c.x), appendNew(rests, c.rest)
 		}
 		c.ys = append(c.ys, r.Result.Summary.Headline)
+		c.rates = append(c.rates, measuredRates(r.Result)...)
+		byX[c.x] = append(byX[c.x], r.Result.Summary.Headline)
 	}
 	if len(cells) == 0 {
 		return nil
 	}
 	sortValues(xs)
-	slices.SortFunc(labels, func(a, b string) int {
-		ca, cb := cells[a], cells[b]
-		if c := cmp.Compare(slices.Index(xs, ca.x), slices.Index(xs, cb.x)); c != 0 {
-			return c
-		}
-		return cmp.Compare(slices.Index(rests, ca.rest), slices.Index(rests, cb.rest))
-	})
 	maxIter := 0
 	for _, c := range cells {
 		maxIter = max(maxIter, len(c.ys))
@@ -387,6 +402,17 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 
 	id := anchor + "-sweep-" + shortID(sw.ID)
 	sec := section{ID: id, Title: "Sweep " + shortID(sw.ID), Note: fmt.Sprintf("%d runs in %d cells; the mean of each cell's iterations", len(sw.Runs), len(cells))}
+	sec.Table = sweepTable(axes, xs, rests, func(x, rest string) (float64, bool) {
+		for _, c := range cells {
+			if c.x == x && c.rest == rest {
+				return mean(c.ys), true
+			}
+		}
+		return 0, false
+	})
+	if c, ok := firstAxisBoxes(id+"-xbox", unit, axes, xs, byX); ok {
+		sec.Charts = append(sec.Charts, c)
+	}
 	if len(axes) > 0 {
 		var ser []series
 		for _, rest := range rests {
@@ -409,18 +435,10 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 	if c, ok := sweepMetricChart(id, sw.Runs, axes); ok {
 		sec.Charts = append(sec.Charts, c)
 	}
-	if maxIter > 1 {
-		s := series{Name: unit}
-		cats := make([]string, 0, len(labels))
-		for _, l := range labels {
-			b, _ := quartiles(cells[l].ys)
-			s.Boxes = append(s.Boxes, [5]float64{b.Min, b.Q1, b.Median, b.Q3, b.Max})
-			cats = append(cats, cmp.Or(l, "all"))
-		}
-		sec.Charts = append(sec.Charts, chart{ID: id + "-box", Title: unit + " across iterations", Kind: "box",
-			XName: strings.Join(axes, " "), YName: unit, XCategories: cats, Series: []series{s}})
+	if c, ok := cellBoxes(id+"-box", unit, axes, xs, rests, cells, maxIter); ok {
+		sec.Charts = append(sec.Charts, c)
 	}
-	if len(sec.Charts) == 0 {
+	if len(sec.Charts) == 0 && sec.Table == nil {
 		return nil
 	}
 	return []section{sec}
@@ -486,9 +504,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	}
 	// A lone run's dips are marked where they are.
 	if len(shown) == 1 {
-		for _, d := range shown[0].Result.Summary.Dips {
-			shade = append(shade, band{From: d.FromS, To: d.ToS, Label: fmt.Sprintf("dip %+.0f%%", d.Change*100)})
-		}
+		shade = append(shade, dipBands(shown[0])...)
 	}
 	maxT = math.Ceil(maxT) // a round end for the shared time axis
 	timeGroup := anchor + "-time"
@@ -500,6 +516,9 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	var thr, lat []series
 	for _, r := range shown {
 		if s := headlineSeries(r.Result, lb.label(r), 0); len(s.Points) > 0 {
+			if len(shown) > 1 { // each run's dips on its own line; a lone run's shade every chart
+				s.Marks = dipBands(r)
+			}
 			thr = append(thr, s)
 		}
 		for _, p := range tailPercentiles(r.Result) {
@@ -517,10 +536,11 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 		}
 	}
 	var out []section
+	counters, overlays := counterSections(anchor, shown, lb, maxT, timeGroup, shade)
 	over := section{ID: anchor + "-time", Title: "Over time", Note: note}
 	if len(thr) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-tput", Title: "Throughput", Kind: "line",
-			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr})
+			XName: "seconds", YName: unit, XMax: maxT, Group: timeGroup, Shade: shade, Series: thr, Overlays: overlays})
 	}
 	if len(lat) > 0 {
 		over.Charts = append(over.Charts, chart{ID: anchor + "-lat", Title: "Latency percentiles per interval", Kind: "line",
@@ -529,19 +549,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 	if len(over.Charts) > 0 {
 		out = append(out, over)
 	}
-
-	if c := counterCharts(anchor, shown, lb, maxT, timeGroup, shade); len(c) > 0 {
-		note := "on the throughput's time axis"
-		for _, r := range shown {
-			for _, m := range r.Result.Counters.Missing() {
-				if len(shown) > 1 {
-					m = lb.label(r) + ": " + m
-				}
-				note += "; " + m
-			}
-		}
-		out = append(out, section{ID: anchor + "-counters", Title: "Counters", Note: note, Charts: c, Small: true})
-	}
+	out = append(out, counters...)
 	if c := rowsCharts(anchor, shown, lb); len(c) > 0 {
 		out = append(out, section{ID: anchor + "-rows", Title: "Against rows", Charts: c})
 	}
@@ -677,35 +685,6 @@ func tailPercentiles(r *result.Result) []float64 {
 	}
 	if len(out) == 0 {
 		out = slices.Sorted(maps.Keys(have))
-	}
-	return out
-}
-
-func counterCharts(anchor string, runs []Run, lb labeler, maxT float64, timeGroup string, shade []band) []chart {
-	by := map[string][]series{}
-	var names []string
-	for _, r := range runs {
-		for _, src := range counterSources() {
-			for _, ts := range src(r.Result) {
-				s := series{Name: lb.label(r)}
-				for i := range ts.T {
-					s.Points = append(s.Points, [2]float64{ts.T[i], ts.V[i]})
-				}
-				s.Breaks = breaks(ts)
-				if len(s.Points) == 0 {
-					continue
-				}
-				if _, ok := by[ts.Name]; !ok {
-					names = append(names, ts.Name)
-				}
-				by[ts.Name] = append(by[ts.Name], s)
-			}
-		}
-	}
-	var out []chart
-	for i, name := range names {
-		out = append(out, chart{ID: fmt.Sprintf("%s-ctr%d", anchor, i+1), Title: name, Kind: "line",
-			XName: "seconds", YName: name, XMax: maxT, Group: timeGroup, Shade: shade, Series: by[name]})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -42,7 +43,11 @@ var (
 	//go:embed report.css
 	pageStyle string
 
-	page = template.Must(template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).Parse(pageTemplate)).Parse(queriesTemplate))
+	//go:embed findings.html.tmpl
+	findingsTemplate string
+
+	page = template.Must(template.Must(template.Must(template.New("page").Funcs(template.FuncMap{"join": strings.Join}).
+		Parse(pageTemplate)).Parse(queriesTemplate)).Parse(findingsTemplate))
 )
 
 // Render writes the report of runs to w.
@@ -118,13 +123,19 @@ type summaryRow struct {
 	// Client is the client's CPU per event and share of the machine;
 	// Limited, when the client limited the figure, says so and what to do.
 	Client, Limited string
+	// Findings sums up the run's findings, which FindingsID leads to.
+	Findings, FindingsID string
 }
 
 func summaryRows(runs []Run) []summaryRow {
 	lb := newLabeler(runs)
 	anchors := map[string]string{}
+	own := map[string]bool{} // the findings ids on the page
 	for _, g := range groups(runs) {
 		anchors[g.Workload] = g.Anchor
+		for _, f := range g.Findings {
+			own[f.ID] = true
+		}
 	}
 	out := make([]summaryRow, 0, len(runs))
 	for _, r := range runs {
@@ -157,6 +168,11 @@ func summaryRows(runs []Run) []summaryRow {
 		if c := s.ReadCheck; c != nil && c.Missed > 0 {
 			row.Missed = fmt.Sprintf("%d of %d reads that must find rows found none", c.Missed, c.Checked)
 		}
+		f := findingsOf(r, "")
+		row.Findings, row.FindingsID = cmp.Or(f.Brief(), "none"), row.Anchor+"-findings"
+		if own[f.ID] {
+			row.FindingsID = f.ID
+		}
 		if c := s.Client; c != nil {
 			row.Client = c.Describe()
 			row.Limited = c.LimitedNote()
@@ -188,15 +204,15 @@ func num(f float64) string {
 
 type kv struct{ K, V string }
 
-// config is the configuration and environment, each distinct one once with
-// the runs it applies to, and the options split into those every run shared
-// and those that differed.
+// config is the configuration and environment: the machine once, each
+// distinct target once with the runs it applies to, and the options split
+// into those every run shared and those that differed.
 type config struct {
-	Environments []block
-	Targets      []block
-	Common       []kv
-	Refs         []string
-	Differing    []diffRow
+	Machine   machine
+	Targets   []block
+	Common    []kv
+	Refs      []string
+	Differing []diffRow
 }
 
 type block struct {
@@ -212,23 +228,10 @@ type diffRow struct {
 
 func configOf(runs []Run) config {
 	var c config
-	envs := newBlocks()
+	c.Machine = machineOf(runs)
 	tgts := newBlocks()
 	for _, r := range runs {
 		res := r.Result
-		if e := res.Environment; e != nil {
-			rows := []kv{{"host", e.Hostname}, {"OS", e.OS + "/" + e.Arch}, {"kernel", e.Kernel},
-				{"CPU", fmt.Sprintf("%d × %s", e.CPUs, e.CPUModel)}, {"memory", bytesText(e.MemoryB)},
-				{"clock source", e.ClockSrc}, {"clock read", fmt.Sprintf("%.1f ns", e.ClockNowNS)},
-				{"GOMAXPROCS", strconv.Itoa(e.GoMaxProcs)}}
-			if f := e.MachineFacts; f != nil {
-				rows = append(rows, machineRows(f)...)
-			}
-			for _, w := range res.Warnings {
-				rows = append(rows, kv{"warning", w})
-			}
-			envs.add(r.ref(), rows, nil)
-		}
 		t := res.Target
 		rows := []kv{{"kind", t.Kind}, {"URL", t.URL}, {"engine", t.Engine + " " + t.Version}, {"driver", t.Driver},
 			{"data directory", t.DataDir}}
@@ -256,7 +259,7 @@ func configOf(runs []Run) config {
 		}
 		tgts.add(r.ref(), rows, settings)
 	}
-	c.Environments, c.Targets = envs.list(), tgts.list()
+	c.Targets = tgts.list()
 
 	opts := make([]map[string]string, len(runs))
 	names := map[string]bool{}
@@ -377,11 +380,15 @@ func machineRows(f *result.MachineFacts) []kv {
 		rows = append(rows, kv{"device-mapper " + lv.Device, lv.Name + " on " + strings.Join(lv.Slaves, " ")})
 	}
 	for _, m := range f.Mounts {
-		v := fmt.Sprintf("%s (%s) on %s, %s, %s free", m.FSType, strings.Join(m.Options, ","), m.MountPoint, m.Device, bytesText(m.FreeBytes))
+		// The space apart: it changes from run to run where the file
+		// system does not.
+		where := strings.ReplaceAll(m.Role, "_", " ") + " " + m.Path
+		rows = append(rows, kv{where, fmt.Sprintf("%s (%s) on %s, %s", m.FSType, strings.Join(m.Options, ","), m.MountPoint, m.Device)})
+		space := bytesText(m.FreeBytes) + " free"
 		if m.UsedBytes > 0 {
-			v += ", " + bytesText(m.UsedBytes) + " in it"
+			space += ", " + bytesText(m.UsedBytes) + " in it"
 		}
-		rows = append(rows, kv{strings.ReplaceAll(m.Role, "_", " ") + " " + m.Path, v})
+		rows = append(rows, kv{where + ", space", space})
 	}
 	return rows
 }

@@ -37,17 +37,43 @@
     };
   }
 
-  function shade(c) {
-    if (!c.shade || !c.shade.length) return undefined;
-    return {
-      silent: true,
-      itemStyle: { color: '#9aa3b2', opacity: 0.2 },
-      label: { color: '#5b6475', position: 'insideTop' },
-      data: c.shade.map(function (b) { return [{ xAxis: b.from, name: b.label }, { xAxis: b.to }]; })
-    };
+  // areas are x ranges to shade, each item styled: the chart's shade
+  // (warm-up, a lone run's dips) in grey, a run's dips among several in
+  // its line's colour.
+  function areas(bands, color, opacity, labelColor) {
+    return (bands || []).map(function (b) {
+      return [{ xAxis: b.from, name: b.label, itemStyle: { color: color, opacity: opacity }, label: { color: labelColor || color } },
+        { xAxis: b.to }];
+    });
   }
 
-  function option(c) {
+  function markArea(data) {
+    if (!data.length) return undefined;
+    return { silent: true, label: { position: 'insideTop' }, data: data };
+  }
+
+  var specs = {};
+  spec.charts.forEach(function (c) { specs[c.id] = c; });
+
+  // overlaid is the counter named name drawn on a second y axis of o, a
+  // dashed line per run: from its own chart's series, or its own.
+  function overlaid(o, c, name) {
+    var ov = (c.overlays || []).filter(function (v) { return v.name === name; })[0];
+    if (!ov) return;
+    var ser = ov.chart ? specs[ov.chart].series : ov.series;
+    o.yAxis = [o.yAxis, Object.assign({
+      type: 'value', position: 'right', splitLine: { show: false }, axisLabel: { formatter: fmt }
+    }, axisName(ov.name, 56))];
+    o.grid.right = 80;
+    ser.forEach(function (s) {
+      o.series.push({
+        type: 'line', name: ser.length > 1 || c.series.length > 1 ? ov.name + ' ' + s.name : ov.name,
+        data: broken(s), yAxisIndex: 1, showSymbol: false, lineStyle: { type: 'dashed', width: 1.5 }
+      });
+    });
+  }
+
+  function option(c, overlay) {
     var o = base(c);
     switch (c.kind) {
       case 'line':
@@ -60,11 +86,14 @@
           // The axis ends at the run's end, between two ticks as often as
           // not: its label is dropped where it would crowd the last tick's.
           o.xAxis = Object.assign({ type: 'value', min: 0, max: c.xMax || null, axisLabel: { hideOverlap: true } }, axisName(c.xName, 28));
-          o.series = c.series.map(function (s) {
-            return { type: 'line', name: s.name, data: broken(s), showSymbol: s.points.length < 40, symbolSize: 4 };
+          o.series = c.series.map(function (s, i) {
+            var own = areas(s.marks, palette[i % palette.length], 0.12);
+            return {
+              type: 'line', name: s.name, data: broken(s), showSymbol: s.points.length < 40, symbolSize: 4,
+              markArea: markArea(i === 0 ? areas(c.shade, '#9aa3b2', 0.2, '#5b6475').concat(own) : own)
+            };
           });
-          var m = shade(c);
-          if (m && o.series.length) o.series[0].markArea = m;
+          if (overlay) overlaid(o, c, overlay);
         }
         return o;
       case 'bar':
@@ -75,9 +104,13 @@
         });
         return o;
       case 'box':
-        o.legend = undefined;
+        // Several series are the boxes of each value of the other axes, side
+        // by side in each category; a cell with no box is left empty.
+        if (c.series.length < 2) o.legend = undefined;
         o.xAxis = Object.assign({ type: 'category', data: c.xCategories }, axisName(c.xName, 28));
-        o.series = c.series.map(function (s) { return { type: 'boxplot', name: s.name, data: s.boxes }; });
+        o.series = c.series.map(function (s) {
+          return { type: 'boxplot', name: s.name, data: s.boxes.map(function (b) { return b || '-'; }) };
+        });
         return o;
       case 'percentile':
         // Latencies span microseconds to seconds: a log scale shows both ends.
@@ -125,20 +158,60 @@
     return n;
   }
 
+  // A select in the chart's caption lays one of c.overlays over it.
+  function overlaySelect(chart, el, c) {
+    var cap = el.parentNode && el.parentNode.querySelector('figcaption');
+    if (!cap || !c.overlays || !c.overlays.length) return;
+    var label = document.createElement('label');
+    label.className = 'overlay';
+    label.appendChild(document.createTextNode('with a counter: '));
+    var sel = document.createElement('select');
+    sel.setAttribute('data-overlay-of', c.id);
+    [''].concat(c.overlays.map(function (v) { return v.name; })).forEach(function (name) {
+      var opt = document.createElement('option');
+      opt.value = name;
+      opt.textContent = name || 'none'; // textContent: names come from results
+      sel.appendChild(opt);
+    });
+    sel.addEventListener('change', function () {
+      chart.setOption(option(c, sel.value), true);
+      el.setAttribute('data-overlay', sel.value);
+      el.setAttribute('data-points', String(drawnPoints(chart)));
+    });
+    label.appendChild(sel);
+    cap.appendChild(label);
+  }
+
+  // One cursor for the time charts of a group: echarts.connect passes
+  // the axis pointer on by its value on the x axis, so hovering any chart
+  // of the group, wide or half-width, shows the same second on all of
+  // them. Each chart's data-cursor is the time its pointer shows.
+  function recordCursor(chart, el, c) {
+    if (!c.group || c.xCategories) return;
+    chart.on('updateAxisPointer', function (e) {
+      var x = (e.axesInfo || []).filter(function (a) { return a.axisDim === 'x'; })[0];
+      if (x) el.setAttribute('data-cursor', String(x.value));
+      else el.removeAttribute('data-cursor');
+    });
+  }
+
   var charts = [];
   spec.charts.forEach(function (c) {
     var el = document.getElementById(c.id);
     try {
       var chart = echarts.init(el, null, { renderer: 'svg' });
       chart.setOption(option(c));
-      if (c.group) chart.group = c.group;
       el.setAttribute('data-points', String(drawnPoints(chart)));
+      if (c.group) chart.group = c.group;
+      overlaySelect(chart, el, c);
+      recordCursor(chart, el, c);
       charts.push(chart);
     } catch (e) {
       el.setAttribute('data-error', String(e));
       console.error('chart ' + c.id + ': ' + e);
     }
   });
+
   var groups = {};
   spec.charts.forEach(function (c) { if (c.group) groups[c.group] = true; });
   Object.keys(groups).forEach(function (g) { echarts.connect(g); });

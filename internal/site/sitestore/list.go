@@ -316,20 +316,7 @@ func (s *Store) spend(ctx context.Context, tx *sql.Tx, q Quota) (wait time.Durat
 // Eligible returns every entry a leaderboard of workload ("" for all)
 // may rank: ok runs of released builds, not hidden.
 func (s *Store) Eligible(ctx context.Context, workload string) ([]Entry, error) {
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT "+listColumns()+" FROM entries WHERE (workload = ? OR ? = '') AND status = 'ok' AND released = 1 AND hidden = 0 ORDER BY seq"), workload, workload)
-	if err != nil {
-		return nil, fmt.Errorf("site store: leaderboard: %w", err)
-	}
-	defer rows.Close()
-	var out []Entry
-	for rows.Next() {
-		e, _, err := scanEntry(rows, false)
-		if err != nil {
-			return nil, fmt.Errorf("site store: leaderboard: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return s.rankable(ctx, workload, true)
 }
 
 // Reproductions returns the visible entries that reproduce entry id,

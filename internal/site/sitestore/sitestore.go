@@ -133,6 +133,9 @@ type Entry struct {
 	Reproduces string            // the id of the result this one reproduces
 	Facets     map[string]string // by Facet.Key ("status" is Status)
 	Document   []byte            // the submission as stored; nil in lists
+	// Peer is the set of comparable results an ok entry stands among
+	// (peers.go); nil for others. Written with the entry, not read back.
+	Peer *Peer
 }
 
 // Store is the site's database. It is safe for concurrent use, and several
@@ -146,6 +149,8 @@ type Store struct {
 	w  *sql.DB
 	pg bool
 	fx *facetIndex
+	// peers keeps each set's standing analysis (peers.go).
+	peers peerCache
 	// puts queue submissions for the SQLite writer (nil on PostgreSQL,
 	// whose connections commit side by side); stop ends it, stopped says
 	// it has.
@@ -380,6 +385,9 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, e *Entry, q *Quota) putResu
 	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO documents (id, document) VALUES (?, ?)"), e.ID, string(e.Document)); err != nil {
 		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
 	}
+	if err := s.putPeer(ctx, tx, e.ID, e.Peer, e.Headline, e.Better); err != nil {
+		return putResult{err: fmt.Errorf("site store: save %s: %w", e.ID, err)}
+	}
 	return putResult{id: e.ID, created: true}
 }
 
@@ -585,6 +593,9 @@ func (s *Store) SetHidden(ctx context.Context, id string, hidden bool) error {
 // Delete removes entry id and its document.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	return s.moderate(ctx, "delete", id, func(tx *sql.Tx) error {
+		if err := s.deletePeer(ctx, tx, id); err != nil {
+			return fmt.Errorf("site store: delete %q: %w", id, err)
+		}
 		res, err := tx.ExecContext(ctx, s.q("DELETE FROM entries WHERE id = ?"), id)
 		if err := s.one(res, err, "delete", id); err != nil {
 			return err

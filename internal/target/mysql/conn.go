@@ -17,7 +17,8 @@ import (
 // the connection is closed under it (see watch).
 type Conn struct {
 	dc     driverConn
-	raw    net.Conn // what the driver dialed
+	raw    net.Conn     // what the driver dialed
+	w      target.Watch // closes raw when a statement's context ends
 	cur    target.Activity
 	psMode string
 	closed bool
@@ -41,30 +42,24 @@ func wrap(ctx context.Context, err error) error {
 	return err
 }
 
-// watch closes the connection when ctx ends, until the returned stop is
-// called; the driver's read or write then fails and wrap reports ctx's
-// error. The driver itself is given context.Background(), which it does
-// not watch: its own watch hands every statement's context to a
-// goroutine of the connection and back, two wake-ups per statement that
-// cost about a fifth of the client's CPU on a point select;
-// context.AfterFunc only registers with ctx (pgconn watches its contexts
-// this way).
-func (c *Conn) watch(ctx context.Context) (stop func() bool, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return context.AfterFunc(ctx, func() { c.raw.Close() }), nil
-}
+// watch starts a statement under ctx: the connection is closed if ctx
+// ends before c.w.End is called, so that the driver's read or
+// write fails and wrap reports ctx's error. The driver itself is given
+// context.Background(), which it does not watch: its own watch hands
+// every statement's context to a goroutine of the connection and back,
+// two wake-ups per statement that cost about a fifth of the client's CPU
+// on a point select. c.w registers with a context once, not per
+// statement (target.Watch).
+func (c *Conn) watch(ctx context.Context) error { return c.w.Begin(ctx) }
 
 // Exec runs a text query and discards its result.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return err
 	}
-	defer stop()
-	_, err = c.dc.ExecContext(context.Background(), sql, nil)
+	defer c.w.End()
+	_, err := c.dc.ExecContext(context.Background(), sql, nil)
 	return wrap(ctx, err)
 }
 
@@ -72,11 +67,10 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 // returned or else affected.
 func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 	c.cur.Set(sql)
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return 0, err
 	}
-	defer stop()
+	defer c.w.End()
 	if !returnsRows(sql) {
 		res, err := c.dc.ExecContext(context.Background(), sql, nil)
 		if err != nil {
@@ -96,11 +90,10 @@ func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	c.cur.Set(sql)
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return "", false, err
 	}
-	defer stop()
+	defer c.w.End()
 	rows, err := c.dc.QueryContext(context.Background(), sql, nil)
 	if err != nil {
 		return "", false, wrap(ctx, err)
@@ -121,11 +114,10 @@ func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 
 // rows runs a text query and returns its rows as text (NULL as "").
 func (c *Conn) rows(ctx context.Context, sql string) ([][]string, error) {
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return nil, err
 	}
-	defer stop()
+	defer c.w.End()
 	rs, err := c.dc.QueryContext(context.Background(), sql, nil)
 	if err != nil {
 		return nil, wrap(ctx, err)
@@ -179,11 +171,10 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 		return s, nil
 	}
 	c.cur.Set(sql)
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return nil, err
 	}
-	defer stop()
+	defer c.w.End()
 	ds, err := c.dc.PrepareContext(context.Background(), sql)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %q: %w", sql, wrap(ctx, err))
@@ -203,6 +194,7 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.w.Release()
 	return c.dc.Close()
 }
 
@@ -234,11 +226,10 @@ type Stmt struct {
 // how many rows it returned or affected.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 	s.c.cur.Set(s.sql)
-	stop, err := s.c.watch(ctx)
-	if err != nil {
+	if err := s.c.watch(ctx); err != nil {
 		return 0, err
 	}
-	defer stop()
+	defer s.c.w.End()
 	if !s.rows {
 		n, err := s.exec(args)
 		return n, wrap(ctx, err)
@@ -255,11 +246,10 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
 	s.c.cur.Set(s.sql)
 	s.row.Columns = s.row.Columns[:0]
-	stop, err := s.c.watch(ctx)
-	if err != nil {
+	if err := s.c.watch(ctx); err != nil {
 		return target.Row{}, err
 	}
-	defer stop()
+	defer s.c.w.End()
 	if !s.rows {
 		n, err := s.exec(args)
 		s.row.Rows = n
@@ -480,12 +470,11 @@ func (c *Conn) BulkInsert(ctx context.Context, table string, columns []string, r
 		if len(buf) == 0 {
 			return nil
 		}
-		stop, err := c.watch(ctx)
-		if err != nil {
+		if err := c.watch(ctx); err != nil {
 			return err
 		}
 		res, err := c.dc.ExecContext(context.Background(), string(buf), nil)
-		stop()
+		c.w.End()
 		buf = buf[:0]
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", table, wrap(ctx, err))

@@ -169,7 +169,9 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 		dc.Close()
 		return nil, fmt.Errorf("connect to MySQL at %s: the driver did not dial through the target's dialer", t.where())
 	}
-	return &Conn{dc: c, raw: raw, psMode: t.psMode}, nil
+	conn := &Conn{dc: c, raw: raw, psMode: t.psMode}
+	conn.w.Interrupt = func() { raw.Close() }
+	return conn, nil
 }
 
 // dialedKey carries, in the context given to the driver's Connect, where

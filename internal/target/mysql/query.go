@@ -21,11 +21,10 @@ import (
 // affected.
 func (c *Conn) Query(ctx context.Context, sql string, o target.QueryOptions) (target.Tally, error) {
 	c.cur.Set(sql)
-	stop, err := c.watch(ctx)
-	if err != nil {
+	if err := c.watch(ctx); err != nil {
 		return target.Tally{}, err
 	}
-	defer stop()
+	defer c.w.End()
 	if !returnsRows(sql) {
 		res, err := c.dc.ExecContext(context.Background(), sql, nil)
 		if err != nil {

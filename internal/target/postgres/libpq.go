@@ -41,15 +41,33 @@ func (e *serverError) Detail() string {
 // position when query is the statement that failed, then Detail's lines;
 // it ends in a newline.
 func (e *serverError) Libpq(query string) string {
-	sev := e.SeverityUnlocalized
-	if sev == "" {
-		sev = e.Severity
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:  %s\n", sev, e.Message)
+	fmt.Fprintf(&b, "%s:  %s\n", e.severity(), e.Message)
 	if e.Position > 0 && query != "" {
 		b.WriteString(errorPosition(query, int(e.Position)))
 	}
+	if d := e.Detail(); d != "" {
+		b.WriteString(d + "\n")
+	}
+	return b.String()
+}
+
+func (e *serverError) severity() string {
+	if e.SeverityUnlocalized != "" {
+		return e.SeverityUnlocalized
+	}
+	return e.Severity
+}
+
+// NoticeMessage is a server's notice as libpq's default notice processor
+// prints it: "NOTICE:  message" and the DETAIL, HINT and QUERY lines; at
+// libpq's default it shows CONTEXT for errors only. It ends in a newline.
+func NoticeMessage(n *pgconn.Notice) string {
+	pe := pgconn.PgError(*n)
+	pe.Where = ""
+	e := &serverError{&pe}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:  %s\n", e.severity(), e.Message)
 	if d := e.Detail(); d != "" {
 		b.WriteString(d + "\n")
 	}

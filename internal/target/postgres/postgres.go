@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -65,6 +66,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.ConnectTimeout == 0 {
 		// A server that accepts and never answers must not hold the run.
 		cfg.ConnectTimeout = target.ConnectTimeout
+	}
+	if opts.Notices != nil {
+		var mu sync.Mutex // the connections' notices, each written whole
+		cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprint(opts.Notices, NoticeMessage(n))
+		}
 	}
 	return &Target{cfg: cfg, mode: mode, redacted: target.Redact(u.String())}, nil
 }
@@ -222,9 +231,14 @@ func Classify(err error) target.ErrorInfo {
 
 // Conn is one PostgreSQL connection, used by one goroutine at a time.
 // Every call hands the caller's context to pgconn, which interrupts the
-// socket when it ends.
+// socket when it ends, except a prepared statement's Run and RunRow, the
+// workloads' every statement: they give pgconn context.Background(),
+// which it does not watch, and w interrupts the socket in the same way
+// (a deadline in the past) while registering with a context once, not
+// per statement (target.Watch).
 type Conn struct {
 	pc     *pgconn.PgConn
+	w      target.Watch
 	mode   string
 	nextID int
 	row    target.Row // RunText's reused result
@@ -233,8 +247,18 @@ type Conn struct {
 }
 
 func newConn(pc *pgconn.PgConn, mode string) *Conn {
-	return &Conn{pc: pc, mode: mode}
+	c := &Conn{pc: pc, mode: mode}
+	nc := pc.Conn()
+	c.w.Interrupt = func() { _ = nc.SetDeadline(time.Now()) }
+	c.w.Restore = func() { _ = nc.SetDeadline(time.Time{}) }
+	return c
 }
+
+var _ target.Idler = (*Conn)(nil)
+
+// Idle says no transaction is open: the server's last ReadyForQuery said
+// so.
+func (c *Conn) Idle() bool { return c.pc.TxStatus() == 'I' }
 
 // closeTimeout bounds the polite goodbye to the server.
 const closeTimeout = 2 * time.Second
@@ -275,7 +299,7 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 // the rows it returned or else affected.
 func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 	c.cur.Set(sql)
-	return runText(ctx, c.pc, sql)
+	return runText(ctx, ctx, c.pc, sql)
 }
 
 // QueryRow returns the first column of the first row as text.
@@ -315,6 +339,7 @@ func (c *Conn) Prepare(ctx context.Context, sql string) (target.Stmt, error) {
 
 // Close closes the connection; it is safe to call twice.
 func (c *Conn) Close() error {
+	c.w.Release()
 	if c.pc.IsClosed() {
 		return nil
 	}
@@ -387,14 +412,18 @@ func (s *Stmt) render(args []target.Value) (string, error) {
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
+	if err := s.c.w.Begin(ctx); err != nil {
+		return 0, err
+	}
+	defer s.c.w.End()
 	if s.tpl != nil {
 		sql, err := s.render(args)
 		if err != nil {
 			return 0, err
 		}
-		return runText(ctx, s.c.pc, sql)
+		return runText(ctx, context.Background(), s.c.pc, sql)
 	}
-	rr := s.reader(ctx, args)
+	rr := s.reader(context.Background(), args)
 	var rows int64
 	for rr.NextRow() {
 		rows++
@@ -410,9 +439,10 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 }
 
 // runText runs sql with the simple protocol, discarding rows, and returns
-// the rows returned or else affected.
-func runText(ctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) {
-	mrr := pc.Exec(ctx, sql)
+// the rows returned or else affected. pgconn is given pctx: ctx, or
+// context.Background() under the connection's Watch of ctx.
+func runText(ctx, pctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) {
+	mrr := pc.Exec(pctx, sql)
 	var rows, affected int64
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()
@@ -435,15 +465,19 @@ func runText(ctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) 
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
 	s.row.Rows = 0
 	s.row.Columns = s.row.Columns[:0]
+	if err := s.c.w.Begin(ctx); err != nil {
+		return target.Row{}, err
+	}
+	defer s.c.w.End()
 	var err error
 	if s.tpl != nil {
 		var sql string
 		if sql, err = s.render(args); err != nil {
 			return target.Row{}, err
 		}
-		err = textRow(ctx, s.c.pc, sql, &s.row)
+		err = textRow(context.Background(), s.c.pc, sql, &s.row)
 	} else {
-		err = lastRow(s.reader(ctx, args), &s.row)
+		err = lastRow(s.reader(context.Background(), args), &s.row)
 	}
 	if err != nil {
 		return target.Row{}, wrap(ctx, s.c.pc, err)

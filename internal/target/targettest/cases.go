@@ -436,6 +436,28 @@ func (s *suite) counters(t *testing.T) {
 }
 
 func (s *suite) cancelInterruptsWithinASecond(t *testing.T) {
+	t.Run("Text", func(t *testing.T) {
+		s.cancelWithinASecond(t, func(ctx context.Context, c target.Conn, sql string) error { return c.Exec(ctx, sql) })
+	})
+	// A prepared statement's Run is the workloads' every statement, which
+	// the engines may watch apart from the rest (target.Watch).
+	t.Run("Prepared", func(t *testing.T) {
+		s.cancelWithinASecond(t, func(ctx context.Context, c target.Conn, sql string) error {
+			st, err := c.Prepare(ctx, sql)
+			if err != nil {
+				return fmt.Errorf("prepare: %w", err)
+			}
+			defer st.Close()
+			_, err = st.Run(ctx, nil)
+			return err
+		})
+	})
+}
+
+// cancelWithinASecond runs a 10 s sleep through run on a connection of
+// its own and cancels its context at 0.2 s: run must return within
+// 1.5 s an error classified as canceled.
+func (s *suite) cancelWithinASecond(t *testing.T, run func(ctx context.Context, c target.Conn, sql string) error) {
 	tg, e := s.tg, s.e
 	within(t, 15*time.Second, "a cancelled statement", func(ctx context.Context) {
 		cc, err := tg.Connect(ctx)
@@ -447,7 +469,7 @@ func (s *suite) cancelInterruptsWithinASecond(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		time.AfterFunc(200*time.Millisecond, cancel)
 		start := time.Now()
-		err = cc.Exec(cctx, e.SleepSQL(10))
+		err = run(cctx, cc, e.SleepSQL(10))
 		if took := time.Since(start); took > 1500*time.Millisecond {
 			t.Errorf("cancel took %v", took)
 		}

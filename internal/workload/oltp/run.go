@@ -167,7 +167,7 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 	load := &workload.Load{
 		Ops: ops,
 		NewWorker: func(ctx context.Context, s workload.Seat) (workload.Worker, error) {
-			return sh.newWorker(ctx, s.ID, s.Conn, s.H)
+			return sh.newWorker(ctx, s.ID, s.Conn, s.H, s.Clock)
 		},
 	}
 	sh.checkOf = w.checkedKinds(p)
@@ -245,7 +245,11 @@ type worker struct {
 	pad   []byte
 	text  []byte
 	last  time.Time
-	clock workload.Clock // its Read costs less than time.Now
+	// clock is the runner's (the seat's), whose Now is the event's
+	// start as the runner read it; the worker leaves there the end of
+	// its last statement, which the runner takes as the event's end: two
+	// clock reads an event fewer. Its Read costs less than time.Now.
+	clock *workload.Clock
 	found workload.Finder
 	// select_random_*: this worker's slice of the key range.
 	part *randgen.Generator
@@ -255,9 +259,13 @@ type worker struct {
 	bulkHead string
 }
 
-func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle) (*worker, error) {
+func (s *shared) newWorker(ctx context.Context, id int, conn target.Conn, h *metrics.Handle, clock *workload.Clock) (*worker, error) {
 	o := &s.w.opt
-	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64), clock: workload.NewClock()}
+	if clock == nil {
+		c := workload.NewClock()
+		clock = &c
+	}
+	wk := &worker{shared: s, id: id, conn: conn, h: h, src: randgen.New(s.env.Seed, uint64(id)+1<<32), args: make([]target.Value, 0, 64), clock: clock}
 	if s.check != nil {
 		wk.found = s.check.Client(id)
 	}
@@ -357,6 +365,7 @@ func (wk *worker) mark(op metrics.Op) {
 	now := wk.clock.Read()
 	wk.h.Record(op, now.Sub(wk.last))
 	wk.last = now
+	wk.clock.Now = now
 }
 
 func (wk *worker) run(ctx context.Context, t int, k kind) error {
@@ -405,7 +414,13 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	} else {
 		wk.saved = *wk.src
 	}
-	wk.last = wk.clock.Read()
+	// The first try starts when the runner read the clock for the event;
+	// a retry starts now, after the rollback.
+	if retry || wk.clock.Now.IsZero() {
+		wk.last = wk.clock.Read()
+	} else {
+		wk.last = wk.clock.Now
+	}
 	p := &wk.plan
 	o := &wk.w.opt
 	switch wk.w.name {

@@ -57,9 +57,16 @@ type session struct{ conn target.Conn }
 
 var _ workload.Session = session{}
 
-// Reset rolls back what a failed try left open; with nothing to roll
-// back the engines return an error or a warning, neither of which matters.
-func (s session) Reset(ctx context.Context) { _ = s.conn.Exec(ctx, "ROLLBACK") }
+// Reset rolls back what a failed try left open. With nothing to roll back
+// the engines return an error or a warning, neither of which matters; an
+// engine that knows no transaction is open is sent nothing (as pgbench
+// does, whose user would see PostgreSQL's warning).
+func (s session) Reset(ctx context.Context) {
+	if i, ok := s.conn.(target.Idler); ok && i.Idle() {
+		return
+	}
+	_ = s.conn.Exec(ctx, "ROLLBACK")
+}
 
 // Waiting is the statement the connection runs, where the engine says.
 func (s session) Waiting() string {

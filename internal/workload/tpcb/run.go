@@ -254,6 +254,11 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		Debug: locked(env.Progress), Stdout: locked(env.Stdout)} // where pgbench writes them: debug() on stderr, \shell's output on stdout
 	if o.PgbenchForm && o.Debug {
 		rs.shared.Trace = rs.shared.Debug
+		all := make([]*script.Script, len(scripts))
+		for i, e := range scripts {
+			all[i] = e.s
+		}
+		rs.shared.NameStatements(all)
 	}
 	var ops []metrics.OpSpec
 	for _, e := range scripts {

@@ -34,7 +34,7 @@ func (w *Workload) Spec() workload.Spec {
 	return workload.Spec{
 		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
 		Hooks: workload.Hooks{
-			Inform: w.Inform, Args: w.Args, FillTarget: w.FillTarget, Plan: w.Plan,
+			Inform: w.Inform, PrepareInstead: w.PrepareInstead, Args: w.Args, FillTarget: w.FillTarget, Plan: w.Plan,
 			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, Check: w.Check,
 			LiveLine: w.LiveLine, Annotate: w.Annotate, Report: w.Report,
 		},
@@ -44,6 +44,7 @@ func (w *Workload) Spec() workload.Spec {
 // Options are pgbench's, with its defaults.
 type Options struct {
 	// Initialization (pgbench -i).
+	Initialize      bool // -i on run: prepare in place of the run
 	Scale           int64
 	Fillfactor      int
 	InitSteps       string
@@ -157,6 +158,11 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 		return pflag.NormalizedName(n)
 	})
 
+	if fs.Lookup("time") != nil {
+		// Only the run takes -i: a pgbench command line with dbmark's
+		// "run tpcb" in front of it initializes as pgbench -i does.
+		fs.BoolVarP(&o.Initialize, "initialize", "i", false, "initialize in place of the run, as pgbench -i: the same as dbmark prepare tpcb with the other options given")
+	}
 	fs.Int64VarP(&o.Scale, "scale", "s", o.Scale, "scale factor: 100000 accounts per unit (prepare); for custom scripts, the value of :scale (run)")
 	fs.IntVarP(&o.Fillfactor, "fillfactor", "F", o.Fillfactor, "fill factor of the tables, PostgreSQL only (prepare)")
 	fs.StringVarP(&o.InitSteps, "init-steps", "I", o.InitSteps, "initialization steps: d drop, t tables, g client-side data, G server-side data, v vacuum, p primary keys, f foreign keys (prepare)")
@@ -189,6 +195,10 @@ func (w *Workload) Flags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.AggregateInterval, "aggregate-interval", 0, "with -l, write one line per this many seconds instead of one per transaction")
 	fs.Float64Var(&o.SamplingRate, "sampling-rate", 0, "with -l, log only this fraction of the transactions (0.01: 1%)")
 }
+
+// PrepareInstead says -i was given to the run: pgbench's initialization,
+// which is dbmark's prepare.
+func (w *Workload) PrepareInstead() bool { return w.opt.Initialize }
 
 // alias adds a flag sharing common's value with pgbench's short name and
 // long name (hidden "pgbench-X" when pgbench's long name is dbmark's own).

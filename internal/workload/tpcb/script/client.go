@@ -30,9 +30,38 @@ type Shared struct {
 	// nil discards it.
 	Stdout io.Writer
 	// Trace, when set, receives pgbench's -d lines: the script and each
-	// command a client executes, each statement it sends and each result
-	// it receives.
+	// command a client executes, each statement it prepares and sends and
+	// each result it receives.
 	Trace io.Writer
+	// prepNames are pgbench's names of the scripts' prepared statements,
+	// by script and command (NameStatements).
+	prepNames map[*Script][]string
+}
+
+// NameStatements names the SQL commands of scripts as pgbench names its
+// prepared statements, which its -d lines show: P_0, P_1, ... in the order
+// of the scripts and of their commands.
+func (sh *Shared) NameStatements(scripts []*Script) {
+	sh.prepNames = map[*Script][]string{}
+	n := 0
+	for _, s := range scripts {
+		names := make([]string, len(s.Commands))
+		for i, c := range s.Commands {
+			if c.Kind == SQL {
+				names[i] = "P_" + strconv.Itoa(n)
+				n++
+			}
+		}
+		sh.prepNames[s] = names
+	}
+}
+
+// prepName is pgbench's name of command pc's prepared statement.
+func (sh *Shared) prepName(s *Script, pc int) string {
+	if names := sh.prepNames[s]; pc < len(names) && names[pc] != "" {
+		return names[pc]
+	}
+	return "P_" + strconv.Itoa(pc)
 }
 
 // DefaultSeed is :default_seed, the seed hash() and permute() use when not
@@ -306,21 +335,31 @@ func (c *Client) traceMeta(cmd *Command) {
 	fmt.Fprintf(c.sh.Trace, "pgbench: client %d executing \\%s\n", c.id, strings.Join(args, " "))
 }
 
-// traceSQL is pgbench's -d line of a statement sent: its text with the
+// traceSQL is pgbench's -d lines of a statement sent: its text with the
 // values in simple mode, with placeholders in extended mode, the prepared
-// statement's name in prepared mode.
+// statement's name in prepared mode (after the line preparing it, the
+// first time).
 func (c *Client) traceSQL(cs *clientScript, pc int, cmd *Command) {
 	var what string
 	switch {
 	case c.simple:
 		what = string(c.simpleText(cs, cmd))
-	case c.proto != nil && c.proto.Protocol() == "prepared":
-		what = fmt.Sprintf("P_%d", pc)
+	case c.prepared():
+		what = c.sh.prepName(cs.s, pc)
+		if cs.stmts[pc] == nil {
+			fmt.Fprintf(c.sh.Trace, "pgbench: client %d preparing %s\n", c.id, what)
+		}
 	default:
 		what = c.statementText(cmd)
 	}
 	fmt.Fprintf(c.sh.Trace, "pgbench: client %d sending %s\n", c.id, what)
+	// pgbench says it is receiving each time it looks for the result:
+	// at once after sending, and again once the result came.
+	fmt.Fprintf(c.sh.Trace, "pgbench: client %d receiving\n", c.id)
 }
+
+// prepared says whether the client runs pgbench's -M prepared.
+func (c *Client) prepared() bool { return c.proto != nil && c.proto.Protocol() == "prepared" }
 
 // commandError says where err stopped the client: the command, or for an
 // error of a pipeline's statement, that statement.

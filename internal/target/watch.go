@@ -1,0 +1,110 @@
+package target
+
+import (
+	"context"
+	"sync"
+)
+
+// Watch ends a connection's statement when the context it runs under
+// ends, as a driver's own context watching does, at the cost of one
+// registration per context instead of one per statement.
+//
+// A client runs statement after statement under one context (the run's),
+// and registering with it for each (context.AfterFunc, or a driver's
+// watcher built on it) allocates, and takes the mutex of the context it
+// is derived from, which every client of the run shares. A Watch registers
+// once per context, and keeps the registration while the statements that
+// follow run under the same context: when the context ends, the statement
+// in flight, if any, is interrupted; between statements nothing is
+// touched, so a connection outlives the contexts of its earlier
+// statements. A Watch is used by its connection's goroutine alone
+// (Begin, End, Release); only the registration's callback runs elsewhere.
+type Watch struct {
+	// Interrupt makes the statement in flight fail promptly: it closes
+	// the connection or sets a deadline in the past. It may run on another
+	// goroutine while the statement runs, and is called at most once per
+	// registration.
+	Interrupt func()
+	// Restore, if set, undoes Interrupt for a connection that is still
+	// usable (a deadline cleared); End calls it when an interrupt came.
+	Restore func()
+
+	ctx    context.Context
+	reg    *watchReg // ctx's registration
+	active *watchReg // the statement in flight's, nil for a context that cannot end
+}
+
+// watchReg is one registration: what the callback and the connection's
+// goroutine share, under mu.
+type watchReg struct {
+	mu    sync.Mutex
+	busy  bool // a statement under the context is in flight
+	fired bool // the context ended during it and Interrupt was called
+	stop  func() bool
+}
+
+// Begin starts a statement under ctx: it returns ctx's error if ctx has
+// ended, and otherwise arranges for Interrupt to be called if ctx ends
+// before End. Every Begin that returns nil must be followed by End.
+func (w *Watch) Begin(ctx context.Context) error {
+	w.active = nil
+	if ctx.Done() == nil {
+		return nil // a context that never ends: nothing to watch
+	}
+	if ctx != w.ctx || w.reg == nil {
+		w.Release()
+		reg := &watchReg{}
+		interrupt := w.Interrupt
+		reg.stop = context.AfterFunc(ctx, func() {
+			reg.mu.Lock()
+			defer reg.mu.Unlock()
+			if reg.busy && !reg.fired {
+				reg.fired = true
+				interrupt()
+			}
+		})
+		w.ctx, w.reg = ctx, reg
+	}
+	r := w.reg
+	r.mu.Lock()
+	// Checked under mu: a context that ends after this check runs the
+	// callback after busy is set, and so interrupts the statement.
+	if err := ctx.Err(); err != nil {
+		r.mu.Unlock()
+		return err
+	}
+	r.busy = true
+	r.mu.Unlock()
+	w.active = r
+	return nil
+}
+
+// End ends the statement Begin started. It reports whether the context
+// ended during it and interrupted it; Restore has then been called.
+func (w *Watch) End() bool {
+	r := w.active
+	if r == nil {
+		return false
+	}
+	w.active = nil
+	r.mu.Lock()
+	r.busy = false
+	fired := r.fired
+	r.mu.Unlock()
+	if fired {
+		// The registration is spent: the next Begin makes another.
+		w.ctx, w.reg = nil, nil
+		if w.Restore != nil {
+			w.Restore()
+		}
+	}
+	return fired
+}
+
+// Release drops the registration; a connection calls it when it closes.
+func (w *Watch) Release() {
+	if w.reg != nil {
+		w.reg.stop()
+	}
+	w.ctx, w.reg = nil, nil
+}
