@@ -44,7 +44,7 @@ quick: build
 
 # Regenerates the report screenshots in docs/ from fresh runs (needs chromium).
 screenshots: assets
-	$(GO) test -tags $(TAGS) ./internal/report/htmlreport -run 'TestReportInChromium|TestQueryBarsInChromium' -count=1 -timeout 10m -args -screenshots $(CURDIR)/docs
+	$(GO) test -tags $(TAGS) ./internal/report/htmlreport -run 'TestReportInChromium|TestQueryBarsInChromium|TestSweepMetricPicker' -count=1 -timeout 10m -args -screenshots $(CURDIR)/docs
 
 testenv-start:
 	$(TESTENV) start

@@ -16,7 +16,8 @@ import (
 )
 
 func (a *App) compareCmd() *cobra.Command {
-	return &cobra.Command{
+	var counters int
+	cmd := &cobra.Command{
 		Use:   "compare A B",
 		Short: "Compare two runs or sweeps: each metric's ratio B/A with its confidence interval and a verdict, and what differed",
 		Long: `A and B are each a run (its id or uuid prefix, as "results show" takes) or a sweep
@@ -24,7 +25,10 @@ func (a *App) compareCmd() *cobra.Command {
 with Welch's t-test over the runs; with one run a side, over batch means of the interval series.
 Two sweeps are compared cell by cell. Runs of a query suite (query, wisconsin) are also compared
 query by query: each query's cold, hot and median times, the ratio B/A of its mean time (lower is
-better) with a test over its iterations, and the geometric mean of the queries' ratios.`,
+better) with a test over its iterations, and the geometric mean of the queries' ratios.
+After the metrics come the sampled OS and engine counters whose typical per-second rates moved
+most between the sides (in robust standard deviations), those that only moved with the
+throughput named apart.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return withCode(ExitUsage, errors.New("compare needs two runs or sweeps: dbmark compare A B (a run id, or sweep:ID)"))
@@ -59,6 +63,9 @@ better) with a test over its iterations, and the geometric mean of the queries' 
 						fmt.Fprintf(a.Stdout, "\n%s\n", p.title)
 					}
 					compare.Write(a.Stdout, compare.Of(p.a, p.b))
+					if counters > 0 {
+						compare.WriteCounters(a.Stdout, compare.Counters(p.a, p.b, counters))
+					}
 					if compare.QueryResults(append(slices.Clone(p.a), p.b...)...) {
 						compare.WriteQueries(a.Stdout, compare.QueriesOf(p.a, p.b))
 					}
@@ -68,6 +75,8 @@ better) with a test over its iterations, and the geometric mean of the queries' 
 			})
 		},
 	}
+	cmd.Flags().IntVar(&counters, "counters", compare.TopCounters, "how many of the counters that moved most to list (0: none)")
+	return cmd
 }
 
 // side is one argument of compare: the finished runs of a run or a sweep,

@@ -254,26 +254,43 @@ func (a *App) loadSweep(ctx context.Context, st store.Store, ref string) (*store
 	if err != nil {
 		return nil, fmt.Errorf("sweep %d: %w", id, err)
 	}
-	values := map[string][]float64{}
+	measures := map[string][][]sweep.Measure{}
 	for _, r := range results {
 		if r.Sweep != nil && r.Status == result.StatusOK {
 			k := sweep.KeyOf(axes, r.Sweep.Cell)
-			values[k] = append(values[k], r.Summary.Headline)
+			measures[k] = append(measures[k], sweep.Measures(r))
 		}
 	}
 	sw.table = &report.Sweep{Headline: rec.Headline, Axes: axes, Rows: s.sf.rows, Cols: s.sf.cols}
-	fillTable(sw.table, id, rec, s.w, cells, values)
+	fillTable(sw.table, id, rec, s.w, cells, measures)
+	// The metric the sweep was shown with, while its runs have it.
+	if sweep.CheckKnown(s.sf.metric, sw.table.Known) == nil {
+		sw.table.Metric = s.sf.metric
+	}
 	return sw, nil
 }
 
-// fillTable sets the title, the cells (with the headline of each finished
-// run) and the workload's notes of a sweep's table.
-func fillTable(tbl *report.Sweep, id store.ID, rec *result.Sweep, w workload.Spec, cells []sweep.Cell, values map[string][]float64) {
+// fillTable sets the title, the cells (with every metric of each finished
+// run, measures by cell key) and the workload's notes of a sweep's table.
+func fillTable(tbl *report.Sweep, id store.ID, rec *result.Sweep, w workload.Spec, cells []sweep.Cell, measures map[string][][]sweep.Measure) {
 	tbl.Title = fmt.Sprintf("sweep %d (%s): %s, %s", id, rec.ID, rec.Workload, rec.Status)
 	tbl.Cells = nil
+	var all [][]sweep.Measure
 	for _, c := range cells {
-		tbl.Cells = append(tbl.Cells, report.SweepCell{Cell: c, Values: values[c.Key()]})
+		cell := report.SweepCell{Cell: c, Metrics: map[string][]float64{}}
+		for _, run := range measures[c.Key()] {
+			for _, m := range run {
+				if m.Name == sweep.Headline {
+					cell.Values = append(cell.Values, m.Value)
+				} else {
+					cell.Metrics[m.Name] = append(cell.Metrics[m.Name], m.Value)
+				}
+			}
+		}
+		all = append(all, measures[c.Key()]...)
+		tbl.Cells = append(tbl.Cells, cell)
 	}
+	tbl.Known = sweep.Known(all)
 	tbl.Notes = annotate(w, tbl.Axes, tbl.Cells)
 }
 
@@ -340,15 +357,17 @@ type sweepDoc struct {
 }
 
 // sweepDocCell is one cell of the table: the headline of each finished run
-// and their statistics (null where too few runs give none).
+// and their statistics (null where too few runs give none), then every
+// metric's.
 type sweepDocCell struct {
-	Cell     map[string]string `json:"cell"`
-	Values   []float64         `json:"values"`
-	N        int               `json:"n"`
-	Mean     *float64          `json:"mean"`
-	CI95Low  *float64          `json:"ci95_low"`
-	CI95High *float64          `json:"ci95_high"`
-	CV       *float64          `json:"cv"`
+	Cell     map[string]string    `json:"cell"`
+	Values   []float64            `json:"values"`
+	N        int                  `json:"n"`
+	Mean     *float64             `json:"mean"`
+	CI95Low  *float64             `json:"ci95_low"`
+	CI95High *float64             `json:"ci95_high"`
+	CV       *float64             `json:"cv"`
+	Metrics  []result.SweepMetric `json:"metrics"`
 }
 
 func (sw *storedSweep) writeJSON(w io.Writer) error {
@@ -359,14 +378,15 @@ func (sw *storedSweep) writeJSON(w io.Writer) error {
 		return &f
 	}
 	doc := sweepDoc{Sweep: sw.rec, Table: []sweepDocCell{}}
-	for _, c := range sw.table.Cells {
+	all := report.SweepCells(sw.table)
+	for i, c := range sw.table.Cells {
 		m := map[string]string{}
 		for _, s := range c.Cell {
 			m[s.Name] = s.Value
 		}
 		st := stats.Describe(c.Values)
 		doc.Table = append(doc.Table, sweepDocCell{Cell: m, Values: append([]float64{}, c.Values...), N: st.N,
-			Mean: num(st.Mean), CI95Low: num(st.Low()), CI95High: num(st.High()), CV: num(st.CV)})
+			Mean: num(st.Mean), CI95Low: num(st.Low()), CI95High: num(st.High()), CV: num(st.CV), Metrics: all[i].Metrics})
 	}
 	for _, r := range sw.runs {
 		doc.Runs = append(doc.Runs, r.r)

@@ -15,6 +15,7 @@ import (
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/saturation"
 	"github.com/dbmark/dbmark/internal/store"
+	"github.com/dbmark/dbmark/internal/sweep"
 )
 
 func (a *App) resultsCmd() *cobra.Command {
@@ -59,6 +60,7 @@ func (a *App) resultsCmd() *cobra.Command {
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many (0: all)")
 	list.Flags().BoolVar(&all, "all", false, "every one (as --limit 0)")
 
+	var showMetric string
 	show := &cobra.Command{
 		Use:   "show ID|sweep:ID",
 		Short: "Print a stored result's summary, or a sweep's table and runs",
@@ -70,8 +72,18 @@ func (a *App) resultsCmd() *cobra.Command {
 					if err != nil {
 						return err
 					}
+					if showMetric != "" {
+						showMetric = headlineAlias(showMetric, sw.rec.Headline)
+						if err := sweep.CheckKnown(showMetric, sw.table.Known); err != nil {
+							return withCode(ExitUsage, err)
+						}
+						sw.table.Metric = showMetric
+					}
 					return sw.show(a.Stdout)
 				})
+			}
+			if showMetric != "" {
+				return withCode(ExitUsage, errors.New("--metric picks what a sweep's table shows: give sweep:ID"))
 			}
 			return a.withResult(cmd.Context(), args[0], false, func(_ store.Store, _ store.ID, r *result.Result) error {
 				if r.Summary.Dips == nil {
@@ -87,6 +99,8 @@ func (a *App) resultsCmd() *cobra.Command {
 		},
 	}
 
+	show.Flags().StringVar(&showMetric, "metric", "", "for a sweep, what the table shows: headline (default), p95, mean, qps, op:NAME... (dbmark sweep --help)")
+
 	var ex exportFlags
 	export := &cobra.Command{
 		Use:   "export ID|sweep:ID",
@@ -96,9 +110,10 @@ func (a *App) resultsCmd() *cobra.Command {
   rows       one row per row mark (iibench): insert and query rates and latencies, table size, against rows
   counters   one row per sample time, one column per OS or engine counter
   queries    a query suite's runs: one row per iteration, one column per query (its default)
+  ops        one row per operation (a script's statements, a test's queries): count, rate, latency, text
 A sweep (sweep:ID) exports as JSON with its record, its table and all its runs, or as CSV:
   table      the table dbmark sweep prints (e.g. tpcb's clients x transactions), the mean of each cell (default)
-  cells      one row per cell with every statistic (dbmark sweep --format csv)
+  cells      one row per cell with every statistic of every metric (dbmark sweep --format csv)
 --out-dir DIR writes every table there is as its own CSV file (a sweep's, and each of its runs'),
 named run-ID-SERIES.csv and sweep-ID-SERIES.csv, and prints their names.
 Host names, addresses, user names and paths are removed unless --no-redact.`,
@@ -108,7 +123,7 @@ Host names, addresses, user names and paths are removed unless --no-redact.`,
 		},
 	}
 	export.Flags().StringVar(&ex.format, "format", "json", "json or csv")
-	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows, counters or queries (a query suite's default); for a sweep: table (default) or cells")
+	export.Flags().StringVar(&ex.series, "series", "", "with --format csv, the table: intervals (default), rows, counters, queries (a query suite's default) or ops (one row per operation); for a sweep: table (default) or cells")
 	export.Flags().StringVarP(&ex.out, "output", "o", "", "write to this file instead of standard output")
 	export.Flags().StringVar(&ex.dir, "out-dir", "", "write every table as its own CSV file in this directory")
 	export.Flags().BoolVar(&ex.noRedact, "no-redact", false, "keep host names, addresses, serial numbers, user names and paths (for your own use only)")

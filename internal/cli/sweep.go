@@ -29,6 +29,7 @@ type sweepFlags struct {
 	zip           []string
 	rows, cols    string
 	format        string
+	metric        string
 }
 
 func (s *sweepFlags) bind(fs *pflag.FlagSet) {
@@ -44,7 +45,8 @@ func (s *sweepFlags) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&s.zip, "zip", nil, "swept options that move together instead of being crossed, e.g. --zip threads,rate (as many values each)")
 	fs.StringVar(&s.rows, "rows-by", "", "the swept option laid out down the table (default: the one before the last)")
 	fs.StringVar(&s.cols, "cols-by", "", "the swept option laid out across the table (default: the last)")
-	fs.StringVar(&s.format, "format", "text", "text or csv (one row per cell, every statistic)")
+	fs.StringVar(&s.format, "format", "text", "text or csv (one row per cell, every statistic of every metric)")
+	fs.StringVar(&s.metric, "metric", "", "what the table shows: headline (default), p50, p95, p99, mean, qps, read-mib/s, write-mib/s, errors, retries, or op:NAME[:p95|:mean|:mib/s] (an operation's rate, latency or MiB/s)")
 }
 
 func (s *sweepFlags) policy() sweep.Policy {
@@ -100,26 +102,29 @@ func (a *App) newSweepSetup(name string, args []string) (*sweepSetup, error) {
 	if err := s.fs.Parse(args); err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%v (see: dbmark sweep %s --help)", err, name))
 	}
+	s.sf.metric = headlineAlias(s.sf.metric, w.Meta.Headline)
 	return s, nil
 }
 
 func (a *App) sweepCmd() *cobra.Command {
-	var resume, resumeTarget string
+	var resume, resumeTarget, resumeMetric string
 	cmd := &cobra.Command{
 		Use:   "sweep WORKLOAD [flags]",
 		Short: "Run a workload over lists and ranges of options, each cell repeated, and tabulate the headline",
 		Long: `Any option of a workload given a list (--threads 1,8,32) or a range FROM:TO:STEP
 (--table-size 10000:50000:10000, --file-total-size 256M:6G:256M, --time 10s:60s:10s) becomes an
 axis; the sweep runs every combination, each --iterations times, stores every run, and prints the
-headline's mean with its 95% confidence interval per cell. An interrupted sweep keeps its finished
-runs: dbmark sweep --resume ID runs what is missing.`,
+headline's mean with its 95% confidence interval per cell (--metric p95, op:NAME... shows another of
+the metrics each cell keeps: latency percentiles, per-operation rates and latencies, MiB/s, errors
+and retries, all of them in --format csv). An interrupted sweep keeps its finished runs: dbmark
+sweep --resume ID runs what is missing.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if resume != "" {
 				if len(args) > 0 {
 					return withCode(ExitUsage, errors.New("--resume takes no workload: the sweep's own options are used"))
 				}
-				return a.resumeSweep(cmd.Context(), resume, resumeTarget)
+				return a.resumeSweep(cmd.Context(), resume, resumeTarget, resumeMetric)
 			}
 			if len(args) == 0 {
 				return withCode(ExitUsage, fmt.Errorf("sweep needs a workload (one of %s) or --resume ID", strings.Join(a.Workloads.Names(), ", ")))
@@ -129,6 +134,7 @@ runs: dbmark sweep --resume ID runs what is missing.`,
 	}
 	cmd.Flags().StringVar(&resume, "resume", "", "resume an interrupted sweep: its id or uuid prefix")
 	cmd.Flags().StringVar(&resumeTarget, "target", "", "with --resume: the target again (a password is never stored)")
+	cmd.Flags().StringVar(&resumeMetric, "metric", "", "with --resume: what the table shows, in place of the sweep's own --metric")
 	for _, name := range a.Workloads.Names() {
 		w, _ := a.Workloads.New(name)
 		if !w.Runnable() {
@@ -195,7 +201,7 @@ func (a *App) sweepArgs(ctx context.Context, name string, args []string) error {
 }
 
 // resumeSweep runs what an interrupted or failed sweep has not finished.
-func (a *App) resumeSweep(ctx context.Context, ref, tgt string) error {
+func (a *App) resumeSweep(ctx context.Context, ref, tgt, metric string) error {
 	st, err := store.Open(ctx, a.storeDSN, a.Logger)
 	if err != nil {
 		return withCode(ExitUsage, err)
@@ -210,6 +216,9 @@ func (a *App) resumeSweep(ctx context.Context, ref, tgt string) error {
 		args = append(args, "--target="+tgt)
 	} else if slices.ContainsFunc(args, func(s string) bool { return strings.HasPrefix(s, "--target=") && strings.Contains(s, "xxxxx") }) {
 		return withCode(ExitUsage, fmt.Errorf("sweep %s: its target had a password, which is not stored: give it again with --target", ref))
+	}
+	if metric != "" {
+		args = append(args, "--metric="+metric)
 	}
 	runs, err := st.SweepRuns(ctx, rec.ID)
 	if err != nil {
@@ -260,8 +269,11 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	if s.sf.format != "text" && s.sf.format != "csv" {
 		return withCode(ExitUsage, fmt.Errorf("--format %q: must be text or csv", s.sf.format))
 	}
-	tbl := &report.Sweep{Headline: rec.Headline, Axes: axes, Rows: s.sf.rows, Cols: s.sf.cols}
+	tbl := &report.Sweep{Headline: rec.Headline, Axes: axes, Rows: s.sf.rows, Cols: s.sf.cols, Metric: s.sf.metric}
 	if err := tbl.Validate(); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if err := sweep.CheckMetric(s.sf.metric); err != nil {
 		return withCode(ExitUsage, err)
 	}
 	servers, err := a.checkServerSet(ctx, s.w, s.f)
@@ -289,7 +301,13 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 		cs.runs++
 		if r.Status == result.StatusOK {
 			cs.values = append(cs.values, r.Summary.Headline)
+			cs.measures = append(cs.measures, sweep.Measures(r))
 		}
+	}
+	// An operation's metric is known once a run has measured it: a
+	// resumed sweep's runs say now.
+	if err := checkShown(s.sf.metric, state); err != nil {
+		return withCode(ExitUsage, err)
 	}
 
 	rec.Status, rec.Error, rec.EndedAt = result.SweepRunning, "", time.Time{}
@@ -316,15 +334,18 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 			code = ee.code
 		}
 	}
+	measures := map[string][][]sweep.Measure{}
+	for k, cs := range state {
+		measures[k] = cs.measures
+	}
+	fillTable(tbl, sid, rec, s.w, cells, measures)
+	rec.Cells = report.SweepCells(tbl)
 	if _, err := st.SaveSweep(saveCtx, rec); err != nil {
 		return withCode(ExitRunFailed, err)
 	}
-
-	values := map[string][]float64{}
-	for k, cs := range state {
-		values[k] = cs.values
+	if sweep.CheckKnown(tbl.Metric, tbl.Known) != nil {
+		tbl.Metric = "" // the error said so; the headline is there
 	}
-	fillTable(tbl, sid, rec, s.w, cells, values)
 	if s.sf.format == "csv" {
 		err = report.SweepCSV(a.Stdout, tbl)
 	} else {
@@ -342,9 +363,33 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	return withCode(code, fmt.Errorf("sweep stopped: %w; resume with: dbmark sweep --resume %d", runErr, sid))
 }
 
+// headlineAlias is --metric with the headline's own name (tps, rows/s)
+// taken as the headline.
+func headlineAlias(metric, headline string) string {
+	if metric != "" && metric == headline {
+		return sweep.Headline
+	}
+	return metric
+}
+
 type cellState struct {
-	values []float64 // headline of each finished (ok) run
-	runs   int       // runs made, finished or not: the next iteration's number is runs+1
+	values   []float64         // headline of each finished (ok) run
+	measures [][]sweep.Measure // every metric of each finished run
+	runs     int               // runs made, finished or not: the next iteration's number is runs+1
+}
+
+// checkShown says whether metric (--metric), when it names an operation,
+// is one that the finished runs in state measured; with none finished it
+// cannot tell yet and says nothing.
+func checkShown(metric string, state map[string]*cellState) error {
+	var runs [][]sweep.Measure
+	for _, cs := range state {
+		runs = append(runs, cs.measures...)
+	}
+	if len(runs) == 0 || metric == "" {
+		return nil
+	}
+	return sweep.CheckKnown(metric, sweep.Known(runs))
 }
 
 // sweepCells runs each cell as the policy says. The first run that does
@@ -406,6 +451,12 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			}
 			prepared, ranOne = key, true
 			cs.values = append(cs.values, res.Summary.Headline)
+			cs.measures = append(cs.measures, sweep.Measures(res))
+			if err := checkShown(s.sf.metric, state); err != nil {
+				// Found at the first run: no more runs are spent on a
+				// table that cannot be shown.
+				return withCode(ExitUsage, err)
+			}
 			label := c.Key()
 			if label == "" {
 				label = "run"

@@ -270,6 +270,10 @@ type Differences struct {
 	// run after the first against the first; nil unless every run is a
 	// query suite's.
 	Queries []QueryComparison
+	// Counters are the sampled counters that moved most from the first
+	// run to the second (counters.go); nil unless two runs were given
+	// and both sampled counters.
+	Counters *CounterMoves
 }
 
 // The values shown for a result that has no such field, and for one on
@@ -340,6 +344,9 @@ func Diff(runs ...*result.Result) Differences {
 	})
 	d.NotComparable = notComparable(runs)
 	d.Queries = diffQueries(runs)
+	if len(runs) == 2 {
+		d.Counters = Counters(runs[:1], runs[1:], TopCounters)
+	}
 	return d
 }
 

@@ -45,7 +45,7 @@ func Find(r *result.Result) []result.Dip {
 	if len(vs) < minIntervals {
 		return nil
 	}
-	scale := robustSD(vs, stats.Median(vs))
+	scale := stats.RobustSD(vs, stats.Median(vs))
 	var out []result.Dip
 	open := false
 	for i, v := range vs {
@@ -107,16 +107,6 @@ func runningMedian(vs []float64, i int) float64 {
 	return stats.Median(vs[lo:hi])
 }
 
-// robustSD is the median absolute deviation around med, scaled to a
-// normal distribution's standard deviation: dips and spikes barely move it.
-func robustSD(vs []float64, med float64) float64 {
-	dev := make([]float64, len(vs))
-	for i, v := range vs {
-		dev[i] = math.Abs(v - med)
-	}
-	return 1.4826 * stats.Median(dev)
-}
-
 // movers ranks the counters by how far their mean during d lies from
 // their typical value over the rest of the run, in robust standard
 // deviations. A rate that fell with the throughput, by about as much (the
@@ -146,17 +136,13 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 			continue
 		}
 		during, typical := mean(in), stats.Median(outside)
-		spread := max(robustSD(outside, typical), 0.05*math.Abs(typical), floor(s.Unit))
+		spread := max(stats.RobustSD(outside, typical), 0.05*math.Abs(typical), floor(s.Unit))
 		score := math.Abs(during-typical) / spread
 		if score < moverK {
 			continue
 		}
-		if s.Kind == result.CounterRate && typical > 0 && during < typical {
-			// Within 30% of the throughput's own fall (within 0.05 of
-			// zero for a stall, where 30% of nothing is nothing).
-			if ratio, follows := during/typical, 1+d.Change; math.Abs(ratio-follows) <= max(0.3*follows, 0.05) {
-				continue
-			}
+		if s.Kind == result.CounterRate && typical > 0 && during < typical && FollowsThroughput(during/typical, 1+d.Change) {
+			continue
 		}
 		all = append(all, scored{result.Mover{Name: s.Name, Unit: s.Unit, During: during, Typical: typical}, score})
 	}
@@ -174,6 +160,15 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 		out = append(out, s.m)
 	}
 	return out
+}
+
+// FollowsThroughput says whether a rate that changed by ratio (new over
+// old) changed about as much as the throughput did (throughput, new over
+// old): within 30% of it (within 0.05 of zero for a stall, where 30% of
+// nothing is nothing), so that it is the same work counted again (the
+// commits of the transactions that ran), not a cause.
+func FollowsThroughput(ratio, throughput float64) bool {
+	return math.Abs(ratio-throughput) <= max(0.3*throughput, 0.05)
 }
 
 // floor is the least spread a counter of unit is given: a counter that

@@ -31,7 +31,37 @@ func RunSeries() []CSVSeries {
 			Has: func(r *result.Result) bool { return r.Counters != nil && len(r.Counters.Series) > 0 }, Write: CountersCSV},
 		{Name: "queries", About: "one row per iteration of each stream, one column per query: its seconds (a query suite)",
 			Has: func(r *result.Result) bool { return r.Queries != nil && len(r.Queries.List) > 0 }, Write: QueriesCSV},
+		{Name: "ops", About: "one row per operation (each statement of a tpcb script, each query of an OLTP test...): count, rate, latency",
+			Has: func(r *result.Result) bool { return len(r.Summary.Ops) > 0 }, Write: OpsCSV},
 	}
+}
+
+// OpsCSV writes the run's operations, one row each: its name, kind, count,
+// rate, MiB/s, mean latency and percentiles (empty where it was counted but
+// not timed), and its text where the workload recorded it.
+func OpsCSV(w io.Writer, r *result.Result) error {
+	cw := csv.NewWriter(w)
+	head := []string{"op", "kind", "count", "per_s", "mib_per_s", "mean_ms"}
+	for _, p := range r.Run.Percentiles {
+		head = append(head, "p"+trimFloat(p)+"_ms")
+	}
+	if err := cw.Write(append(head, "text")); err != nil {
+		return err
+	}
+	for _, op := range r.Summary.Ops {
+		row := []string{op.Name, op.Kind, strconv.FormatInt(op.Count, 10), fmtFloat(op.PerS), fmtFloat(op.MiBPerS)}
+		if op.Latency != nil {
+			row = append(row, fmtFloat(op.Latency.MeanMS))
+			row = append(row, percentileCells(op.Latency.Percentiles, r.Run.Percentiles)...)
+		} else {
+			row = append(row, make([]string, 1+len(r.Run.Percentiles))...)
+		}
+		if err := cw.Write(append(row, r.Summary.Extra[result.OpTextKey(op.Name)])); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -10,15 +10,28 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/stats"
 	"github.com/dbmark/dbmark/internal/sweep"
 )
 
 // SweepCell is one cell of a sweep with the headline values of its
-// finished runs.
+// finished runs and every metric they measured.
 type SweepCell struct {
 	Cell   sweep.Cell
 	Values []float64
+	// Metrics are each metric's values over the finished runs
+	// (sweep.Measures), by name; the headline's are Values.
+	Metrics map[string][]float64
+}
+
+// values are the cell's values of metric m ("" or sweep.Headline: the
+// headline's).
+func (c *SweepCell) values(m string) []float64 {
+	if m == "" || m == sweep.Headline {
+		return c.Values
+	}
+	return c.Metrics[m]
 }
 
 // Sweep is what the sweep tables show.
@@ -31,6 +44,25 @@ type Sweep struct {
 	// the last axis as columns and the one before as rows.
 	Rows, Cols string
 	Notes      []string
+	// Metric is what the tables show: a metric's name, "" for the
+	// headline. Known are the metrics the cells hold, in order (the CSV's
+	// columns).
+	Metric string
+	Known  []sweep.Metric
+}
+
+// shown names what the tables show: the headline's unit, or the metric
+// and its unit ("p95 (ms)").
+func (s *Sweep) shown() string {
+	if s.Metric == "" || s.Metric == sweep.Headline {
+		return s.Headline
+	}
+	for _, m := range s.Known {
+		if m.Name == s.Metric && m.Unit != "" {
+			return m.Name + " (" + m.Unit + ")"
+		}
+	}
+	return s.Metric
 }
 
 // layout picks the row and column axes and the others (one table per
@@ -105,11 +137,11 @@ func (s *Sweep) find(c sweep.Cell) *SweepCell {
 
 // entry renders a cell: "mean ± half-width (cv 1.2%)", a star when an
 // outlier was flagged, "-" when nothing finished.
-func entry(c *SweepCell) string {
-	if c == nil || len(c.Values) == 0 {
+func entry(c *SweepCell, metric string) string {
+	if c == nil || len(c.values(metric)) == 0 {
 		return "-"
 	}
-	st := stats.Describe(c.Values)
+	st := stats.Describe(c.values(metric))
 	if st.N == 1 {
 		return num(st.Mean)
 	}
@@ -186,14 +218,14 @@ func (g *sweepGrid) at(combo sweep.Cell, r, c int) *SweepCell {
 // of the columns' axis ("transactions=10").
 func (g *sweepGrid) head() []string {
 	s := g.s
-	head := []string{s.Headline}
+	head := []string{s.shown()}
 	if g.rows >= 0 {
 		head[0] = s.Axes[g.rows].Name
 	}
 	if g.cols >= 0 {
 		head = append(head[:1], prefixed(s.Axes[g.cols].Name, s.Axes[g.cols].Values)...)
 	} else if g.rows >= 0 {
-		head = append(head, s.Headline)
+		head = append(head, s.shown())
 	}
 	return head
 }
@@ -213,7 +245,7 @@ func SweepText(w io.Writer, s *Sweep) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s\n%s: mean ± 95%% confidence half-width (coefficient of variation)\n", s.Title, s.Headline)
+	fmt.Fprintf(w, "%s\n%s: mean ± 95%% confidence half-width (coefficient of variation)\n", s.Title, s.shown())
 	outliers := false
 	for _, combo := range g.combos {
 		fmt.Fprintln(w)
@@ -225,7 +257,7 @@ func SweepText(w io.Writer, s *Sweep) error {
 		for r := range g.nr {
 			line := g.rowName(r)
 			for c := range g.nc {
-				e := entry(g.at(combo, r, c))
+				e := entry(g.at(combo, r, c), s.Metric)
 				outliers = outliers || strings.HasSuffix(e, "*")
 				line = append(line, e)
 			}
@@ -248,9 +280,10 @@ func SweepText(w io.Writer, s *Sweep) error {
 }
 
 // SweepTableCSV writes the table SweepText prints as one CSV sheet: the
-// other axes' values first, then the rows' axis, then the mean headline of
-// each column's cell (empty where no run finished). The statistics of each
-// cell are in SweepCSV.
+// other axes' values first, then the rows' axis, then the mean of the
+// metric shown (the headline unless Metric names another) in each column's
+// cell (empty where no run finished). The statistics of each cell are in
+// SweepCSV.
 func SweepTableCSV(w io.Writer, s *Sweep) error {
 	g, err := s.grid()
 	if err != nil {
@@ -273,8 +306,8 @@ func SweepTableCSV(w io.Writer, s *Sweep) error {
 			line := append(slices.Clone(lead), g.rowName(r)...)
 			for c := range g.nc {
 				v := ""
-				if cell := g.at(combo, r, c); cell != nil && len(cell.Values) > 0 {
-					v = strconv.FormatFloat(stats.Describe(cell.Values).Mean, 'g', -1, 64)
+				if cell := g.at(combo, r, c); cell != nil && len(cell.values(s.Metric)) > 0 {
+					v = strconv.FormatFloat(stats.Describe(cell.values(s.Metric)).Mean, 'g', -1, 64)
 				}
 				line = append(line, v)
 			}
@@ -303,7 +336,12 @@ func keyCell(axes []sweep.Axis, m map[string]string) sweep.Cell {
 	return c
 }
 
-// SweepCSV writes one row per cell with every statistic.
+// SweepCSV writes one row per cell: the axes' values, then every statistic
+// of the headline (its unit in the metric column), then for each other
+// metric the cells hold (Known, less the headline) its mean, 95%
+// confidence interval and coefficient of variation over the cell's runs,
+// in columns named after it ("p95_mean", "p95_ci95_low", "p95_ci95_high",
+// "p95_cv"); empty where the cell has none.
 func SweepCSV(w io.Writer, s *Sweep) error {
 	cw := csv.NewWriter(w)
 	head := []string{}
@@ -311,14 +349,15 @@ func SweepCSV(w io.Writer, s *Sweep) error {
 		head = append(head, a.Name)
 	}
 	head = append(head, "metric", "n", "mean", "median", "stddev", "cv", "ci95_low", "ci95_high", "outliers", "values")
+	var more []string
+	for _, m := range s.Known {
+		if m.Name != sweep.Headline {
+			more = append(more, m.Name)
+			head = append(head, m.Name+"_mean", m.Name+"_ci95_low", m.Name+"_ci95_high", m.Name+"_cv")
+		}
+	}
 	if err := cw.Write(head); err != nil {
 		return err
-	}
-	f := func(x float64) string {
-		if math.IsNaN(x) {
-			return ""
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	for _, c := range s.Cells {
 		st := stats.Describe(c.Values)
@@ -328,14 +367,58 @@ func SweepCSV(w io.Writer, s *Sweep) error {
 		}
 		vals := make([]string, len(c.Values))
 		for i, v := range c.Values {
-			vals[i] = f(v)
+			vals[i] = csvNum(v)
 		}
-		rec = append(rec, s.Headline, strconv.Itoa(st.N), f(st.Mean), f(st.Median), f(st.StdDev), f(st.CV),
-			f(st.Low()), f(st.High()), strconv.Itoa(len(st.Outliers)), strings.Join(vals, " "))
+		rec = append(rec, s.Headline, strconv.Itoa(st.N), csvNum(st.Mean), csvNum(st.Median), csvNum(st.StdDev), csvNum(st.CV),
+			csvNum(st.Low()), csvNum(st.High()), strconv.Itoa(len(st.Outliers)), strings.Join(vals, " "))
+		for _, m := range more {
+			if vs := c.Metrics[m]; len(vs) > 0 {
+				st := stats.Describe(vs)
+				rec = append(rec, csvNum(st.Mean), csvNum(st.Low()), csvNum(st.High()), csvNum(st.CV))
+			} else {
+				rec = append(rec, "", "", "", "")
+			}
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvNum is a number as the CSV tables write it: empty when undefined.
+func csvNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// SweepCells are the cells with every metric's values and statistics, as
+// the sweep's record and its JSON export keep them.
+func SweepCells(s *Sweep) []result.SweepCell {
+	out := make([]result.SweepCell, 0, len(s.Cells))
+	for _, c := range s.Cells {
+		rc := result.SweepCell{Cell: c.Cell.Map(), Runs: len(c.Values), Metrics: []result.SweepMetric{}}
+		for _, m := range s.Known {
+			vs := c.values(m.Name)
+			if len(vs) == 0 {
+				continue
+			}
+			st := stats.Describe(vs)
+			rc.Metrics = append(rc.Metrics, result.SweepMetric{Name: m.Name, Unit: m.Unit, Values: slices.Clone(vs),
+				Mean: jsonNum(st.Mean), CI95Low: jsonNum(st.Low()), CI95High: jsonNum(st.High()), CV: jsonNum(st.CV)})
+		}
+		out = append(out, rc)
+	}
+	return out
+}
+
+// jsonNum is x for a JSON document: nil (null) when undefined.
+func jsonNum(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }

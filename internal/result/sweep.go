@@ -34,10 +34,35 @@ type Sweep struct {
 	EndedAt       time.Time   `json:"ended_at,omitzero"`
 	Status        SweepStatus `json:"status"`
 	Error         string      `json:"error,omitempty"`
+	// Cells are each cell's metrics over its finished runs, written when
+	// the sweep stops (records of older sweeps have none: their runs
+	// hold the same figures).
+	Cells []SweepCell `json:"cells,omitempty"`
 }
 
 // SweepAxis is one swept option and its values in order.
 type SweepAxis struct {
 	Name   string   `json:"name"`
 	Values []string `json:"values"`
+}
+
+// SweepCell is one cell's figures over its finished runs, as the sweep
+// record keeps them when the sweep stops: every metric a run measured
+// (sweep.Measures), each with its value in every run and their spread.
+type SweepCell struct {
+	Cell    map[string]string `json:"cell"`
+	Runs    int               `json:"runs"` // finished runs (status ok)
+	Metrics []SweepMetric     `json:"metrics"`
+}
+
+// SweepMetric is one metric over a cell's runs: null statistics where too
+// few runs give none.
+type SweepMetric struct {
+	Name     string    `json:"name"` // "headline", "p95", "op:script:select-only"...
+	Unit     string    `json:"unit"`
+	Values   []float64 `json:"values"`
+	Mean     *float64  `json:"mean"`
+	CI95Low  *float64  `json:"ci95_low"`
+	CI95High *float64  `json:"ci95_high"`
+	CV       *float64  `json:"cv"`
 }

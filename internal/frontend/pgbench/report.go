@@ -196,7 +196,7 @@ func Report(out io.Writer, res *result.Result) {
 				break
 			}
 			var mean float64
-			for _, name := range []string{fmt.Sprintf("stmt:%s:%d", n, j), fmt.Sprintf("meta:%s:%d", n, j)} {
+			for _, name := range []string{fmt.Sprintf("stmt:%s:%d", n, j), fmt.Sprintf("meta:%s:%d", n, j), f.x[key+":op"]} {
 				if op := ops[name]; op != nil && op.Latency != nil {
 					mean = op.Latency.MeanMS
 				}

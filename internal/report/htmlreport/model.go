@@ -57,6 +57,8 @@ type chart struct {
 	// Overlays are the counters the reader can draw over this chart, on
 	// a second y axis.
 	Overlays []overlay `json:"overlays,omitempty"`
+	// Choices are metrics the reader can switch the chart to (sweepmetrics.go).
+	Choices []choice `json:"choices,omitempty"`
 }
 
 type series struct {
@@ -439,6 +441,9 @@ func sweepSections(anchor string, sw sweepRuns) []section {
 			sec.Charts = append(sec.Charts, chart{ID: id + "-bars", Title: unit + " by " + strings.Join(axes, " and "), Kind: "bar",
 				XName: axes[0], YName: unit, XCategories: xs, Series: ser})
 		}
+	}
+	if c, ok := sweepMetricChart(id, sw.Runs, axes); ok {
+		sec.Charts = append(sec.Charts, c)
 	}
 	if c, ok := cellBoxes(id+"-box", unit, axes, xs, rests, cells, maxIter); ok {
 		sec.Charts = append(sec.Charts, c)

@@ -111,7 +111,7 @@ var counterQueries = []counterQuery{
 	{170000, 0, `SELECT num_timed AS checkpoints_timed, num_requested AS checkpoints_requested, buffers_written AS checkpoint_buffers
 		FROM pg_stat_checkpointer`},
 	{170000, 0, `SELECT buffers_clean AS bgwriter_buffers, buffers_alloc FROM pg_stat_bgwriter`},
-	{140000, 0, `SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full FROM pg_stat_wal`},
+	{140000, 0, `SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write AS wal_writes, wal_sync AS wal_syncs FROM pg_stat_wal`},
 	{160000, 0, `SELECT coalesce(sum(reads), 0) AS io_reads, coalesce(sum(writes), 0) AS io_writes,
 		coalesce(sum(extends), 0) AS io_extends, coalesce(sum(fsyncs), 0) AS io_fsyncs FROM pg_stat_io`},
 	{0, 0, `SELECT count(*) FILTER (WHERE state = 'active') AS active_backends, count(*) AS backends FROM pg_stat_activity`},

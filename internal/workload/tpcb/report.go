@@ -78,6 +78,12 @@ func (w *Workload) Annotate(res *result.Result) {
 		putStats(p, rs.totals(i))
 		for j, c := range e.s.Commands {
 			x[fmt.Sprintf("cmd:%s:%d", e.name, j+1)] = c.Label
+			op := commandSpec(e.name, j, c).Name
+			x[result.OpTextKey(op)] = c.Label
+			if c.Name != "" {
+				// The operation of a named statement, for pgbench's report.
+				x[fmt.Sprintf("cmd:%s:%d:op", e.name, j+1)] = op
+			}
 		}
 	}
 	if rs.log != nil {

@@ -349,8 +349,9 @@ func (rs *runState) readCheck() *workload.ReadCheck {
 }
 
 // commandSpec names a command's operation ("stmt:tpcb-like:6", 1-based
-// command number) and counts SQL as a read, a write or another statement
-// by its first word.
+// command number, or "stmt:my.sql:lookup" when a comment above the
+// statement names it) and counts SQL as a read, a write or another
+// statement by its first word.
 func commandSpec(script_ string, i int, c *script.Command) metrics.OpSpec {
 	if c.Kind == script.Meta {
 		return metrics.OpSpec{Name: fmt.Sprintf("meta:%s:%d", script_, i+1), Kind: metrics.Meta}
@@ -365,6 +366,9 @@ func commandSpec(script_ string, i int, c *script.Command) metrics.OpSpec {
 		kind = metrics.Read
 	case "insert", "update", "delete", "merge", "copy", "replace":
 		kind = metrics.Write
+	}
+	if c.Name != "" {
+		return metrics.OpSpec{Name: "stmt:" + script_ + ":" + c.Name, Kind: kind}
 	}
 	return metrics.OpSpec{Name: fmt.Sprintf("stmt:%s:%d", script_, i+1), Kind: kind}
 }

@@ -75,9 +75,12 @@ type Command struct {
 	Line  int  // 1-based line of its first character
 	Kind  Kind // SQL or Meta
 	Meta  MetaCmd
-	Label string   // its first line (at most 127 bytes), for per-command reports
-	Text  string   // the whole command as written (SQL with \; and \: resolved)
-	Args  []string // a meta-command's words; Args[0] is its name
+	Label string // its first line (at most 127 bytes), for per-command reports
+	// Name is an SQL command's own name, from a -- comment line just above
+	// it (labels.go); "" for none.
+	Name string
+	Text string   // the whole command as written (SQL with \; and \: resolved)
+	Args []string // a meta-command's words; Args[0] is its name
 
 	// SQL
 	Result ResultMode
@@ -129,6 +132,7 @@ func Parse(file, src string) (*Script, error) {
 	if err := s.link(); err != nil {
 		return nil, err
 	}
+	s.name(src)
 	s.markMustFind()
 	return s, nil
 }
