@@ -43,8 +43,8 @@ func host(t *testing.T, id string, threads int, start time.Time, n int, scale fl
 		StartedAt: start, EndedAt: start.Add(11 * time.Second), Status: result.StatusOK,
 		Summary: result.Summary{DurationS: 10, Events: int64(n), EventsPerS: float64(n) / 10, Headline: float64(n) / 10,
 			HeadlineUnit: "tps", Queries: result.QueryCounts{Read: int64(10 * n), Total: int64(10 * n)},
-			Errors:      []result.ErrorCount{{Class: "retryable", Code: "40001", Count: 2}}, ErrorsTotal: 2,
-			Ops: []result.OpSummary{{Name: "tx", Kind: "event", Count: int64(n), PerS: float64(n) / 10, Latency: result.LatencyOf(h, ps)}},
+			Errors: []result.ErrorCount{{Class: "retryable", Code: "40001", Count: 2}}, ErrorsTotal: 2,
+			Ops:     []result.OpSummary{{Name: "tx", Kind: "event", Count: int64(n), PerS: float64(n) / 10, Latency: result.LatencyOf(h, ps)}},
 			Latency: result.LatencyOf(h, ps), Concurrency: 1},
 		Histograms: []result.Histogram{enc},
 		Counters: &result.Counters{IntervalS: 1, Series: []result.CounterSeries{

@@ -33,16 +33,16 @@ type ClientHost struct {
 	Threads  int    `json:"threads"`
 	// StartedAt and EndedAt are its run's; WindowStart is where its
 	// measured window began.
-	StartedAt    time.Time `json:"started_at"`
-	EndedAt      time.Time `json:"ended_at"`
-	WindowStart  time.Time `json:"window_start"`
-	DurationS    float64   `json:"duration_s"`
-	Status       Status    `json:"status"`
-	Events       int64     `json:"events"`
-	EventsPerS   float64   `json:"events_per_s"`
-	Headline     float64   `json:"headline"`
-	HeadlineUnit string    `json:"headline_unit"`
-	StartAt      *StartAt  `json:"start_at,omitempty"`
+	StartedAt    time.Time  `json:"started_at"`
+	EndedAt      time.Time  `json:"ended_at"`
+	WindowStart  time.Time  `json:"window_start"`
+	DurationS    float64    `json:"duration_s"`
+	Status       Status     `json:"status"`
+	Events       int64      `json:"events"`
+	EventsPerS   float64    `json:"events_per_s"`
+	Headline     float64    `json:"headline"`
+	HeadlineUnit string     `json:"headline_unit"`
+	StartAt      *StartAt   `json:"start_at,omitempty"`
 	Client       *ClientCPU `json:"client,omitempty"`
 }
 
