@@ -93,6 +93,8 @@ func (s *startFlags) record(res *result.Result, warmup time.Duration) {
 		return
 	}
 	st := &result.StartAt{At: s.at.UTC()}
+	// The warm-up the runner gave: until the instant, not --warmup.
+	res.Run.WarmupS = max(s.at.Sub(res.StartedAt), 0).Seconds()
 	if late := res.StartedAt.Sub(s.at); late > 0 {
 		st.LateS = late.Seconds()
 		res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf(

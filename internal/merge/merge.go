@@ -306,28 +306,28 @@ func summarize(m *result.Result, rs []*result.Result, hosts []string, hists hist
 	offset := 0
 	closed := true
 	for i, r := range rs {
-		rs := r.Summary
+		hs := r.Summary
 		ws, we = minTime(ws, windowStart(r)), maxTime(we, windowEnd(r))
-		s.Events += rs.Events
-		s.EventsPerS += rs.EventsPerS
-		s.Queries.Read += rs.Queries.Read
-		s.Queries.Write += rs.Queries.Write
-		s.Queries.Other += rs.Queries.Other
-		s.Queries.Total += rs.Queries.Total
-		s.QueriesPerS += rs.QueriesPerS
-		s.ReadMiBPerS += rs.ReadMiBPerS
-		s.WriteMiBPerS += rs.WriteMiBPerS
-		for _, e := range rs.Errors {
+		s.Events += hs.Events
+		s.EventsPerS += hs.EventsPerS
+		s.Queries.Read += hs.Queries.Read
+		s.Queries.Write += hs.Queries.Write
+		s.Queries.Other += hs.Queries.Other
+		s.Queries.Total += hs.Queries.Total
+		s.QueriesPerS += hs.QueriesPerS
+		s.ReadMiBPerS += hs.ReadMiBPerS
+		s.WriteMiBPerS += hs.WriteMiBPerS
+		for _, e := range hs.Errors {
 			errs[[2]string{e.Class, e.Code}] += e.Count
 		}
-		s.ErrorsTotal += rs.ErrorsTotal
-		s.Retries += rs.Retries
-		s.Reconnects += rs.Reconnects
-		s.Clamped += rs.Clamped
-		s.DrainS = max(s.DrainS, rs.DrainS)
-		s.DrainEvents += rs.DrainEvents
+		s.ErrorsTotal += hs.ErrorsTotal
+		s.Retries += hs.Retries
+		s.Reconnects += hs.Reconnects
+		s.Clamped += hs.Clamped
+		s.DrainS = max(s.DrainS, hs.DrainS)
+		s.DrainEvents += hs.DrainEvents
 		shift := r.StartedAt.Sub(m.StartedAt).Seconds()
-		for _, d := range rs.Disconnects {
+		for _, d := range hs.Disconnects {
 			d.Client += offset
 			d.StartS += shift
 			if d.Back {
@@ -336,10 +336,10 @@ func summarize(m *result.Result, rs []*result.Result, hosts []string, hists hist
 			s.Disconnects = append(s.Disconnects, d)
 		}
 		offset += r.Run.Threads
-		for _, w := range rs.Warnings {
+		for _, w := range hs.Warnings {
 			s.Warnings = append(s.Warnings, hosts[i]+": "+w)
 		}
-		for _, o := range rs.Ops {
+		for _, o := range hs.Ops {
 			sum, ok := ops[o.Name]
 			if !ok {
 				sum = &result.OpSummary{Name: o.Name, Kind: o.Kind}
@@ -350,7 +350,7 @@ func summarize(m *result.Result, rs []*result.Result, hosts []string, hists hist
 			sum.PerS += o.PerS
 			sum.MiBPerS += o.MiBPerS
 		}
-		if c := rs.ReadCheck; c != nil {
+		if c := hs.ReadCheck; c != nil {
 			if checks == nil {
 				checks = &result.ReadCheck{}
 			}
@@ -358,11 +358,13 @@ func summarize(m *result.Result, rs []*result.Result, hosts []string, hists hist
 			checks.Missed += c.Missed
 			checks.Ops = addReadChecks(checks.Ops, c.Ops)
 		}
-		if r.Run.Rate > 0 || rs.Concurrency == 0 {
+		if r.Run.Rate > 0 || hs.Concurrency == 0 {
 			closed = false
 		}
 	}
 	s.DurationS = we.Sub(ws).Seconds()
+	// The merged warm-up is what came before the earliest window.
+	m.Run.WarmupS = max(ws.Sub(m.StartedAt).Seconds(), 0)
 	for k, n := range errs {
 		s.Errors = append(s.Errors, result.ErrorCount{Class: k[0], Code: k[1], Count: n})
 	}
