@@ -18,7 +18,7 @@ var t0 = time.Date(2026, 1, 2, 15, 4, 0, 0, time.UTC)
 // host makes a result of a host's run: n events of latencies drawn from
 // a host-specific distribution, started at start with a one-second
 // warm-up, ten one-second intervals after it.
-func host(t *testing.T, id string, threads int, start time.Time, n int, scale float64) (*result.Result, []int64) {
+func host(t testing.TB, id string, threads int, start time.Time, n int, scale float64) (*result.Result, []int64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(uint64(threads), uint64(n)))
 	h := hdr.New(1, 3_600_000_000_000, 3)
