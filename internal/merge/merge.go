@@ -45,7 +45,8 @@ const Note = "merged by dbmark merge: latency distributions merged bucket by buc
 // the same workload and work options (only the number of clients may
 // differ). It refuses, with one line naming the problem, fewer than two
 // results, one given twice, different workloads, engines or work
-// options, a workload whose headline is better lower (a query suite's
+// options (the clients and an open loop's rate may differ: they add up),
+// an open loop with a closed one, a workload whose headline is better lower (a query suite's
 // times do not add), and measured windows that do not all overlap. The
 // merged result has no id, tool or command: the caller gives them.
 func Merge(rs []*result.Result) (*result.Result, error) {
@@ -69,10 +70,11 @@ func Merge(rs []*result.Result) (*result.Result, error) {
 	for k, v := range first.Workload.Options {
 		m.Workload.Options[k] = v
 	}
-	threads := 0
+	threads, rate := 0, 0.0
 	var errs []string
 	for i, r := range rs {
 		threads += r.Run.Threads
+		rate += r.Run.Rate
 		if r.StartedAt.Before(m.StartedAt) {
 			m.StartedAt = r.StartedAt
 		}
@@ -93,13 +95,17 @@ func Merge(rs []*result.Result) (*result.Result, error) {
 	}
 	m.Error = strings.Join(errs, "; ")
 	m.Environment = sharedEnvironment(rs)
-	m.Run.Threads = threads
+	// The clients, and an open loop's rate, are the hosts' together.
+	m.Run.Threads, m.Run.Rate = threads, rate
 	if _, ok := m.Workload.Options["threads"]; ok {
 		m.Workload.Options["threads"] = strconv.Itoa(threads)
 	}
+	if _, ok := m.Workload.Options["rate"]; ok && rate > 0 {
+		m.Workload.Options["rate"] = strconv.FormatFloat(rate, 'g', -1, 64)
+	}
 	if first.Plan != nil {
 		p := *first.Plan
-		p.Clients, p.Connections, p.Events = 0, 0, 0
+		p.Clients, p.Connections, p.Events, p.Rate = 0, 0, 0, rate
 		for _, r := range rs {
 			if r.Plan != nil {
 				p.Clients += r.Plan.Clients
@@ -146,8 +152,11 @@ func check(rs []*result.Result) error {
 		case r.Target.Kind != first.Target.Kind:
 			return fmt.Errorf("results %s and %s ran on different engines (%s, %s): merge takes runs against one server", first.ID, r.ID, first.Target.Kind, r.Target.Kind)
 		}
+		if (first.Run.Rate > 0) != (r.Run.Rate > 0) {
+			return fmt.Errorf("results %s and %s: one ran an open loop (--rate), the other a closed one: merge takes runs of the same work", first.ID, r.ID)
+		}
 		if name, a, b, ok := differentWork(first, r); ok {
-			return fmt.Errorf("results %s and %s differ in the work option --%s (%q, %q): merge takes runs of the same work, only --threads may differ", first.ID, r.ID, name, a, b)
+			return fmt.Errorf("results %s and %s differ in the work option --%s (%q, %q): merge takes runs of the same work, only --threads and --rate may differ", first.ID, r.ID, name, a, b)
 		}
 	}
 	// Every window must overlap every other: the latest start before the
@@ -185,7 +194,7 @@ func differentWork(a, b *result.Result) (name, va, vb string, ok bool) {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		if k == "threads" || result.ClassOf(k) != result.WorkOption || !result.AppliesTo(k, a.Target.Kind) {
+		if k == "threads" || k == "rate" || result.ClassOf(k) != result.WorkOption || !result.AppliesTo(k, a.Target.Kind) {
 			continue
 		}
 		x, inA := a.Workload.Options[k]

@@ -163,6 +163,8 @@ func TestMergeRefuses(t *testing.T) {
 	otherLoad.Workload.Name = "oltp_write_only"
 	query := mk("id-q", t0)
 	query.Workload.Better = "lower"
+	open := mk("id-o", t0)
+	open.Run.Rate = 100
 	limitsDiffer := mk("id-t", t0)
 	limitsDiffer.Workload.Options["time"] = "20s"
 	limitsDiffer.Workload.Options["threads"] = "8"
@@ -176,6 +178,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"workloads", []*result.Result{mk("id-a", t0), otherLoad}, "different workloads"},
 		{"work options", []*result.Result{mk("id-a", t0), otherWork}, "--table-size"},
 		{"lower is better", []*result.Result{query, mk("id-a", t0)}, "better lower"},
+		{"open and closed loops", []*result.Result{mk("id-a", t0), open}, "open loop"},
 		{"windows apart", []*result.Result{mk("id-a", t0), mk("id-b", t0.Add(time.Minute))}, "do not overlap"},
 	}
 	for _, c := range cases {
