@@ -35,7 +35,8 @@ func eventHist(t *testing.T, r *result.Result, op string) *hdr.Histogram {
 }
 
 // unionQuantile is the q-th percentile of every value the histograms
-// recorded, by rank over their buckets: what one client recording every
+// recorded, by rank over their buckets (each bucket's highest value, as
+// HdrHistogram reports one): what one client recording every
 // host's events would have reported.
 func unionQuantile(hs []*hdr.Histogram, q float64) int64 {
 	var bars []hdr.Bar
@@ -49,7 +50,8 @@ func unionQuantile(hs []*hdr.Histogram, q float64) int64 {
 		}
 	}
 	slices.SortFunc(bars, func(a, b hdr.Bar) int { return int(a.From - b.From) })
-	rank := int64(math.Ceil(q / 100 * float64(total)))
+	// HdrHistogram's rank: the nearest whole count, at least one.
+	rank := max(int64(q/100*float64(total)+0.5), 1)
 	var seen int64
 	for _, b := range bars {
 		seen += b.Count
@@ -207,8 +209,9 @@ func TestMergeBadInput(t *testing.T) {
 	}
 }
 
-// TestStartAtMeasuresTheClockOffset: against a server, the run records
-// its clock's offset from the server's now(); this machine's is small.
+// TestStartAtMeasuresTheClockOffset: against a server, two runs started
+// together record their clock's offset from the server's now() (small on
+// this machine), and merge into one result that keeps each host's.
 func TestStartAtMeasuresTheClockOffset(t *testing.T) {
 	home(t)
 	ctx := context.Background()
@@ -220,18 +223,41 @@ func TestStartAtMeasuresTheClockOffset(t *testing.T) {
 		}
 		t.Run(env, func(t *testing.T) {
 			prepared(t, "oltp_point_select", "--target", tgt, "--table-size", "100")
-			js := filepath.Join(t.TempDir(), "r.json")
-			o := dbmark(t, ctx, "run", "oltp_point_select", "--target", tgt, "--table-size", "100", "--time", "1",
-				"--start-at", "+2s", "--no-store", "--json", js)
-			if o.code != 0 {
-				t.Fatalf("run: exit %d: %s", o.code, o.stderr)
+			dir := t.TempDir()
+			at := time.Now().Add(2500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+			var wg sync.WaitGroup
+			outs := make([]outcome, 2)
+			files := []string{filepath.Join(dir, "x.json"), filepath.Join(dir, "y.json")}
+			for i := range outs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					outs[i] = dbmark(t, ctx, "run", "oltp_point_select", "--target", tgt, "--table-size", "100", "--time", "1",
+						"--start-at", at, "--client-id", filepath.Base(files[i]), "--no-store", "--json", files[i])
+				}()
 			}
-			r := readResult(t, js)
-			if r.StartAt == nil || r.StartAt.ClockOffsetMS == nil {
-				t.Fatalf("no clock offset recorded: %+v", r.StartAt)
+			wg.Wait()
+			var events int64
+			for i, o := range outs {
+				if o.code != 0 {
+					t.Fatalf("run %d: exit %d: %s", i, o.code, o.stderr)
+				}
+				r := readResult(t, files[i])
+				if r.StartAt == nil || r.StartAt.ClockOffsetMS == nil {
+					t.Fatalf("no clock offset recorded: %+v", r.StartAt)
+				}
+				if off := *r.StartAt.ClockOffsetMS; math.Abs(off) > 50 || r.StartAt.ClockUncertaintyMS <= 0 {
+					t.Fatalf("offset %v ms ± %v against a server on this machine", off, r.StartAt.ClockUncertaintyMS)
+				}
+				events += r.Summary.Events
 			}
-			if off := *r.StartAt.ClockOffsetMS; math.Abs(off) > 50 || r.StartAt.ClockUncertaintyMS <= 0 {
-				t.Fatalf("offset %v ms ± %v against a server on this machine", off, r.StartAt.ClockUncertaintyMS)
+			merged := filepath.Join(dir, "m.json")
+			if o := dbmark(t, ctx, "merge", files[0], files[1], "-o", merged); o.code != 0 {
+				t.Fatalf("merge: exit %d: %s", o.code, o.stderr)
+			}
+			m := readResult(t, merged)
+			if m.Summary.Events != events || len(m.Clients) != 2 || m.Clients[1].StartAt == nil || m.Clients[1].StartAt.ClockOffsetMS == nil {
+				t.Fatalf("merged %d events of %d, clients %+v", m.Summary.Events, events, m.Clients)
 			}
 		})
 	}
