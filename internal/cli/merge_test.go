@@ -207,6 +207,13 @@ func TestMergeBadInput(t *testing.T) {
 			oneLineError(t, dbmark(t, ctx, c.args...), c.want)
 		})
 	}
+	// An instant the clients cannot be ready for: the run measures at
+	// once, and says how late its window began.
+	late := filepath.Join(dir, "late.json")
+	o := dbmark(t, ctx, "run", "oltp_read_only", "--target", tgt, "--table-size", "500", "--time", "1", "--start-at", "+1ms", "--no-store", "--json", late)
+	if r := readResult(t, late); o.code != 0 || r.StartAt == nil || r.StartAt.LateS <= 0 || !strings.Contains(o.stdout, "after --start-at") {
+		t.Fatalf("a late start: exit %d, %+v, output:\n%s", o.code, r.StartAt, o.stdout)
+	}
 }
 
 // TestStartAtMeasuresTheClockOffset: against a server, two runs started
