@@ -201,6 +201,8 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"run", "oltp_read_only", "--target", tgt, "--start-at", "yesterday"}, "not an RFC 3339 time"},
 		{[]string{"run", "oltp_read_only", "--target", tgt, "--start-at", "2020-01-01T00:00:00Z"}, "in the past"},
 		{[]string{"run", "oltp_read_only", "--target", tgt, "--start-at", "+-5s"}, "not a duration ahead"},
+		{[]string{"run", "oltp_read_only", "--target", tgt, "--threads", "1,2", "--start-at", "+5s"}, "a sweep runs one cell after another"},
+		{[]string{"run", "oltp_read_only", "--target", tgt, "--client-id", "a/b"}, "without '/'"},
 	}
 	for _, c := range cases {
 		t.Run(c.args[0]+" "+c.want, func(t *testing.T) {
