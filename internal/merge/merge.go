@@ -254,7 +254,7 @@ func host(id string, r *result.Result) result.ClientHost {
 	h := result.ClientHost{ID: id, Result: r.ID, Threads: r.Run.Threads, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
 		WindowStart: windowStart(r).UTC(), DurationS: r.Summary.DurationS, Status: r.Status, Events: r.Summary.Events,
 		EventsPerS: r.Summary.EventsPerS, Headline: r.Summary.Headline, HeadlineUnit: r.Summary.HeadlineUnit,
-		StartAt: r.StartAt, Client: r.Summary.Client}
+		StartAt: r.StartAt, Client: r.Summary.Client, Saturated: r.Summary.Saturated}
 	if e := r.Environment; e != nil {
 		h.Hostname, h.OS, h.Arch, h.CPUs, h.CPUModel = e.Hostname, e.OS, e.Arch, e.CPUs, e.CPUModel
 	}

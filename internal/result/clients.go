@@ -44,6 +44,9 @@ type ClientHost struct {
 	HeadlineUnit string     `json:"headline_unit"`
 	StartAt      *StartAt   `json:"start_at,omitempty"`
 	Client       *ClientCPU `json:"client,omitempty"`
+	// Saturated is what ran out on this host's machine during its run
+	// (Summary.Saturated of its result).
+	Saturated []Limit `json:"saturated,omitempty"`
 }
 
 // Merged says a result was made by dbmark merge of others, and how.
