@@ -105,6 +105,7 @@ func TestReadmeExamples(t *testing.T) {
 	// A command sent to the background (the results site) runs until the
 	// README's "kill %1", or the end of the test.
 	var stopBackground func()
+	var waitBackground func() int
 	t.Cleanup(func() {
 		if stopBackground != nil {
 			stopBackground()
@@ -148,6 +149,17 @@ func TestReadmeExamples(t *testing.T) {
 				stopBackground()
 				stopBackground = nil
 				continue
+			case c.args[0] == "wait" && len(c.args) == 1:
+				// As a shell's wait: the command in the background ends
+				// by itself (a run started with others), and must succeed.
+				if waitBackground == nil {
+					t.Fatalf("%s: nothing runs in the background", line)
+				}
+				if code := waitBackground(); code != 0 {
+					t.Fatalf("README example in the background failed with exit %d: %s", code, line)
+				}
+				stopBackground, waitBackground = nil, nil
+				continue
 			case c.args[0] == "mkdir":
 				if err := os.MkdirAll(c.args[len(c.args)-1], 0o755); err != nil {
 					t.Fatal(err)
@@ -167,7 +179,7 @@ func TestReadmeExamples(t *testing.T) {
 				continue
 			}
 			if c.background {
-				stopBackground = background(t, c.args[1:])
+				stopBackground, waitBackground = background(t, c.args[1:])
 				ran++
 				continue
 			}
@@ -324,7 +336,7 @@ func freeAddr(t *testing.T) string {
 
 // background runs dbmark with args until the returned stop is called; a
 // command with --listen is waited for until it answers there.
-func background(t *testing.T, args []string) (stop func()) {
+func background(t *testing.T, args []string) (stop func(), wait func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var errb bytes.Buffer
@@ -352,12 +364,26 @@ func background(t *testing.T, args []string) (stop func()) {
 			}
 		}
 	}
-	return func() {
+	var code int
+	ended := make(chan struct{})
+	go func() {
+		code = <-done
+		close(ended)
+	}()
+	stop = func() {
 		cancel()
 		select {
-		case <-done:
+		case <-ended:
 		case <-time.After(15 * time.Second):
 			t.Errorf("dbmark %s did not end 15 s after it was told to", strings.Join(args, " "))
 		}
 	}
+	wait = func() int {
+		<-ended
+		if code != 0 {
+			t.Logf("dbmark %s: %s", strings.Join(args, " "), errb.String())
+		}
+		return code
+	}
+	return stop, wait
 }

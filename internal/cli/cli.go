@@ -212,6 +212,7 @@ func (a *App) rootCmd() *cobra.Command {
 	root.AddCommand(a.serveCmd())
 	root.AddCommand(a.submitCmd())
 	root.AddCommand(a.reproduceCmd())
+	root.AddCommand(a.mergeCmd())
 	root.AddCommand(a.pgbenchCmd())
 	root.AddCommand(a.sysbenchCmd())
 	return root

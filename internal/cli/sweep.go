@@ -180,6 +180,9 @@ func (a *App) sweepArgs(ctx context.Context, name string, args []string) error {
 	if s.f.jsonPath != "" {
 		return withCode(ExitUsage, errors.New("--json writes one run; a sweep keeps its runs in the store (dbmark results export ID)"))
 	}
+	if s.f.start.startAt != "" {
+		return withCode(ExitUsage, fmt.Errorf("--start-at %s: a sweep runs one cell after another; start single runs together instead", s.f.start.startAt))
+	}
 	if s.f.noStore {
 		return withCode(ExitUsage, errors.New("--no-store: a sweep needs the store, to link its runs and to be resumed"))
 	}

@@ -106,6 +106,8 @@ type runFlags struct {
 	// restartRead says the workload reads --restart-cmd too (a query
 	// suite's --cold), so that it is not refused without --server-set.
 	restartRead bool
+	// start is --start-at and --client-id (startat.go).
+	start startFlags
 }
 
 // targetFlag is --target for a workload with a target of its own: it
@@ -176,6 +178,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.StringVar(&f.jsonPath, "json", "", "also write the result document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
+	f.start.bind(fs)
 }
 
 // bindServer binds the options that change the server's settings for
@@ -628,6 +631,9 @@ type runOpts struct {
 // that carries the exit code.
 func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f *runFlags, o runOpts) (*result.Result, error) {
 	cfg, plan, err := runConfig(w, fs, f)
+	if err == nil {
+		err = f.start.resolve(time.Now(), o.sweep != nil)
+	}
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -720,12 +726,14 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	}
 	live := startLive(liveOut, a.Stderr, peerLine, smp, driven, f.ctxFlags.show, f.stamp, cfg.ReportInterval)
 	live.own = ownLine
+	f.start.ready(ctx, tg, &cfg, time.Duration(f.warmup), o.out, a.Stderr)
 	if o.front != nil && o.front.started != nil {
 		o.front.started()
 	}
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
+	f.start.record(res, time.Duration(f.warmup))
 	if c := res.Summary.Client; c != nil {
 		d := tg.Dialect()
 		c.Judge(isServer(tg) && isLocal(tg), d != nil && d.Embedded())

@@ -109,6 +109,7 @@ func Summary(w io.Writer, r *result.Result) {
 		}
 		fmt.Fprintf(w, "server settings: %s\n", strings.Join(parts, ", "))
 	}
+	hosts(w, r)
 	if r.Target.Kind == "dir" {
 		// File I/O: operations and bytes, no transactions or queries.
 		fmt.Fprintln(w, "\nFile I/O statistics:")

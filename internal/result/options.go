@@ -36,6 +36,10 @@ var optionClasses = map[string]OptionClass{
 	// Each server setting is recorded as an option of its own
 	// (ServerOption); the command to restart the server is how, not what.
 	"server-set": OutputOption, "restart-cmd": OutputOption,
+	// A host's name and the instant its window began are recorded in
+	// fields of their own (ClientID, StartAt): the same work on several
+	// hosts, never a difference between them.
+	"client-id": OutputOption, "start-at": OutputOption,
 }
 
 // ClassOf says what the option named name says about a run; an option it

@@ -77,6 +77,15 @@ type Result struct {
 	Plan *Plan `json:"plan,omitempty"`
 	// Queries is a query suite's every run and figures (queries.go).
 	Queries *Queries `json:"queries,omitempty"`
+	// ClientID names the host that ran (run --client-id), and StartAt
+	// how its measured window was set on a wall-clock instant
+	// (run --start-at; clients.go).
+	ClientID string   `json:"client_id,omitempty"`
+	StartAt  *StartAt `json:"start_at,omitempty"`
+	// Clients are the hosts whose results dbmark merge made this one of,
+	// and Merged how (clients.go); a run's own result has none.
+	Clients []ClientHost `json:"clients,omitempty"`
+	Merged  *Merged      `json:"merged,omitempty"`
 }
 
 // Rows is what a workload that grows a table reports (iibench): the rows

@@ -71,6 +71,10 @@ type Config struct {
 	// merged (result.MergeIntervals), so a long run's memory stays flat.
 	// 0: series.DefaultLimit.
 	MaxPoints int
+	// StartAt, when set, is the wall-clock instant the measured window
+	// starts at (run --start-at): the warm-up lasts until then
+	// (startat.go).
+	StartAt time.Time
 }
 
 // Validate checks the configuration.
@@ -223,6 +227,7 @@ func (r *run) startClients(wctx context.Context, cancel context.CancelCauseFunc)
 	case <-wctx.Done(): // a client could not connect, or the run was interrupted
 	}
 	r.start = time.Now()
+	r.alignWarmup()
 	r.reg.StartAt(r.start)
 	r.cpuFrom = readCPU()
 	close(begin)

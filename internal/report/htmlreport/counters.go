@@ -36,8 +36,13 @@ func counterKinds() []counterKind {
 	}
 }
 
-// kindOf is the index in kinds of the kind name belongs to.
+// kindOf is the index in kinds of the kind name belongs to. A merged
+// result's counters are each host's, named "HOST/os.cpu.user" (package
+// merge): their kind is the counter's after the host.
 func kindOf(kinds []counterKind, name string) int {
+	if host, counter, ok := strings.Cut(name, "/"); ok && !strings.Contains(host, ".") {
+		name = counter
+	}
 	return slices.IndexFunc(kinds, func(k counterKind) bool { return k.match(name) })
 }
 
