@@ -62,7 +62,9 @@ func (r *run) settle(wk *worker, ok time.Time) {
 		d.DisconnectedS = ms(time.Since(o.start))
 	}
 	if !ok.IsZero() {
-		d.WaitS = ms(ok.Sub(o.start))
+		// To the microsecond: a reconnect on loopback and the next event
+		// can take less than a millisecond, a wait all the same.
+		d.WaitS = max(float64(ok.Sub(o.start).Microseconds())/1e6, 1e-6)
 	}
 	r.outages.mu.Lock()
 	r.outages.list = append(r.outages.list, d)
