@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -76,7 +77,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			}
 			srv, err := site.New(ctx, site.Config{Store: st, Logger: logger, AdminToken: token, MaxBody: int64(maxBody),
 				Limits: limits, TrustProxy: trustProxy, ChartLibrary: lib, MaxInFlight: maxInFlight, QueueWait: queueWait,
-				LeaderboardUnreleased: unreleased, Durability: a.Targets.Unsafe, Workload: a.workloadInfo})
+				LeaderboardUnreleased: unreleased, Durability: a.Targets.Unsafe, Workload: a.workloadInfos()})
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -160,6 +161,27 @@ func storeLabel(dsn string) string {
 		return dsn
 	}
 	return secret.Target(dsn)
+}
+
+// workloadInfos answers workloadInfo for the site's handlers, which run at
+// once: the command tree it walks shares flag sets that are not safe to
+// walk concurrently, and the answers never change, so each is made once,
+// under a lock.
+func (a *App) workloadInfos() func(string) (site.WorkloadInfo, bool) {
+	var mu sync.Mutex
+	made := map[string]site.WorkloadInfo{}
+	return func(name string) (site.WorkloadInfo, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if info, ok := made[name]; ok {
+			return info, true
+		}
+		info, ok := a.workloadInfo(name)
+		if ok {
+			made[name] = info
+		}
+		return info, ok
+	}
 }
 
 // workloadInfo is what the site's reproduction scripts need of a
