@@ -452,3 +452,30 @@ func TestSweepCellOverDeprecatedSpelling(t *testing.T) {
 		}
 	}
 }
+
+// A sweep over tpcb's scale prepares each cell at its own scale, as a
+// sweep over OLTP's table size does: -s is among what pgbench -i builds.
+func TestSweepTpcbScalePrepares(t *testing.T) {
+	home(t)
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "tpcb.db")
+	target := "sqlite://" + db
+	if o := dbmark(t, ctx, "prepare", "tpcb", "--target", target, "-s", "1"); o.code != 0 {
+		t.Fatalf("prepare: exit %d: %s", o.code, o.stderr)
+	}
+	if o := dbmark(t, ctx, "sweep", "tpcb", "--target", target, "-s", "1,2", "-t", "10", "--iterations", "1"); o.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", o.code, o.stderr)
+	}
+	c, err := sql.Open("sqlite3", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n int
+	if err := c.QueryRow("SELECT COUNT(*) FROM pgbench_branches").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("after the sweep pgbench_branches has %d rows: the last cell (-s 2) ran on scale %d", n, n)
+	}
+}

@@ -33,6 +33,10 @@ func Register(r *workload.Registry) {
 func (w *Workload) Spec() workload.Spec {
 	return workload.Spec{
 		Meta: w.Meta(), Flags: w.Flags, Load: w.Load,
+		// What pgbench -i builds: a sweep over one prepares each cell
+		// afresh, and a reproduction prepares with them.
+		PrepareOptions: []string{"scale", "fillfactor", "init-steps", "foreign-keys", "unlogged-tables", "partitions",
+			"partition-method", "tablespace", "index-tablespace"},
 		Hooks: workload.Hooks{
 			Inform: w.Inform, PrepareInstead: w.PrepareInstead, Args: w.Args, FillTarget: w.FillTarget, Plan: w.Plan,
 			Prepare: w.Prepare, Cleanup: w.Cleanup, Prepared: w.Prepared, Check: w.Check,
