@@ -135,23 +135,30 @@ func Of(a, b []*result.Result) Report {
 			}
 			xa, xb = ba, bb
 		}
-		if len(xa) >= 2 && len(xb) >= 2 {
-			r, err := stats.RatioOf(xa, xb)
-			switch {
-			case err == nil:
-				row.Ratio = r
-			case errors.Is(err, stats.ErrUnbounded):
-				row.Note = "no interval: A's mean is not clearly away from zero"
-			}
-			if t, err := stats.Welch(xa, xb); err == nil {
-				row.P = t.P
-				row.Verdict = verdict(t, m.lowerBetter)
-			}
-			agree(&row)
-		}
+		test(&row, xa, xb, m.lowerBetter)
 		rep.Rows = append(rep.Rows, row)
 	}
 	return rep
+}
+
+// test fills row's interval, p and verdict from the samples xa and xb,
+// when each side has two or more.
+func test(row *Row, xa, xb []float64, lowerBetter bool) {
+	if len(xa) < 2 || len(xb) < 2 {
+		return
+	}
+	r, err := stats.RatioOf(xa, xb)
+	switch {
+	case err == nil:
+		row.Ratio = r
+	case errors.Is(err, stats.ErrUnbounded):
+		row.Note = "no interval: A's mean is not clearly away from zero"
+	}
+	if t, err := stats.Welch(xa, xb); err == nil {
+		row.P = t.P
+		row.Verdict = verdict(t, lowerBetter)
+	}
+	agree(row)
 }
 
 // agree keeps a verdict from contradicting its own interval. Fieller's

@@ -386,20 +386,7 @@ func suiteOf(a, b []*result.Result) Report {
 		}
 		row := Row{Metric: m.name, A: mean(xa), B: mean(xb), P: math.NaN(), Verdict: Untest}
 		row.Ratio = stats.Ratio{Value: row.B / row.A, Low: math.NaN(), High: math.NaN()}
-		if len(xa) >= 2 && len(xb) >= 2 {
-			r, err := stats.RatioOf(xa, xb)
-			switch {
-			case err == nil:
-				row.Ratio = r
-			case errors.Is(err, stats.ErrUnbounded):
-				row.Note = "no interval: A's mean is not clearly away from zero"
-			}
-			if t, err := stats.Welch(xa, xb); err == nil {
-				row.P = t.P
-				row.Verdict = verdict(t, m.lowerBetter)
-			}
-			agree(&row)
-		}
+		test(&row, xa, xb, m.lowerBetter)
 		rep.Rows = append(rep.Rows, row)
 	}
 	return rep

@@ -86,20 +86,30 @@ func Preflight(ctx context.Context, c Check) []string {
 // activity watches /proc for a moment and names other work on the machine:
 // CPU that is not dbmark's, and busy disks.
 func activity(ctx context.Context, root string, d time.Duration) []string {
-	r, err := NewOSReader(root)
-	if err != nil {
+	a, b, ok := watch(ctx, root, d)
+	if !ok {
 		return nil
 	}
-	a, _ := r.Snapshot()
+	return otherActivity(a, b)
+}
+
+// watch takes the OS counters under root now and d later; not ok when
+// they cannot be read or ctx ends first.
+func watch(ctx context.Context, root string, d time.Duration) (a, b OSSnapshot, ok bool) {
+	r, err := NewOSReader(root)
+	if err != nil {
+		return a, b, false
+	}
+	a, _ = r.Snapshot()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return nil
+		return a, b, false
 	case <-t.C:
 	}
-	b, _ := r.Snapshot()
-	return otherActivity(a, b)
+	b, _ = r.Snapshot()
+	return a, b, true
 }
 
 // otherActivity names the work between two snapshots that was not this

@@ -15,19 +15,10 @@ import (
 // numbers misleading if it started now: a RAID sync, CPU that is not
 // this process's, busy disks. Nothing named: the machine is idle.
 func Busy(ctx context.Context, root string, d time.Duration) []string {
-	r, err := NewOSReader(root)
-	if err != nil {
+	a, b, ok := watch(ctx, root, d)
+	if !ok {
 		return nil
 	}
-	a, _ := r.Snapshot()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil
-	case <-t.C:
-	}
-	b, _ := r.Snapshot()
 	var w []string
 	for _, s := range b.Syncs {
 		w = append(w, fmt.Sprintf("RAID %s: a %s is running (%.0f%% done, %s left)", s.Name, s.Action, 100*s.Done, roughly(s.LeftS)))
