@@ -13,10 +13,12 @@ import (
 )
 
 // A CPU-bound run (eight clients of the embedded database on this
-// machine's CPUs) says the CPUs were at their limit.
+// machine's CPUs) says the CPUs were at their limit. Read-only
+// transactions, whose range queries keep the CPUs busy: point selects
+// leave them 15% idle on SQLite's locks, at the verdict's edge.
 func TestSaturationVerdict(t *testing.T) {
 	home(t)
-	o := dbmark(t, context.Background(), "run", "oltp_point_select", "--threads", "8", "--time", "3s")
+	o := dbmark(t, context.Background(), "run", "oltp_read_only", "--threads", "8", "--time", "3s")
 	if o.code != 0 {
 		t.Fatalf("run: %s", o.stderr)
 	}
