@@ -26,7 +26,7 @@ import (
 // outage is one client's, from the attempt that met a lost connection
 // to its next committed event.
 type outage struct {
-	start, back time.Time // back: zero while not connected again
+	start, back time.Duration // readings of the client's clock; back: 0 while not connected again
 	reconnects  int
 }
 
@@ -38,33 +38,34 @@ type outages struct {
 
 // lost records that wk lost its connection in the attempt that began at
 // tryStart; an outage already open goes on.
-func (r *run) lost(wk *worker, tryStart time.Time) {
+func (r *run) lost(wk *worker, tryStart time.Duration) {
 	if wk.out == nil {
 		wk.out = &outage{start: tryStart}
 	}
-	wk.out.back = time.Time{}
+	wk.out.back = 0
 	wk.out.reconnects++
 }
 
 // settle closes wk's outage, if it has one: at its committed event's end
-// when ok is non-zero, else as the run ends without one.
-func (r *run) settle(wk *worker, ok time.Time) {
+// (a reading of its clock) when ok is non-zero, else as the run ends
+// without one.
+func (r *run) settle(wk *worker, ok time.Duration) {
 	o := wk.out
 	if o == nil {
 		return
 	}
 	wk.out = nil
-	d := result.Disconnect{Client: wk.id, StartS: r.at(o.start), Reconnects: o.reconnects}
-	if !o.back.IsZero() {
-		d.Back, d.BackS = true, r.at(o.back)
-		d.DisconnectedS = ms(o.back.Sub(o.start))
+	d := result.Disconnect{Client: wk.id, StartS: r.at(wk.clock.Time(o.start)), Reconnects: o.reconnects}
+	if o.back != 0 {
+		d.Back, d.BackS = true, r.at(wk.clock.Time(o.back))
+		d.DisconnectedS = ms(o.back - o.start)
 	} else {
-		d.DisconnectedS = ms(time.Since(o.start))
+		d.DisconnectedS = ms(wk.clock.Read() - o.start)
 	}
-	if !ok.IsZero() {
+	if ok != 0 {
 		// To the microsecond: a reconnect on loopback and the next event
 		// can take less than a millisecond, a wait all the same.
-		d.WaitS = max(float64(ok.Sub(o.start).Microseconds())/1e6, 1e-6)
+		d.WaitS = max(float64((ok-o.start).Microseconds())/1e6, 1e-6)
 	}
 	r.outages.mu.Lock()
 	r.outages.list = append(r.outages.list, d)

@@ -155,7 +155,7 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	gomaxprocs := runtime.GOMAXPROCS(0)
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
-	r := &run{start: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
 	if r.cfg.ReconnectFor == 0 {
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
@@ -469,6 +469,9 @@ type run struct {
 	abortMu sync.Mutex
 	aborted []error // with Config.AbortClient: the fatal error of each client it ended, in order
 	start   time.Time
+	// base is the clients' clocks' (workload.ClockFrom): their readings,
+	// and so the times in client, are on one scale.
+	base    time.Time
 	window  *window // the totals at the time limit; nil without one
 	clients []client
 	stuck   []Stall // clients abandoned at the end
@@ -596,7 +599,7 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 		return nil, nil
 	}
 	cl := &r.clients[id]
-	clock := workload.NewClock()
+	clock := workload.ClockFrom(r.base)
 	wk := &worker{id: id, events: events, h: r.reg.NewHandle(), clock: &clock, cl: cl}
 	var err error
 	wk.w, wk.sess, err = r.connect(ctx, wk, false)
@@ -641,10 +644,10 @@ func (r *run) serve(ctx context.Context, id int, events int64, connected func(),
 		rate = r.load.WorkerRate(id)
 	}
 	if rate > 0 {
-		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), r.start)
+		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), wk.clock.Of(r.start))
 	}
 	err = r.runWorker(ctx, wk)
-	r.settle(wk, time.Time{}) // an outage the run ended in
+	r.settle(wk, 0) // an outage the run ended in
 	if err != nil && r.cfg.AbortClient && ctx.Err() == nil {
 		r.abort(err)
 		return nil
@@ -667,12 +670,13 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if stop.Err() != nil {
 			return nil
 		}
-		var intended time.Time
+		// Times are readings of the client's clock (workload.Clock).
+		var intended time.Duration
 		if wk.sched != nil {
 			intended = wk.sched.next()
 			if r.cfg.SkipLate > 0 {
-				if now := time.Now(); now.Sub(intended) > r.cfg.SkipLate {
-					r.observe(wk.w, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
+				if now := wk.clock.Read(); now-intended > r.cfg.SkipLate {
+					r.observe(wk, workload.EventInfo{Status: workload.EventSkipped, Intended: intended, Began: now, End: now})
 					if r.cfg.CountFailed {
 						wk.done++
 					}
@@ -680,7 +684,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 				}
 			}
 			// A scheduled start is waited for until the time limit at most.
-			if al.wait(stop, intended) != nil {
+			if al.wait(stop, wk.clock.Time(intended)) != nil {
 				return nil
 			}
 		}
@@ -690,14 +694,14 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		}
 		// The event is in flight from its intended start: a client that
 		// is late to start it is as stuck as one waiting on the server.
-		wk.cl.begin(r.since(intended))
+		wk.cl.begin(intended)
 		wk.clock.Now = began
 		a := r.event(ctx, wk, began)
 		wk.cl.end(nil)
-		if errors.Is(a.err, workload.ErrWorkerDone) {
-			return nil
-		}
 		if a.err != nil {
+			if errors.Is(a.err, workload.ErrWorkerDone) {
+				return nil
+			}
 			return a.err
 		}
 		if (a.ok || a.failed) && a.tries > 1 {
@@ -709,7 +713,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		if !a.ok {
 			// Failed after its tries, ignored, or interrupted: not committed.
 			if a.failed {
-				r.observe(wk.w, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
+				r.observe(wk, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
 				if r.cfg.CountFailed {
 					wk.done++
 				}
@@ -718,22 +722,26 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		}
 		// A worker that timed its last step left its end in the clock.
 		end := wk.clock.Now
-		if !end.After(began) {
+		if end <= began {
 			end = wk.clock.Read()
 		}
-		r.settle(wk, end)
-		took := end.Sub(began)
+		if wk.out != nil {
+			r.settle(wk, end)
+		}
+		took := end - began
 		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
 			wk.done++
 			continue
 		}
 		if wk.sched != nil {
-			wk.h.RecordScheduled(a.op, end.Sub(intended), took, began.Sub(intended))
+			wk.h.RecordScheduled(a.op, end-intended, took, began-intended)
 		} else {
 			wk.h.Record(a.op, took)
 		}
-		r.observe(wk.w, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
+		if r.load.Observe != nil {
+			r.observe(wk, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
+		}
 		wk.done++
 		if a.after != nil {
 			return a.after // counted, and then the client cannot go on
@@ -742,10 +750,11 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	return nil
 }
 
-// observe tells a load that wants to know how an event of w ended.
-func (r *run) observe(w workload.Worker, e workload.EventInfo) {
+// observe tells a load that wants to know how an event of wk ended.
+func (r *run) observe(wk *worker, e workload.EventInfo) {
 	if r.load.Observe != nil {
-		r.load.Observe(w, e)
+		e.Clock = wk.clock
+		r.load.Observe(wk.w, e)
 	}
 }
 
@@ -760,8 +769,9 @@ type attempt struct {
 	after  error // fatal, once the committed event is counted
 }
 
-// event runs one event, begun at began, with its retries.
-func (r *run) event(ctx context.Context, wk *worker, began time.Time) attempt {
+// event runs one event, begun at began (a reading of wk's clock), with
+// its retries.
+func (r *run) event(ctx context.Context, wk *worker, began time.Duration) attempt {
 	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
 		// A lost connection's outage starts with the try that found it:
@@ -809,7 +819,7 @@ func (r *run) event(ctx context.Context, wk *worker, began time.Time) attempt {
 			}
 			wk.w, wk.sess = nw, ns
 			wk.cl.setSession(ns)
-			wk.out.back = time.Now()
+			wk.out.back = wk.clock.Read()
 			return attempt{}
 		case errclass.Retryable:
 			wk.sess.Reset(ctx)
@@ -875,16 +885,16 @@ func (r *run) connect(ctx context.Context, wk *worker, again bool) (workload.Wor
 // owns its schedule, so the open loop needs no shared lock.
 type schedule struct {
 	rng   *rand.Rand
-	mean  float64 // mean gap in ns
-	nextT time.Time
+	mean  float64       // mean gap in ns
+	nextT time.Duration // a reading of the worker's clock
 }
 
-func newSchedule(rate float64, seed, worker uint64, now time.Time) *schedule {
+func newSchedule(rate float64, seed, worker uint64, now time.Duration) *schedule {
 	return &schedule{rng: rand.New(rand.NewPCG(seed, worker^0x5eed)), mean: 1e9 / rate, nextT: now}
 }
 
-func (s *schedule) next() time.Time {
-	s.nextT = s.nextT.Add(time.Duration(s.rng.ExpFloat64() * s.mean))
+func (s *schedule) next() time.Duration {
+	s.nextT += time.Duration(s.rng.ExpFloat64() * s.mean)
 	return s.nextT
 }
 

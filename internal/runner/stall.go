@@ -23,8 +23,8 @@ const abandonAfter = 5 * time.Second
 // for. The worker writes it at each event's start and end; the ticker
 // reads it.
 type client struct {
-	// since is when the current event was due, in nanoseconds after the
-	// run's start plus one; 0 between events.
+	// since is when the current event was due, as a reading of the
+	// clients' clocks (run.base) plus one; 0 between events.
 	since atomic.Int64
 	done  atomic.Bool
 	// events and busy are the events the client committed and the
@@ -36,7 +36,7 @@ type client struct {
 	sess   workload.Session
 }
 
-func (c *client) begin(since int64) { c.since.Store(since + 1) }
+func (c *client) begin(since time.Duration) { c.since.Store(int64(since) + 1) }
 
 // committed counts one committed event that took busy from its actual start.
 func (c *client) committed(busy time.Duration) {
@@ -99,9 +99,6 @@ func (c *client) statement() string {
 	return sess.Waiting()
 }
 
-// since turns t into the run's clock for client.begin.
-func (r *run) since(t time.Time) int64 { return int64(t.Sub(r.start)) }
-
 // Stall is a client that finished nothing for too long.
 type Stall struct {
 	Client    int       `json:"client"`
@@ -125,7 +122,7 @@ func (r *run) busy(now time.Time, timeout time.Duration) []Stall {
 		}
 		since := now
 		if s != 0 {
-			since = r.start.Add(time.Duration(s - 1))
+			since = r.base.Add(time.Duration(s - 1))
 		}
 		if now.Sub(since) < timeout {
 			continue

@@ -35,37 +35,49 @@ type EventInfo struct {
 	Status EventStatus
 	Code   string // the error code of a failed event
 	Tries  int
-	// Intended is the scheduled start under --rate, else the actual start.
-	Intended   time.Time
-	Began, End time.Time
+	// Intended is the scheduled start under --rate, else the actual
+	// start. The three are readings of Clock (Clock.Time gives their
+	// time of day).
+	Intended   time.Duration
+	Began, End time.Duration
+	Clock      *Clock
 }
 
-// Clock carries the last time a worker read the clock, so the runner need
-// not read it again where an event starts and ends: that was two of five
+// Clock is a client's clock: readings are the monotonic time since the
+// clock's base, as a time.Duration, so that timing a statement is a clock
+// read and a subtraction (time.Time's arithmetic was a tenth of dbmark's
+// own instructions a statement). Clocks made from the same base read on
+// one scale.
+//
+// It also carries the last time a worker read it, so the runner need not
+// read it again where an event starts and ends: that was two of five
 // reads in a pgbench transaction, each one a cache miss in the kernel's
 // clock page after the server ran. The runner sets Now to the event's
 // start; a worker that times its steps leaves in it the end of its last
-// step, or the zero time when it cannot say.
+// step, or 0 when it cannot say.
 type Clock struct {
-	Now  time.Time
+	Now  time.Duration
 	base time.Time
 }
 
-// NewClock returns a Clock whose Read counts from now.
+// NewClock returns a Clock whose readings count from now.
 func NewClock() Clock { return Clock{base: time.Now()} }
 
-// Read returns the time from the monotonic clock alone. time.Now reads
-// the wall clock too, a second call into the kernel's clock page that a
-// latency does not need (44 against 30 ns a read). The time returned is
-// the wall time at NewClock plus the monotonic time since: two of them
-// subtract exactly, and they still print as dates. A zero Clock reads
-// both clocks.
-func (c *Clock) Read() time.Time {
-	if c.base.IsZero() {
-		return time.Now()
-	}
-	return c.base.Add(time.Since(c.base))
-}
+// ClockFrom returns a Clock whose readings count from base, which must
+// hold a monotonic reading (time.Now's).
+func ClockFrom(base time.Time) Clock { return Clock{base: base} }
+
+// Read returns the time since the clock's base, from the monotonic clock
+// alone (time.Now reads the wall clock too, a second call into the
+// kernel's clock page). A reading is never 0, which Now keeps for "not
+// known".
+func (c *Clock) Read() time.Duration { return max(time.Since(c.base), 1) }
+
+// Time is reading d as a time of day: the clock's base plus d.
+func (c *Clock) Time(d time.Duration) time.Time { return c.base.Add(d) }
+
+// Of is t as a reading of the clock.
+func (c *Clock) Of(t time.Time) time.Duration { return t.Sub(c.base) }
 
 // ErrCheckFailed marks a Check hook's finding that the data is inconsistent,
 // as opposed to a check that could not run.

@@ -244,7 +244,7 @@ type worker struct {
 	c     []byte
 	pad   []byte
 	text  []byte
-	last  time.Time
+	last  time.Duration // a reading of clock
 	// clock is the runner's (the seat's), whose Now is the event's
 	// start as the runner read it; the worker leaves there the end of
 	// its last statement, which the runner takes as the event's end: two
@@ -363,7 +363,7 @@ func (wk *worker) Close() error {
 // mark records the statement that just ended, timed from the end of the previous one.
 func (wk *worker) mark(op metrics.Op) {
 	now := wk.clock.Read()
-	wk.h.Record(op, now.Sub(wk.last))
+	wk.h.Record(op, now-wk.last)
 	wk.last = now
 	wk.clock.Now = now
 }
@@ -416,7 +416,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	}
 	// The first try starts when the runner read the clock for the event;
 	// a retry starts now, after the rollback.
-	if retry || wk.clock.Now.IsZero() {
+	if retry || wk.clock.Now == 0 {
 		wk.last = wk.clock.Read()
 	} else {
 		wk.last = wk.clock.Now

@@ -201,9 +201,9 @@ func (w *worker) Event(ctx context.Context, _ bool) (metrics.Op, error) {
 		return opQuery, err // the run is ending: this run stays not run
 	}
 	r.pos[id]++
-	r.starts[qi][slot] = start
+	r.starts[qi][slot] = w.clock.Time(start)
 	run := &r.runs[qi][slot]
-	took := end.Sub(start)
+	took := end - start
 	*run = result.QueryRun{Stream: id, Iteration: it + 1, S: took.Seconds(), Rows: tl.Rows, Bytes: tl.Bytes}
 	switch {
 	case err != nil:

@@ -511,6 +511,10 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	wk.choose, _, wk.sample = rs.shared.ThreadRandom(id)
 	// The recorder shares its clock reads with the runner.
 	wk.rec.h, wk.rec.timed, wk.rec.clock = h, rs.w.opt.ReportPerCommand, s.Clock
+	if wk.rec.clock == nil {
+		c := workload.NewClock()
+		wk.rec.clock = &c
+	}
 	if rs.check != nil {
 		wk.rec.found = rs.check.Client(id)
 	}
@@ -553,24 +557,19 @@ type recorder struct {
 	found  workload.Finder
 }
 
-func (r *recorder) Begin() time.Time {
-	if r.clock != nil && !r.clock.Now.IsZero() {
+func (r *recorder) Begin() time.Duration {
+	if r.clock.Now != 0 {
 		return r.clock.Now
 	}
-	return r.Now()
+	return r.clock.Read()
 }
 
-// Now reads the shared clock, which costs less than time.Now.
-func (r *recorder) Now() time.Time {
-	if r.clock != nil {
-		return r.clock.Read()
-	}
-	return time.Now()
-}
+// Now reads the shared clock.
+func (r *recorder) Now() time.Duration { return r.clock.Read() }
 
 func (r *recorder) Wants(i int) bool { return r.timed && r.ops[i] >= 0 }
 
-func (r *recorder) Command(i int, end time.Time, d time.Duration) {
+func (r *recorder) Command(i int, end, d time.Duration) {
 	if op := r.ops[i]; op >= 0 {
 		if r.timed {
 			r.h.Record(op, d)
@@ -578,9 +577,7 @@ func (r *recorder) Command(i int, end time.Time, d time.Duration) {
 			r.ran[i]++
 		}
 	}
-	if r.clock != nil {
-		r.clock.Now = end
-	}
+	r.clock.Now = end
 }
 
 func (r *recorder) Count(i int) { r.ran[i]++ }
@@ -601,11 +598,7 @@ func (r *recorder) flush() {
 // freshClock makes the next command read the clock itself: after a
 // failure (a retry must not count the rollback in its first command) or a
 // connection made for the transaction.
-func (wk *worker) freshClock() {
-	if wk.rec.clock != nil {
-		wk.rec.clock.Now = time.Time{}
-	}
-}
+func (wk *worker) freshClock() { wk.rec.clock.Now = 0 }
 
 // pick is pgbench's chooseScript: a weighted draw from the client's own
 // random state.
@@ -726,7 +719,7 @@ func (wk *worker) observe(e workload.EventInfo) {
 			st.failed++
 		}
 	default:
-		if wk.rs.limit > 0 && e.End.Sub(e.Intended) > wk.rs.limit {
+		if wk.rs.limit > 0 && e.End-e.Intended > wk.rs.limit {
 			st.late++
 		}
 	}

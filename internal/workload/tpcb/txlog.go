@@ -117,18 +117,18 @@ func (l *txLog) write(client int, txNo int64, scriptNo int, e workload.EventInfo
 			b = append(b, "failed"...)
 		}
 	default:
-		b = strconv.AppendInt(b, e.End.Sub(e.Intended).Microseconds(), 10)
+		b = strconv.AppendInt(b, (e.End - e.Intended).Microseconds(), 10)
 	}
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(scriptNo), 10)
 	b = append(b, ' ')
-	us := e.End.UnixMicro()
+	us := e.Clock.Time(e.End).UnixMicro()
 	b = strconv.AppendInt(b, us/1_000_000, 10)
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, us%1_000_000, 10)
 	if l.rate {
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, e.Began.Sub(e.Intended).Microseconds(), 10)
+		b = strconv.AppendInt(b, (e.Began - e.Intended).Microseconds(), 10)
 	}
 	if l.retries {
 		b = append(b, ' ')
@@ -143,7 +143,7 @@ func (l *txLog) write(client int, txNo int64, scriptNo int, e workload.EventInfo
 // the intervals that ended before it (empty ones too, as pgbench does).
 func (l *txLog) aggregate(lf *logFile, e workload.EventInfo, kind string) {
 	a := lf.agg
-	for !e.End.Before(a.start.Add(l.interval)) {
+	for end := e.Clock.Time(e.End); !end.Before(a.start.Add(l.interval)); {
 		l.flushAgg(lf)
 	}
 	switch e.Status {
@@ -159,10 +159,10 @@ func (l *txLog) aggregate(lf *logFile, e workload.EventInfo, kind string) {
 		}
 	default:
 		a.cnt++
-		lat := float64(e.End.Sub(e.Intended).Microseconds())
+		lat := float64((e.End - e.Intended).Microseconds())
 		addStat(&a.latSum, &a.latSum2, &a.latMin, &a.latMax, lat, a.cnt)
 		if l.rate {
-			addStat(&a.lagSum, &a.lagSum2, &a.lagMin, &a.lagMax, float64(e.Began.Sub(e.Intended).Microseconds()), a.cnt)
+			addStat(&a.lagSum, &a.lagSum2, &a.lagMin, &a.lagMax, float64((e.Began - e.Intended).Microseconds()), a.cnt)
 		}
 	}
 	if e.Tries > 1 {

@@ -97,10 +97,10 @@ func (sh *Shared) ThreadRandom(t int) (choose, throttle, sample Rand) {
 // Found is told, after command i that MustFind ran, whether it found a
 // row (not when it ran in a pipeline, whose results are read at its end).
 type Recorder interface {
-	Begin() time.Time
-	Now() time.Time
+	Begin() time.Duration
+	Now() time.Duration
 	Wants(i int) bool
-	Command(i int, end time.Time, d time.Duration)
+	Command(i int, end, d time.Duration)
 	Count(i int)
 	Found(i int, ok bool)
 }
@@ -396,7 +396,7 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 	cs := c.script(s)
 	c.save()
 	c.inPipe = false
-	var last time.Time
+	var last time.Duration
 	if rec != nil {
 		last = rec.Begin()
 	}
@@ -420,7 +420,7 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		if rec != nil {
 			if next >= len(s.Commands) || rec.Wants(pc) {
 				now := rec.Now()
-				rec.Command(pc, now, now.Sub(last))
+				rec.Command(pc, now, now-last)
 				last = now
 			} else {
 				rec.Count(pc)
