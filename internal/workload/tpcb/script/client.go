@@ -453,6 +453,14 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 	}
 	switch cmd.Meta {
 	case MetaSet:
+		if cmd.intExpr && !cmd.badName {
+			rnd := c.rnd
+			if i, ok := c.evalInt(cs, cmd.expr); ok {
+				c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
+				return pc + 1, nil
+			}
+			c.rnd = rnd // eval draws again and says what stopped evalInt
+		}
 		v, err := c.eval(cs, cmd.expr)
 		if err != nil {
 			return 0, c.fail(s, pc, "%s: %v", cmd.Args[0], err)

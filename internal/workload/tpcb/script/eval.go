@@ -221,6 +221,59 @@ func (c *Client) eval(cs *clientScript, n *node) (value, error) {
 	return c.apply(cs, n.f, vals)
 }
 
+// intOnly says whether n is built of integer constants, variables, +, -,
+// * and random() alone (the builtins' \set lines), which evalInt
+// evaluates.
+func intOnly(n *node) bool {
+	switch n.op {
+	case nConst:
+		return n.val.k == kInt
+	case nVar:
+		return true
+	}
+	switch n.f {
+	case fAdd, fSub, fMul, fRandom:
+		return len(n.args) == 2 && intOnly(n.args[0]) && intOnly(n.args[1])
+	}
+	return false
+}
+
+// evalInt evaluates an intOnly n where every variable holds an integer
+// and nothing fails, as eval would; otherwise it returns false, having
+// perhaps drawn from the client's random state, and the caller evaluates
+// n with eval from the state it saved. It spares eval's values, errors and
+// argument lists on the builtins' scripts' one command a statement.
+func (c *Client) evalInt(cs *clientScript, n *node) (int64, bool) {
+	switch n.op {
+	case nConst:
+		return n.val.i, true
+	case nVar:
+		v := &c.vars[cs.slots[n.slot]]
+		return v.val.i, v.set && v.val.k == kInt
+	}
+	l, ok := c.evalInt(cs, n.args[0])
+	if !ok {
+		return 0, false
+	}
+	r, ok := c.evalInt(cs, n.args[1])
+	if !ok {
+		return 0, false
+	}
+	switch n.f {
+	case fAdd:
+		return addInt(l, r)
+	case fSub:
+		return subInt(l, r)
+	case fMul:
+		return mulInt(l, r)
+	}
+	// fRandom
+	if d := r - l; l > r || d < 0 || d == math.MaxInt64 {
+		return 0, false
+	}
+	return c.rnd.Int64Range(l, r), true
+}
+
 // apply runs a function or operator on evaluated, non-null arguments.
 func (c *Client) apply(cs *clientScript, f fn, a []value) (value, error) {
 	switch f {
@@ -362,23 +415,39 @@ func doubleOp(f fn, l, r float64) value {
 	return value{k: kBool, b: l < r}
 }
 
+// addInt, subInt and mulInt say false where bigint arithmetic overflows.
+func addInt(l, r int64) (int64, bool) {
+	s := l + r
+	return s, !((l > 0 && r > 0 && s < 0) || (l < 0 && r < 0 && s >= 0))
+}
+
+func subInt(l, r int64) (int64, bool) {
+	s := l - r
+	return s, !((l >= 0 && r < 0 && s < 0) || (l < 0 && r > 0 && s >= 0))
+}
+
+func mulInt(l, r int64) (int64, bool) {
+	p := l * r
+	return p, !(l != 0 && (p/l != r || (l == -1 && r == math.MinInt64) || (r == -1 && l == math.MinInt64)))
+}
+
 func intOp(f fn, l, r int64) (value, error) {
 	switch f {
 	case fAdd:
-		s := l + r
-		if (l > 0 && r > 0 && s < 0) || (l < 0 && r < 0 && s >= 0) {
+		s, ok := addInt(l, r)
+		if !ok {
 			return value{}, errorf("bigint add out of range")
 		}
 		return value{k: kInt, i: s}, nil
 	case fSub:
-		s := l - r
-		if (l >= 0 && r < 0 && s < 0) || (l < 0 && r > 0 && s >= 0) {
+		s, ok := subInt(l, r)
+		if !ok {
 			return value{}, errorf("bigint sub out of range")
 		}
 		return value{k: kInt, i: s}, nil
 	case fMul:
-		p := l * r
-		if l != 0 && (p/l != r || (l == -1 && r == math.MinInt64) || (r == -1 && l == math.MinInt64)) {
+		p, ok := mulInt(l, r)
+		if !ok {
 			return value{}, errorf("bigint mul out of range")
 		}
 		return value{k: kInt, i: p}, nil

@@ -94,6 +94,7 @@ type Command struct {
 
 	// meta-commands
 	expr    *node
+	intExpr bool // expr is intOnly: \set tries evalInt first
 	setSlot int  // \set, \setshell target
 	badName bool // the target is no variable name: an error when the command runs, as in pgbench
 	next    int  // \if, \elif: the next branch or \endif; \elif, \else: the \endif
@@ -529,7 +530,7 @@ func (p *scriptParser) meta() error {
 			cmd.Label = p.chompText(bs)
 			return synErr(perr.msg, perr.more, perr.at-bs, true)
 		}
-		cmd.expr = n
+		cmd.expr, cmd.intExpr = n, intOnly(n)
 		p.advance(ep.pos - p.pos)
 		cmd.Label = p.chompText(bs)
 		cmd.Text = cmd.Label
