@@ -82,11 +82,13 @@ type Handle struct {
 	reconnects int64
 	lag        sparse
 	clamped    int64
-	// pending holds the latest Record calls, folded into ops when full
-	// and at each tick. Appending is a store into a line the worker wrote
-	// last time; a table lookup per call was a load that missed the
-	// cache, the server having run on the processor in between.
-	pending []recorded
+	// pending holds the latest Record calls (npending of them), folded
+	// into ops when full and at each tick. Adding one is a store into a
+	// line the worker wrote last time; a table lookup per call was a load
+	// that missed the cache, the server having run on the processor in
+	// between. Its index is a byte: no bounds check.
+	pending  [pendingMax]recorded
+	npending uint8
 	// counts holds completions of operations that are not timed, by op,
 	// for workers that skip the clock read and the histogram entry (as
 	// pgbench times its statements only with -r).
@@ -98,7 +100,7 @@ type recorded struct {
 	ns int64
 }
 
-// pendingMax bounds a worker's pending values (4 KiB).
+// pendingMax bounds a worker's pending values (4 KiB): a byte's range.
 const pendingMax = 256
 
 // ErrorKey identifies a class of errors: its class name and code.
@@ -131,9 +133,10 @@ func (o *opCounts) record(d time.Duration, h *Handle) {
 // Record adds one completed operation with its latency.
 func (h *Handle) Record(op Op, d time.Duration) {
 	h.mu.Lock()
-	h.pending = append(h.pending, recorded{op, int64(d)})
-	if len(h.pending) == pendingMax {
-		h.fold()
+	n := h.npending
+	h.pending[n] = recorded{op, int64(d)}
+	if h.npending = n + 1; h.npending == 0 { // wrapped: pendingMax values
+		h.foldAll()
 	}
 	h.mu.Unlock()
 }
@@ -154,10 +157,29 @@ func (h *Handle) AddCounts(ops []Op, n []int64) {
 
 // fold records the pending values; h.mu is held.
 func (h *Handle) fold() {
-	for _, r := range h.pending {
-		h.ops[r.op].record(time.Duration(r.ns), h)
+	h.foldN(int(h.npending))
+	h.npending = 0
+}
+
+// foldAll records a full pending list, which npending, having wrapped,
+// does not count; h.mu is held.
+func (h *Handle) foldAll() { h.foldN(pendingMax) }
+
+func (h *Handle) foldN(n int) {
+	ops := h.ops
+	for _, r := range h.pending[:n] {
+		o := &ops[r.op]
+		v := r.ns
+		if v < lowestNS {
+			v = lowestNS
+		} else if v > highestNS {
+			v = highestNS
+			h.clamped++
+		}
+		o.hist.record(v)
+		o.count++
+		o.sumNS += v
 	}
-	h.pending = h.pending[:0]
 }
 
 // RecordScheduled adds one completed operation run under a rate schedule:
@@ -252,7 +274,7 @@ func (r *Registry) OpByName(name string) (Op, bool) {
 
 // NewHandle returns a fresh handle for one worker.
 func (r *Registry) NewHandle() *Handle {
-	h := &Handle{ops: make([]opCounts, len(r.specs)), pending: make([]recorded, 0, pendingMax), counts: make([]int64, len(r.specs))}
+	h := &Handle{ops: make([]opCounts, len(r.specs)), counts: make([]int64, len(r.specs))}
 	r.mu.Lock()
 	r.handles = append(r.handles, h)
 	r.mu.Unlock()

@@ -53,7 +53,7 @@ func TestSparseKeepsItsTableOverQuietTicks(t *testing.T) {
 	h := NewHistogram()
 	busy := func() {
 		for i := range int64(300) {
-			s.record(1_000_000 + i*40_000) // 300 buckets: 512 slots
+			s.record(1_000_000 + i*40_000) // 300 buckets: 1024 slots
 		}
 		s.mergeInto(h)
 	}
