@@ -305,13 +305,14 @@ func (s *Stmt) render(args []target.Value) (string, error) {
 
 // bind converts args into the reused driver arguments.
 func (s *Stmt) bind(args []target.Value) []driver.NamedValue {
-	if cap(s.args) < len(args) {
+	if len(s.args) != len(args) {
 		s.args = make([]driver.NamedValue, len(args))
+		for i := range s.args {
+			s.args[i].Ordinal = i + 1
+		}
 	}
-	s.args = s.args[:len(args)]
-	for i, a := range args {
-		nv := &s.args[i]
-		nv.Ordinal = i + 1
+	for i := range args {
+		a, nv := &args[i], &s.args[i]
 		switch {
 		case a.IsNull:
 			nv.Value = nil
