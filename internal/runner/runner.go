@@ -661,14 +661,17 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	// stop ends at the time limit (workload.WithStop): no event starts
 	// after it.
 	stop := workload.Stop(ctx)
+	stopped := stop.Done() // a look at the channel is a fraction of stop.Err's cost
 	var al alarm
 	if wk.sched != nil {
 		al = newAlarm(stop)
 		defer al.close()
 	}
 	for wk.events == 0 || wk.done < wk.events {
-		if stop.Err() != nil {
+		select {
+		case <-stopped:
 			return nil
+		default:
 		}
 		// Times are readings of the client's clock (workload.Clock).
 		var intended time.Duration
@@ -696,7 +699,11 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		// is late to start it is as stuck as one waiting on the server.
 		wk.cl.begin(intended)
 		wk.clock.Now = began
-		a := r.event(ctx, wk, began)
+		a := attempt{ok: true, tries: 1}
+		var err error
+		if a.op, err = wk.w.Event(ctx, false); err != nil {
+			a = r.event(ctx, wk, began, a.op, err)
+		}
 		wk.cl.end(nil)
 		if a.err != nil {
 			if errors.Is(a.err, workload.ErrWorkerDone) {
@@ -769,9 +776,10 @@ type attempt struct {
 	after  error // fatal, once the committed event is counted
 }
 
-// event runs one event, begun at began (a reading of wk's clock), with
-// its retries.
-func (r *run) event(ctx context.Context, wk *worker, began time.Duration) attempt {
+// event goes on with an event begun at began (a reading of wk's clock)
+// whose first try returned op and err, not nil: it retries it as the
+// error allows.
+func (r *run) event(ctx context.Context, wk *worker, began time.Duration, op metrics.Op, err error) attempt {
 	id, h := wk.id, wk.h
 	for try := 1; ; try++ {
 		// A lost connection's outage starts with the try that found it:
@@ -779,10 +787,9 @@ func (r *run) event(ctx context.Context, wk *worker, began time.Duration) attemp
 		tryStart := began
 		if try > 1 {
 			tryStart = wk.clock.Read()
-		}
-		op, err := wk.w.Event(ctx, try > 1)
-		if err == nil {
-			return attempt{op: op, ok: true, tries: try}
+			if op, err = wk.w.Event(ctx, true); err == nil {
+				return attempt{op: op, ok: true, tries: try}
+			}
 		}
 		if errors.Is(err, workload.ErrWorkerDone) {
 			return attempt{err: err}
