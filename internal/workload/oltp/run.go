@@ -76,6 +76,7 @@ var sqlOf = map[kind]string{
 type plan struct {
 	trx      bool
 	write    bool
+	ranges   bool          // some range selects per event
 	counts   [numKinds]int // statements of each kind per event
 	prepared []kind        // per-table statements to prepare
 }
@@ -134,6 +135,9 @@ func (w *Workload) plan() plan {
 		if p.counts[k] > 0 && w.name != "oltp_insert" {
 			p.prepared = append(p.prepared, k)
 		}
+	}
+	for k := kSimpleRange; k <= kDistinctRange; k++ {
+		p.ranges = p.ranges || p.counts[k] > 0
 	}
 	return p
 }
@@ -404,6 +408,14 @@ func (wk *worker) exec(ctx context.Context, sql string, k kind) error {
 
 func (wk *worker) table() int { return int(wk.src.Uniform(1, int64(wk.w.opt.Tables))) - 1 }
 
+// intArgs makes the statement's arguments the integers ids, set in place.
+func (wk *worker) intArgs(ids ...int64) {
+	wk.args = wk.args[:len(ids)]
+	for i, id := range ids {
+		wk.args[i].SetInt(id)
+	}
+}
+
 // Event runs one event: sysbench's statements in sysbench's order.
 
 var _ workload.Worker = (*worker)(nil)
@@ -439,13 +451,13 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if n := p.counts[kPointSelect]; n > 0 {
 		t := wk.table()
 		for i := 0; i < n; i++ {
-			wk.args = append(wk.args[:0], target.IntVal(wk.ids.Int(wk.src)))
+			wk.intArgs(wk.ids.Int(wk.src))
 			if err := wk.run(ctx, t, kPointSelect); err != nil {
 				return 0, err
 			}
 		}
 	}
-	for k := kSimpleRange; k <= kDistinctRange; k++ {
+	for k := kSimpleRange; p.ranges && k <= kDistinctRange; k++ {
 		n := p.counts[k]
 		if n == 0 {
 			continue
@@ -453,7 +465,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 		t := wk.table()
 		for i := 0; i < n; i++ {
 			id := wk.ids.Int(wk.src)
-			wk.args = append(wk.args[:0], target.IntVal(id), target.IntVal(id+o.RangeSize-1))
+			wk.intArgs(id, id+o.RangeSize-1)
 			if err := wk.run(ctx, t, k); err != nil {
 				return 0, err
 			}
@@ -462,7 +474,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 	if n := p.counts[kIndexUpdate]; n > 0 {
 		t := wk.table()
 		for i := 0; i < n; i++ {
-			wk.args = append(wk.args[:0], target.IntVal(wk.ids.Int(wk.src)))
+			wk.intArgs(wk.ids.Int(wk.src))
 			if err := wk.run(ctx, t, kIndexUpdate); err != nil {
 				return 0, err
 			}
@@ -482,7 +494,7 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 		t := wk.table()
 		for i := 0; i < n; i++ {
 			id := wk.ids.Int(wk.src)
-			wk.args = append(wk.args[:0], target.IntVal(id))
+			wk.intArgs(id)
 			if err := wk.run(ctx, t, kDelete); err != nil {
 				return 0, err
 			}

@@ -448,10 +448,13 @@ func locked(w io.Writer) io.Writer {
 
 // worker is one pgbench client on its connection.
 type worker struct {
-	rs     *runState
-	id     int
-	conn   target.Conn
-	swap   *swapConn // -C: the connection the client sees, changed per transaction
+	rs   *runState
+	id   int
+	conn target.Conn
+	swap *swapConn // -C: the connection the client sees, changed per transaction
+	// txs is conn's TxStater, nil where it can tell no transaction
+	// state, looked up once (without -C the connection stays).
+	txs    target.TxStater
 	h      *metrics.Handle
 	client *script.Client
 	choose script.Rand // picks the script, as pgbench's chooseScript
@@ -526,6 +529,8 @@ func (rs *runState) newWorker(ctx context.Context, s workload.Seat) (*worker, er
 	var c target.Conn = conn
 	if rs.w.opt.Connect {
 		wk.swap, c = newSwapConn(conn)
+	} else {
+		wk.txs, _ = conn.(target.TxStater)
 	}
 	var err error
 	if wk.client, err = script.NewClient(rs.shared, id, c, rs.dialect); err != nil {
@@ -666,11 +671,10 @@ func (wk *worker) Event(ctx context.Context, retry bool) (metrics.Op, error) {
 // txOpen says whether the script left a transaction block open, where the
 // connection can tell (PostgreSQL).
 func (wk *worker) txOpen() bool {
-	var c target.Conn = wk.conn
-	if wk.swap != nil {
-		c = wk.swap.Conn
+	if wk.swap == nil {
+		return wk.txs != nil && wk.txs.InTransaction()
 	}
-	ts, ok := c.(target.TxStater)
+	ts, ok := wk.swap.Conn.(target.TxStater)
 	return ok && ts.InTransaction()
 }
 
