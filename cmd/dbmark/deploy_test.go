@@ -224,7 +224,7 @@ func TestKubernetesRecipe(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join("..", "..", "deploy", "kubernetes"), dir)
 	at := time.Now().Add(6 * time.Second).UTC().Truncate(time.Second)
-	if err := os.WriteFile(filepath.Join(dir, "start.env"), []byte("START_AT="+at.Format(time.RFC3339)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config", "start.env"), []byte("START_AT="+at.Format(time.RFC3339)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	objs := kubectlObjects(t, kubectl, dir)
