@@ -331,3 +331,57 @@ func TestKubernetesRecipe(t *testing.T) {
 		t.Fatalf("the merge pod does not show the merged result:\n%s", outs[hosts])
 	}
 }
+
+// The image cannot be built here (no container engine runs), so what the
+// Dockerfile takes from the repository is checked against it: the files
+// it copies exist, the chart library lands where the report embeds it
+// from (scripts/report-assets.sh), and dbmark is built as `make build`
+// builds it (the Makefile's tags).
+func TestDockerfileNamesWhatTheRepositoryHas(t *testing.T) {
+	root := filepath.Join("..", "..")
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	docker := read("deploy/Dockerfile")
+	// A line continued with a backslash is one instruction.
+	var instr []string
+	for _, l := range strings.Split(strings.ReplaceAll(docker, "\\\n", " "), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			instr = append(instr, l)
+		}
+	}
+	asset := regexp.MustCompile(`(?m)^DEST=(\S+)`).FindStringSubmatch(read("scripts/report-assets.sh"))
+	tags := regexp.MustCompile(`(?m)^TAGS\s*:=\s*(\S+)`).FindStringSubmatch(read("Makefile"))
+	if asset == nil || tags == nil {
+		t.Fatal("no DEST in scripts/report-assets.sh or no TAGS in the Makefile")
+	}
+	var copied, built bool
+	for _, in := range instr {
+		f := strings.Fields(in)
+		switch {
+		case f[0] == "COPY" && strings.HasPrefix(f[1], "--from=assets"):
+			if f[len(f)-1] != asset[1] {
+				t.Errorf("the chart library goes to %s, the report embeds %s", f[len(f)-1], asset[1])
+			}
+			copied = true
+		case f[0] == "COPY" && !strings.HasPrefix(f[1], "--from="):
+			for _, src := range f[1 : len(f)-1] {
+				if _, err := os.Stat(filepath.Join(root, src)); err != nil {
+					t.Errorf("COPY %s: %v", src, err)
+				}
+			}
+		case f[0] == "RUN" && strings.Contains(in, "go build"):
+			if !strings.Contains(in, "-tags "+tags[1]) || !strings.Contains(in, "CGO_ENABLED=1") || !strings.HasSuffix(in, "./cmd/dbmark") {
+				t.Errorf("dbmark is not built as make builds it (cgo, -tags %s, ./cmd/dbmark): %s", tags[1], in)
+			}
+			built = true
+		}
+	}
+	if !copied || !built {
+		t.Fatalf("the Dockerfile copies the chart library: %v; builds dbmark: %v", copied, built)
+	}
+}
