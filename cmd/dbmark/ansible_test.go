@@ -58,9 +58,11 @@ func TestAnsibleRecipe(t *testing.T) {
 	}
 	os.WriteFile(inv, []byte("[dbmark_clients]\n"+strings.Join(lines, "\n")+"\n"), 0o644)
 	site := resultsSite(t, work)
+	// The instant is picked one task before the runs start: on a loaded
+	// machine Ansible takes seconds a task.
 	extra, _ := json.Marshal(map[string]any{
 		"dbmark_binary": buildDbmark(t), "dbmark_prepare": true, "dbmark_options": "--table-size 1000",
-		"dbmark_run_options": "--threads 2 --time 2s --warmup 1s", "dbmark_start_in": 15, "dbmark_poll": 1,
+		"dbmark_run_options": "--threads 2 --time 2s --warmup 1s", "dbmark_start_in": 20, "dbmark_poll": 1,
 		"dbmark_results_dir": filepath.Join(work, "results"), "dbmark_results_site": site,
 	})
 	// -vvv shows each command a task runs, and the environment it is given.
