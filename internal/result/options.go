@@ -33,6 +33,8 @@ var optionClasses = map[string]OptionClass{
 	"verbosity": OutputOption, "progress-timestamp": OutputOption, "histogram": OutputOption,
 	"cpu-profile": OutputOption, "mem-profile": OutputOption, "probe-root": OutputOption, "show": OutputOption,
 	"rows-by": OutputOption, "cols-by": OutputOption,
+	// Where pgbench's -l writes: hosts of one merged run name their own.
+	"log-prefix": OutputOption,
 	// Each server setting is recorded as an option of its own
 	// (ServerOption); the command to restart the server is how, not what.
 	"server-set": OutputOption, "restart-cmd": OutputOption,

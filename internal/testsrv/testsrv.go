@@ -4,7 +4,8 @@
 // never stopped by a test.
 //
 // A server lives in a temporary directory, listens on 127.0.0.1 on a free
-// port and on a unix socket, offers TLS with a self-signed certificate,
+// port (PostgreSQL, with PostgresAlsoOn, on one more address too) and on a
+// unix socket, offers TLS with a self-signed certificate,
 // and has one database for the test. Starting one needs the server's
 // binaries (PostgreSQL's initdb and pg_ctl, MariaDB's mariadb-install-db
 // and mariadbd); when they are missing the test is skipped.
