@@ -363,3 +363,42 @@ func TestServeMetrics(t *testing.T) {
 		t.Fatalf("in flight after the answers: %v", got)
 	}
 }
+
+// TestSweepServesEachCell: one listener serves a sweep's runs in turn,
+// each with its cell's labels.
+func TestSweepServesEachCell(t *testing.T) {
+	home(t)
+	var errb syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Main(context.Background(), []string{"sweep", "oltp_point_select", "--threads", "1,2", "--time", "500ms",
+			"--table-size", "1000", "--metrics-addr", "127.0.0.1:0"}, io.Discard, &errb)
+	}()
+	cells := map[string]string{} // cell -> run_id
+	for {
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Fatalf("sweep: exit %d: %s", code, errb.String())
+			}
+			if len(cells) != 2 || cells["threads=1"] == "" || cells["threads=2"] == "" || cells["threads=1"] == cells["threads=2"] {
+				t.Fatalf("cells served: %v, want threads=1 and threads=2, each its own run", cells)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		m := metricsRE.FindStringSubmatch(errb.String())
+		if m == nil {
+			continue
+		}
+		fams, err := promexport.Scrape(context.Background(), m[1], false)
+		if err != nil {
+			continue // the listener closing at the end
+		}
+		for _, mm := range metricsOf(fams, "dbmark_events_total") {
+			if l := labels(mm); l["sweep_id"] != "" && mm.GetCounter().GetValue() > 0 {
+				cells[l["cell"]] = l["run_id"]
+			}
+		}
+	}
+}
