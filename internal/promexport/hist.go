@@ -2,7 +2,6 @@ package promexport
 
 import (
 	"math"
-	"sort"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,13 +26,31 @@ const Schema = 4
 func newHistogram(d *prometheus.Desc, o metrics.OpSnapshot, created time.Time, lv ...string) prometheus.Metric {
 	classic := make([]uint64, len(Buckets))
 	native := map[int]int64{}
+	// The bins come in increasing order: the classic bucket moves on
+	// along the bounds, and a native bucket's index (a logarithm) is
+	// taken once for the bins it holds, not for each.
+	j := 0
+	ni, upper, pending := 0, math.Inf(-1), int64(0)
 	metrics.Bins(o.Counts, func(low, width, n int64) {
 		v := (float64(low) + float64(width-1)/2) / 1e9
-		if i := sort.SearchFloat64s(Buckets, v); i < len(Buckets) {
-			classic[i] += uint64(n)
+		for j < len(Buckets) && v > Buckets[j] {
+			j++
 		}
-		native[int(math.Ceil(math.Log2(v)*(1<<Schema)))] += n
+		if j < len(Buckets) {
+			classic[j] += uint64(n)
+		}
+		if v > upper {
+			if pending > 0 {
+				native[ni] += pending
+			}
+			ni = int(math.Ceil(math.Log2(v) * (1 << Schema)))
+			upper, pending = math.Exp2(float64(ni)/(1<<Schema)), 0
+		}
+		pending += n
 	})
+	if pending > 0 {
+		native[ni] += pending
+	}
 	cum := make(map[float64]uint64, len(Buckets))
 	var run uint64
 	for i, b := range Buckets {
