@@ -75,7 +75,7 @@ func TestDashboardQueriesWhatIsExported(t *testing.T) {
 	// What a served run exports: its families and their labels.
 	srv, reg := served(t, logUniform(100))
 	srv.Serve(promexport.Run{Labels: promexport.Labels{Workload: "w", Engine: "e", ClientID: "c", RunID: "r", SweepID: "s", Cell: "threads=1"},
-		Metrics: reg, Samples: samples{"os.cpu.user": 10, "db.xact_commit": 100}})
+		Metrics: reg, Samples: samples{"os.cpu.user": 10, "db.commits": 100}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	fams, err := promexport.Scrape(ctx, srv.URL(), false)
