@@ -22,7 +22,7 @@ TAGS    := sqlite_dbstat
 # The packages whose goroutines share state (workers, metric handles,
 # connections): their tests run under the race detector, the rest without
 # it (it slows tests several times over).
-RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
+RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
 test: testenv-start assets deploy-tools

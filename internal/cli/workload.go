@@ -21,6 +21,7 @@ import (
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/probe"
+	"github.com/dbmark/dbmark/internal/promexport"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -108,6 +109,9 @@ type runFlags struct {
 	restartRead bool
 	// start is --start-at and --client-id (startat.go).
 	start startFlags
+	// metricsAddr serves the run's live metrics for Prometheus
+	// (livemetrics.go).
+	metricsAddr string
 }
 
 // targetFlag is --target for a workload with a target of its own: it
@@ -179,6 +183,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
 	f.start.bind(fs)
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's live metrics for Prometheus at http://ADDR/metrics (:9464; 127.0.0.1:0 picks a free port and prints it)")
 }
 
 // bindServer binds the options that change the server's settings for
@@ -561,12 +566,17 @@ func setupError(ctx context.Context, err error) error {
 }
 
 func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *runFlags) (err error) {
+	mx, err := a.listenMetrics(f.metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer a.closeMetrics(mx)
 	servers, err := a.checkServerSet(ctx, w, f)
 	if err != nil {
 		return err
 	}
 	defer func() { err = restoreServerSet(ctx, servers, err) }()
-	_, err = a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout, servers: servers})
+	_, err = a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout, servers: servers, metrics: mx})
 	return err
 }
 
@@ -624,6 +634,8 @@ type runOpts struct {
 	// front is a front end's part in the run (sysbench's, pgbench's); nil
 	// for dbmark's own commands.
 	front *frontEnd
+	// metrics serves the run's live metrics (--metrics-addr); nil: none.
+	metrics *promexport.Server
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -730,6 +742,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if o.front != nil && o.front.started != nil {
 		o.front.started()
 	}
+	cfg.Watch = o.watch(res, f, cfg.Threads, smp)
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)

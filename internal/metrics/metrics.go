@@ -494,3 +494,70 @@ func ParsePercentiles(list []string) ([]float64, error) {
 	sort.Float64s(out)
 	return out, nil
 }
+
+// Snapshot is the cumulative totals as a reader apart from the ticker (a
+// live exporter) takes them: copies, made under the lock the ticker takes
+// to merge, so the reader never holds it while it works and never touches
+// a worker's handle.
+type Snapshot struct {
+	Ops        []OpSnapshot
+	Errors     map[ErrorKey]int64
+	Retries    int64
+	Reconnects int64
+	// Since is when the measured span began (it moves with each tick of
+	// the warm-up) and Measured how long it is, up to the last tick.
+	Since    time.Time
+	Measured time.Duration
+}
+
+// OpSnapshot is one operation's cumulative totals: its completions, timed
+// or not, and the timed ones' latency sum and histogram counts (Bins reads
+// them; nil when none was timed).
+type OpSnapshot struct {
+	Spec   OpSpec
+	Count  int64
+	SumNS  int64
+	Timed  int64
+	Counts []int64
+}
+
+// Snapshot copies the cumulative totals as the last tick left them. It
+// holds the registry's lock for a copy of each timed operation's counts,
+// never a worker's.
+func (r *Registry) Snapshot() Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.cumulative
+	s := Snapshot{Ops: make([]OpSnapshot, len(t.Ops)), Errors: make(map[ErrorKey]int64, len(t.Errors)),
+		Retries: t.Retries, Reconnects: t.Reconnects, Since: r.cumStart, Measured: r.last.Sub(r.cumStart)}
+	for i, o := range t.Ops {
+		s.Ops[i] = OpSnapshot{Spec: o.Spec, Count: o.Count, SumNS: o.SumNS, Timed: o.Hist.TotalCount()}
+		if s.Ops[i].Timed > 0 {
+			s.Ops[i].Counts = o.Hist.Export().Counts
+		}
+	}
+	for k, v := range t.Errors {
+		s.Errors[k] = v
+	}
+	return s
+}
+
+// Bins calls f for each non-empty bucket of counts, the counts of a
+// histogram of this package's bounds (NewHistogram, exported): the
+// bucket's lowest value in nanoseconds, its width and its count. The
+// first 2048 buckets hold one value each; above, each run of 1024 buckets
+// is twice as wide as the one before (three significant digits from 1 ns).
+func Bins(counts []int64, f func(low, width, n int64)) {
+	const half = 1 << (subBucketBits - 1)
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if i < 2*half {
+			f(int64(i), 1, n)
+			continue
+		}
+		shift := uint(i/half - 1)
+		f(int64(i%half+half)<<shift, 1<<shift, n)
+	}
+}

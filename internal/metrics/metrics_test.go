@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -160,5 +161,38 @@ func TestCountsWithoutTimes(t *testing.T) {
 	tot, _ := r.Cumulative()
 	if tot.KindCount(Read) != 7 || tot.KindCount(Write) != 2 || tot.KindCount(Event) != 1 {
 		t.Fatalf("cumulative reads %d writes %d events %d; want 7, 2, 1", tot.KindCount(Read), tot.KindCount(Write), tot.KindCount(Event))
+	}
+}
+
+// Bins reads an exported histogram's counts back into the buckets its
+// values were recorded in.
+func TestBinsHoldTheValuesRecorded(t *testing.T) {
+	h := NewHistogram()
+	rng := rand.New(rand.NewPCG(1, 2))
+	want := map[int64]int64{}
+	for range 20000 {
+		v := int64(math.Exp(rng.Float64()*math.Log(float64(highestNS)))) + 1
+		h.RecordValue(v)
+		want[v]++
+	}
+	got := map[int64]int64{} // values found in each bucket Bins names
+	var total int64
+	Bins(h.Export().Counts, func(low, width, n int64) {
+		if low != bucketFloor(low) || bucketFloor(low+width-1) != low || bucketFloor(low+width) == low {
+			t.Fatalf("bucket [%d, +%d) is not one of the histogram's", low, width)
+		}
+		got[low] += n
+		total += n
+	})
+	for v, n := range want {
+		got[bucketFloor(v)] -= n
+	}
+	for low, n := range got {
+		if n != 0 {
+			t.Fatalf("bucket at %d: %d more than recorded there", low, n)
+		}
+	}
+	if total != h.TotalCount() {
+		t.Fatalf("bins hold %d values, the histogram %d", total, h.TotalCount())
 	}
 }

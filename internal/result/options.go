@@ -41,7 +41,7 @@ var optionClasses = map[string]OptionClass{
 	// A host's name and the instant its window began are recorded in
 	// fields of their own (ClientID, StartAt): the same work on several
 	// hosts, never a difference between them.
-	"client-id": OutputOption, "start-at": OutputOption,
+	"client-id": OutputOption, "start-at": OutputOption, "metrics-addr": OutputOption,
 }
 
 // ClassOf says what the option named name says about a run; an option it

@@ -75,6 +75,10 @@ type Config struct {
 	// starts at (run --start-at): the warm-up lasts until then
 	// (startat.go).
 	StartAt time.Time
+	// Watch, when set, is given the run's metrics before any client
+	// starts: a live exporter reads what the ticker merged from it
+	// (metrics.Registry.Snapshot), at its own pace, never a worker's.
+	Watch func(*metrics.Registry)
 }
 
 // Validate checks the configuration.
@@ -156,6 +160,9 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
 	r := &run{start: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	if cfg.Watch != nil {
+		cfg.Watch(reg)
+	}
 	if r.cfg.ReconnectFor == 0 {
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
