@@ -131,6 +131,17 @@ func (r pgRunner) chown(paths ...string) error {
 // Postgres initialises and starts a PostgreSQL server (user postgres, no
 // password, database postgres).
 func Postgres(ctx context.Context) (*Server, error) {
+	return postgresIn(ctx, "")
+}
+
+// PostgresOn is Postgres with its files (data, WAL, log) on d.
+func PostgresOn(d *SlowDisk) Starter {
+	return func(ctx context.Context) (*Server, error) { return postgresIn(ctx, d.Dir) }
+}
+
+// postgresIn starts a server in a new directory under parent (the
+// system's temporary directory when "").
+func postgresIn(ctx context.Context, parent string) (*Server, error) {
 	r, err := newPGRunner()
 	if err != nil {
 		return nil, err
@@ -139,7 +150,7 @@ func Postgres(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := tempDir()
+	dir, err := tempDir(parent)
 	if err != nil {
 		return nil, err
 	}
