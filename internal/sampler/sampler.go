@@ -306,13 +306,21 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	if err != nil {
 		s.fail("os", err) // partial: keep sampling what can be read
 	}
+	sampled := false // prev is the base, not yet a sample
 	s.every(ctx, "os", func() (bool, bool) {
 		cur, err := r.Snapshot()
 		if err != nil {
 			s.fail("os", err)
 		}
+		if sampled && cur.At.Sub(prev.At) < s.cfg.Interval/4 {
+			// A tick or kick an instant after the last sample (ticks
+			// the runner emits at once after a stall): that sample is
+			// as new as it, and rates over the instant since would be
+			// noise, at the same time on the millisecond axis.
+			return true, true
+		}
 		s.add(cur.At, "os", probe.OSRates(prev, cur))
-		prev = cur
+		prev, sampled = cur, true
 		return true, true
 	})
 }

@@ -131,7 +131,7 @@ func (r pgRunner) chown(paths ...string) error {
 // Postgres initialises and starts a PostgreSQL server (user postgres, no
 // password, database postgres).
 func Postgres(ctx context.Context) (*Server, error) {
-	return startPostgres(ctx, pgListen{})
+	return startPostgres(ctx, pgSetup{})
 }
 
 // PostgresAlsoOn is a Starter of Postgres listening on addr as well as on
@@ -141,15 +141,21 @@ func Postgres(ctx context.Context) (*Server, error) {
 // server starts.
 func PostgresAlsoOn(addr, network string) Starter {
 	return func(ctx context.Context) (*Server, error) {
-		return startPostgres(ctx, pgListen{addr: addr, network: network})
+		return startPostgres(ctx, pgSetup{addr: addr, network: network})
 	}
 }
 
-// pgListen is an address the server listens on besides 127.0.0.1, and
-// the network it trusts there ("": none).
-type pgListen struct{ addr, network string }
+// PostgresOn is Postgres with its files (data, WAL, log) on d.
+func PostgresOn(d *SlowDisk) Starter {
+	return func(ctx context.Context) (*Server, error) { return startPostgres(ctx, pgSetup{parent: d.Dir}) }
+}
 
-func startPostgres(ctx context.Context, also pgListen) (*Server, error) {
+// pgSetup says where a server's files go (a new directory under parent;
+// the system's temporary directory when "") and the address it listens
+// on besides 127.0.0.1, with the network it trusts there ("": none).
+type pgSetup struct{ parent, addr, network string }
+
+func startPostgres(ctx context.Context, also pgSetup) (*Server, error) {
 	r, err := newPGRunner()
 	if err != nil {
 		return nil, err
@@ -158,7 +164,7 @@ func startPostgres(ctx context.Context, also pgListen) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := tempDir()
+	dir, err := tempDir(also.parent)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +176,7 @@ func startPostgres(ctx context.Context, also pgListen) (*Server, error) {
 	return s, nil
 }
 
-func setUpPostgres(ctx context.Context, r pgRunner, dir string, port int, also pgListen) (*Server, error) {
+func setUpPostgres(ctx context.Context, r pgRunner, dir string, port int, also pgSetup) (*Server, error) {
 	data, sock, log := filepath.Join(dir, "data"), filepath.Join(dir, "sock"), filepath.Join(dir, "server.log")
 	for _, d := range []string{data, sock} {
 		if err := os.Mkdir(d, 0o700); err != nil {

@@ -178,10 +178,11 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tempDir is a directory other users may traverse (PostgreSQL runs as its
-// own user under root), with a short path for unix sockets.
-func tempDir() (string, error) {
-	dir, err := os.MkdirTemp("", "dbmark-srv-")
+// tempDir is a new directory under parent ("": the system's temporary
+// directory) that other users may traverse (PostgreSQL runs as its own
+// user under root), with a short path for unix sockets.
+func tempDir(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "dbmark-srv-")
 	if err != nil {
 		return "", err
 	}
