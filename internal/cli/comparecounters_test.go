@@ -61,10 +61,10 @@ func TestCompareShowsTheCountersThatMoved(t *testing.T) {
 		runs = append(runs, r)
 	}
 	d := compare.Diff(runs...)
-	if d.Counters == nil || !inTop(d.Counters.Top, "db.wal_syncs") {
-		t.Errorf("compare.Diff: no db.wal_syncs among the moved counters: %+v", d.Counters)
+	if len(d.Counters) != 1 || d.Counters[0] == nil || !inTop(d.Counters[0].Top, "db.wal_syncs") {
+		t.Fatalf("compare.Diff: no db.wal_syncs among the moved counters: %+v", d.Counters)
 	}
-	for _, c := range d.Counters.WithThroughput {
+	for _, c := range d.Counters[0].WithThroughput {
 		if c.Name == "db.wal_syncs" {
 			t.Errorf("the WAL syncs are said to follow the throughput: %+v", c)
 		}
