@@ -3,6 +3,7 @@ package site_test
 import (
 	"bytes"
 	"html"
+	"net/http"
 	"maps"
 	"slices"
 	"strings"
@@ -159,5 +160,12 @@ func TestCompareShowsTheCountersThatMoved(t *testing.T) {
 	}
 	if strings.Contains(sec, "os.cpu.user") {
 		t.Errorf("page: a CPU within its noise is listed:\n%s", sec)
+	}
+
+	// Counters are named by device; one named by a home directory never
+	// reaches a comparison: the site refuses the result.
+	leaky := variant(t, realRun(t, "oltp_point_select"), sampled(1000, map[string]float64{"os.disk./home/alice/disk.img.writes": 5}))
+	if a := ts.submit(submission(leaky)); a.Status != http.StatusBadRequest || !strings.Contains(a.apiError(t).Field, "counters") {
+		t.Errorf("a counter named by a home path: %d %s, want 400 naming the counter", a.Status, a.Body)
 	}
 }
