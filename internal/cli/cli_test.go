@@ -61,11 +61,7 @@ func oneLineError(t *testing.T, o outcome, want string) {
 // readResult reads a result document written with --json.
 func readResult(t *testing.T, path string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

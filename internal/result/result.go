@@ -514,6 +514,20 @@ func Read(r io.Reader) (*Result, error) {
 	return Unmarshal(b)
 }
 
+// ReadFile reads the result document at path (as WriteFile and --json
+// write it).
+func ReadFile(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, unwrapPath(err))
+	}
+	r, err := Unmarshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
+	return r, nil
+}
+
 // started is about when this process started: a temporary file of
 // WriteFile's naming older than it was left by an earlier process (one
 // killed between writing and renaming it).

@@ -1,8 +1,10 @@
 package result
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,11 +43,7 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 	if err := WriteFile(path, r); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Unmarshal(b)
+	back, err := ReadFile(path)
 	if err != nil || back.Status != StatusInterrupted {
 		t.Fatalf("%v %v", back, err)
 	}
@@ -55,6 +53,14 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "no", "such", "r.json"), r); err == nil {
 		t.Fatal("write into a missing directory succeeded")
+	}
+	if _, err := ReadFile(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file read as %v", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema_version": 0}`), 0o644)
+	if _, err := ReadFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("a document of no schema version: %v, want an error naming the file", err)
 	}
 }
 
