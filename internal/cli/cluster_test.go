@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/testsrv"
@@ -130,7 +131,9 @@ func TestClusterPostgres(t *testing.T) {
 		t.Errorf("results show: exit %d\n%s%s", show.code, show.stdout, show.stderr)
 	}
 	html := filepath.Join(dir, "r.html")
-	if rep := dbmark(t, ctx2, "report", "1", "-o", html); rep.code != 0 {
+	if _, err := htmlreport.ChartLibrary(); err != nil && os.Getenv("CI") == "" {
+		t.Log("no report:", err) // a build before `make assets`
+	} else if rep := dbmark(t, ctx2, "report", "1", "-o", html); rep.code != 0 {
 		t.Errorf("report: exit %d %s", rep.code, rep.stderr)
 	} else if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), `"name":"#1 server2"`) {
 		t.Errorf("the report draws no line per server (%v)", err)
