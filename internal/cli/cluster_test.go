@@ -7,6 +7,8 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/result"
+	siteapi "github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
@@ -148,5 +151,26 @@ func TestClusterPostgres(t *testing.T) {
 	}
 	if cmp := dbmark(t, ctx2, "compare", "1", "1"); cmp.code != 0 {
 		t.Errorf("compare: exit %d %s", cmp.code, cmp.stderr)
+	}
+	// The site takes it, and keeps each server's part.
+	site, _ := serve(t, "--store", filepath.Join(t.TempDir(), "site.db"))
+	sub := dbmark(t, ctx2, "submit", "1", "--server", site)
+	if sub.code != 0 || !strings.HasPrefix(sub.stdout, site+"/r/") {
+		t.Fatalf("submit: exit %d %s %s", sub.code, sub.stdout, sub.stderr)
+	}
+	link := strings.TrimSpace(sub.stdout)
+	res, err := http.Get(site + "/api/v1/results/" + link[strings.LastIndex(link, "/")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var d siteapi.ResultDetail
+	if err := json.NewDecoder(res.Body).Decode(&d); err != nil || len(d.Submission.Runs) != 1 || len(d.Submission.Runs[0].Servers) != 2 {
+		t.Errorf("the site's copy: %v %+v", err, d.Submission.Runs)
+	}
+	if page, err := http.Get(link); err != nil || page.StatusCode != http.StatusOK {
+		t.Errorf("the result's page: %v", err)
+	} else {
+		page.Body.Close()
 	}
 }
