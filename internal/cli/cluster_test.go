@@ -8,8 +8,8 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
