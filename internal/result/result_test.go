@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -89,5 +90,33 @@ func TestLatencyGet(t *testing.T) {
 	}
 	if LatencyOf(hdr.New(1, 10, 1), nil) != nil {
 		t.Fatal("empty histogram gave a latency")
+	}
+}
+
+// A run on one server's document has no servers; a cluster run's keeps
+// each server's part through a write and a read.
+func TestServersRoundTrip(t *testing.T) {
+	one := &Result{SchemaVersion: SchemaVersion, ID: "x", Status: StatusOK}
+	b, err := json.Marshal(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "servers") {
+		t.Errorf("a run on one server writes servers: %s", b)
+	}
+	two := *one
+	two.Servers = []Server{{Label: ServerLabel(0), Clients: 2, Target: Target{Kind: "postgres", URL: "postgres://a/b"},
+		Summary: &ServerSummary{Events: 10, EventsPerS: 5, Latency: &Latency{MeanMS: 1}}}, {Label: ServerLabel(1), Clients: 1}}
+	b, err = json.Marshal(&two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Servers) != 2 || back.Servers[0].Label != "server1" || back.Servers[1].Label != "server2" ||
+		back.Servers[0].Summary.Events != 10 || back.Servers[0].Target.URL != "postgres://a/b" {
+		t.Errorf("read back %+v", back.Servers)
 	}
 }
