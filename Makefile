@@ -7,6 +7,7 @@ SHELL := /bin/bash
 
 GO      ?= go
 TESTENV := bash scripts/testenv.sh
+DEPLOYTOOLS := bash scripts/deploy-tools.sh
 # Empty outside a git checkout (or before the first commit); the build still works.
 REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
@@ -16,16 +17,17 @@ LDFLAGS := -X github.com/dbmark/dbmark/internal/buildinfo.Revision=$(REVISION)
 # table and index sizes on SQLite.
 TAGS    := sqlite_dbstat
 
-.PHONY: test build testenv-start testenv-stop bench assets quick screenshots fuzz
+.PHONY: test build testenv-start testenv-stop bench assets quick screenshots fuzz deploy-tools deploy-check
 
 # The packages whose goroutines share state (workers, metric handles,
 # connections): their tests run under the race detector, the rest without
 # it (it slows tests several times over).
-RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
+RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
-test: testenv-start assets
+test: testenv-start assets deploy-tools
 	eval "$$($(TESTENV) env)"; \
+	eval "$$($(DEPLOYTOOLS) env)"; \
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
 	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
 	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
@@ -48,6 +50,17 @@ screenshots: assets
 
 testenv-start:
 	$(TESTENV) start
+
+# kubectl and ansible-playbook, which the tests of deploy/'s recipes use.
+deploy-tools:
+	$(DEPLOYTOOLS) install
+
+# The recipes in deploy/ and several hosts in network namespaces
+# (docs/scale-out.md), alone: part of `make test` too.
+deploy-check: testenv-start deploy-tools
+	eval "$$($(TESTENV) env)"; \
+	eval "$$($(DEPLOYTOOLS) env)"; \
+	$(GO) test -tags $(TAGS) -count=1 -v -run 'TestKubernetesRecipe|TestAnsibleRecipe|TestHostsInNetworkNamespaces' ./cmd/dbmark/
 
 testenv-stop:
 	$(TESTENV) stop

@@ -17,6 +17,9 @@
 #   MEM_SCRIPT=tpcb-like         with MEM_TEST=tpcb: the builtin script (-b)
 #   MEM_TARGET=postgres-tcp | mariadb-tcp
 #   MEM_EVERY=10        seconds between RSS samples
+#   MEM_RATE=N          open loop at N transactions/s in all (default: closed loop);
+#                       with many clients on a small machine, the clients stay many
+#                       while the server is not saturated
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -25,6 +28,7 @@ THREADS=${MEM_THREADS:-256}
 TEST=${MEM_TEST:-oltp_point_select}
 TARGET=${MEM_TARGET:-postgres-tcp}
 EVERY=${MEM_EVERY:-10}
+RATE=${MEM_RATE:-}
 
 if [[ -z ${DBMARK_TEST_POSTGRES:-} || -z ${DBMARK_TEST_MYSQL:-} ]]; then
 	eval "$(bash scripts/testenv.sh env)"
@@ -59,7 +63,9 @@ fi
 
 # The runtime prints one line per collection on stderr, ending its heap
 # sizes with "before->after->live MB".
-GODEBUG=gctrace=1 $BIN run "$TEST" "${OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>"$OUT/gc.log" &
+RUN_OPTS=()
+[[ -n $RATE ]] && RUN_OPTS=(--rate "$RATE")
+GODEBUG=gctrace=1 $BIN run "$TEST" "${OPTS[@]}" "${RUN_OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>"$OUT/gc.log" &
 PID=$!
 status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status" 2>/dev/null || echo 0; }
 live_mb() { grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$OUT/gc.log" 2>/dev/null | tail -n 1 | sed -E 's/.*->([0-9]+) MB/\1/'; }
@@ -87,5 +93,5 @@ done
 wait "$PID" || true
 tps=$(jq -r '.summary.events_per_s' "$OUT/result.json" 2>/dev/null || echo "?")
 printf "\npeak RSS %.1f MiB; after the first minute %.1f MiB, at the end %.1f MiB; %s tps; %s threads, %s s, %s\n" \
-	"$(echo "$peak/1024" | bc -l)" "$(echo "${first:-0}/1024" | bc -l)" "$(echo "${last:-0}/1024" | bc -l)" "$tps" "$THREADS" "$TIME_S" "$TARGET"
+	"$(echo "$peak/1024" | bc -l)" "$(echo "${first:-0}/1024" | bc -l)" "$(echo "${last:-0}/1024" | bc -l)" "$tps" "$THREADS" "$TIME_S" "$TARGET${RATE:+, --rate $RATE}"
 echo "logs: $OUT"

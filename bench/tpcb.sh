@@ -242,5 +242,7 @@ Raw figures: $(basename "$RESULTS_TSV").
 EOF
 	summary pgbench "$RESULTS_TSV"
 	for s in "${SKIPPED[@]}"; do printf '\nSkipped %s\n' "$s"; done
+	printf '\nDips in the dbmark runs (bench/dips.sh; steady runs: none on a quiet machine):\n\n'
+	bash "$ROOT/bench/dips.sh" "$OUT"
 } | tee "$RESULTS_MD"
 log "raw figures: $RESULTS_TSV; logs: $OUT"

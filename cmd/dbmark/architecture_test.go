@@ -3,7 +3,11 @@ package main
 import (
 	"bufio"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -97,4 +101,38 @@ func documentedPackages(t *testing.T, path string) map[string]bool {
 		t.Fatalf("%s: no package table found", path)
 	}
 	return out
+}
+
+// The helpers tests share (test servers, a browser, the suites engines,
+// stores and workloads pass) stay out of the binary, and the browser's is
+// imported by tests alone: it starts Chromium, which only a test may do.
+func TestTestHelpersStayInTests(t *testing.T) {
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		gocmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	list := func(dir string, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(gocmd, append([]string{"list", "-tags", "sqlite_dbstat"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", args, err)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	const module = "github.com/dbmark/dbmark/"
+	for _, p := range list(".", "-deps", ".") {
+		base := path.Base(p)
+		if strings.HasPrefix(p, module) && (strings.HasPrefix(base, "test") || strings.HasSuffix(base, "test")) ||
+			strings.HasPrefix(p, "github.com/chromedp/") {
+			t.Errorf("the dbmark binary links %s, a test helper", p)
+		}
+	}
+	for _, line := range list(filepath.Join("..", ".."), "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "./...") {
+		pkg, imports, _ := strings.Cut(line, ": ")
+		if slices.Contains(strings.Fields(imports), module+"internal/testchrome") {
+			t.Errorf("%s imports internal/testchrome outside its tests", pkg)
+		}
+	}
 }

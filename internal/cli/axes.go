@@ -53,7 +53,7 @@ type axisSet struct {
 
 // notAxes are options that say where, not what, or already take lists.
 var notAxes = map[string]bool{"target": true, "store": true, "json": true, "help": true, "zip": true, "rows-by": true, "cols-by": true, "format": true,
-	"server-set": true, "restart-cmd": true, "start-at": true, "client-id": true}
+	"server-set": true, "restart-cmd": true, "start-at": true, "client-id": true, "metrics-addr": true}
 
 // sweepable makes every single-valued flag of fs accept a list or a range.
 func sweepable(fs *pflag.FlagSet) *axisSet {

@@ -66,6 +66,12 @@ func (a *App) check(ctx context.Context, w workload.Spec, f *runFlags) error {
 		return err
 	}
 	defer tg.Close()
+	// A cluster's data is shared: it is checked through its first server.
+	more, err := a.openMore(ctx, w, f, tg)
+	if err != nil {
+		return err
+	}
+	closeTargets(more)
 	env := a.env(tg, f, f.threads)
 	env.Progress = a.Stdout
 	if err := w.Hooks.Check(ctx, env); err != nil {

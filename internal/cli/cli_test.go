@@ -61,11 +61,7 @@ func oneLineError(t *testing.T, o outcome, want string) {
 // readResult reads a result document written with --json.
 func readResult(t *testing.T, path string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +90,14 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{[]string{"run", "nosuch"}, `unknown workload "nosuch"`},
 		{[]string{"run"}, "needs a workload"},
 		{[]string{"run", "oltp_read_only", "--bogus"}, "unknown flag: --bogus"},
-		// A second server never silently wins over the first.
-		{[]string{"run", "oltp_read_only", "--target", "sqlite:///tmp/a.db", "--target", "sqlite:///tmp/b.db"}, "--target: given twice: a run loads one server"},
+		// A second server never silently wins over the first: several are
+		// a cluster's servers, of one engine, never embedded.
+		{[]string{"run", "oltp_read_only", "--target", "sqlite:///tmp/a.db", "--target", "sqlite:///tmp/b.db"}, "--target given 2 times: sqlite is an embedded engine"},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1:1/d", "--target", "mysql://u@127.0.0.1:1/d"}, "--target mysql://u@127.0.0.1:1/d is mysql, the first --target postgres: a run's servers are of one engine"},
+		{[]string{"prepare", "oltp_read_only", "--target", "postgres://u@127.0.0.1:1/d", "--target", "mysql://u@127.0.0.1:1/d"}, "a run's servers are of one engine"},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1:1/d", "--target", "postgres://u@127.0.0.1:99999/d"}, "invalid port"},
+		{[]string{"run", "oltp_read_only", "--target", "mysql://u@127.0.0.1:1/d", "--target", "mysql://u@127.0.0.1:3x/d"}, `invalid port ":3x"`},
+		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1:1/d", "--target", "postgres://u@127.0.0.1:2/d", "--server-set", "work_mem=8MB"}, "--server-set changes one server's settings, and --target names several"},
 		{[]string{"run", "oltp_read_only", "--threads", "0"}, "--threads 0"},
 		{[]string{"run", "oltp_read_only", "--tables", "0"}, "--tables 0"},
 		{[]string{"run", "oltp_read_only", "--stall-timeout", "-1s"}, "must not be negative"},

@@ -2,12 +2,17 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/compare"
 	"github.com/dbmark/dbmark/internal/result"
+	"github.com/dbmark/dbmark/internal/site"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
@@ -18,7 +23,7 @@ import (
 // same finding.
 func TestCompareShowsTheCountersThatMoved(t *testing.T) {
 	srv := testsrv.Start(t, testsrv.Postgres)
-	home(t)
+	dir := home(t)
 	ctx := context.Background()
 	tg := []string{"--target", srv.TCP}
 	prepared(t, "tpcb", append(tg, "-s", "1", "-q")...)
@@ -61,16 +66,48 @@ func TestCompareShowsTheCountersThatMoved(t *testing.T) {
 		runs = append(runs, r)
 	}
 	d := compare.Diff(runs...)
-	if d.Counters == nil || !inTop(d.Counters.Top, "db.wal_syncs") {
-		t.Errorf("compare.Diff: no db.wal_syncs among the moved counters: %+v", d.Counters)
+	if len(d.Counters) != 1 || d.Counters[0] == nil || !inTop(d.Counters[0].Top, "db.wal_syncs") {
+		t.Fatalf("compare.Diff: no db.wal_syncs among the moved counters: %+v", d.Counters)
 	}
-	for _, c := range d.Counters.WithThroughput {
+	for _, c := range d.Counters[0].WithThroughput {
 		if c.Name == "db.wal_syncs" {
 			t.Errorf("the WAL syncs are said to follow the throughput: %+v", c)
 		}
 	}
 	if o := dbmark(t, ctx, "compare", "1", "2", "--counters", "0"); strings.Contains(o.stdout, "counters that moved") {
 		t.Errorf("--counters 0 still lists counters:\n%s", o.stdout)
+	}
+
+	// Submitted to the results site, the two show the same finding on its
+	// compare page and in its API, with no home directory in either.
+	url, _ := serve(t, "--store", filepath.Join(t.TempDir(), "site.db"))
+	var ids []string
+	for _, id := range []string{"1", "2"} {
+		o := dbmark(t, ctx, "submit", id, "--server", url)
+		if o.code != 0 {
+			t.Fatalf("submit %s: exit %d: %s", id, o.code, o.stderr)
+		}
+		ids = append(ids, path.Base(strings.TrimSpace(o.stdout)))
+	}
+	code, api := get(t, url+"/api/v1/compare?ids="+ids[0]+","+ids[1])
+	pcode, page := get(t, url+"/compare?ids="+ids[0]+","+ids[1])
+	if code != 200 || pcode != 200 {
+		t.Fatalf("compare: the API answered %d, the page %d", code, pcode)
+	}
+	var c site.Comparison
+	if err := json.Unmarshal([]byte(api), &c); err != nil {
+		t.Fatalf("compare API: %v\n%s", err, api)
+	}
+	if len(c.Counters) != 1 || c.Counters[0].ID != ids[1] || !inTop(c.Counters[0].Moves.Top, "db.wal_syncs") {
+		t.Errorf("the site's API: no db.wal_syncs among the moved counters: %+v", c.Counters)
+	}
+	if !strings.Contains(page, "<td>db.wal_syncs</td>") || !strings.Contains(page, "Counters that moved") {
+		t.Errorf("the site's compare page does not list db.wal_syncs:\n%s", page)
+	}
+	for _, p := range []string{dir, os.Getenv("HOME")} {
+		if strings.Contains(api, p) || strings.Contains(page, p) {
+			t.Errorf("the site's comparison holds the home directory %s", p)
+		}
 	}
 }
 

@@ -150,11 +150,11 @@ func engineFacts(ctx context.Context, tg target.Target, a *App) *result.EngineFa
 
 // startSampler starts the counter samplers, or returns nil when off. A
 // sampler driven by the live lines samples at their ticks.
-func (a *App) startSampler(ctx context.Context, tg target.Target, every time.Duration, driven bool, root string) *sampler.Sampler {
+func (a *App) startSampler(ctx context.Context, tg target.Target, more []target.Target, every time.Duration, driven bool, root string) *sampler.Sampler {
 	if every <= 0 {
 		return nil
 	}
-	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger, Driven: driven}
+	cfg := sampler.Config{Interval: every, Root: root, Logger: a.Logger, Driven: driven, Servers: serverCounters(tg, more)}
 	if cs, ok := tg.(target.CounterSource); ok {
 		cfg.DB = cs
 	} else {

@@ -205,11 +205,7 @@ func (a *App) gateRuns(ctx context.Context, base *result.Result, n int, targetUR
 		if err := root.ExecuteContext(ctx); err != nil {
 			return nil, fmt.Errorf("run %d of %d: %w", i+1, n, err)
 		}
-		b, err := os.ReadFile(doc)
-		if err != nil {
-			return nil, fmt.Errorf("run %d of %d: read its document: %w", i+1, n, err)
-		}
-		r, err := result.Unmarshal(b)
+		r, err := result.ReadFile(doc)
 		if err != nil {
 			return nil, fmt.Errorf("run %d of %d: %w", i+1, n, err)
 		}

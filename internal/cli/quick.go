@@ -201,16 +201,12 @@ func (a *App) quickStep(ctx context.Context, s quickStep, n int, work string, wa
 	args := append([]string{"run", s.Workload, tgt}, common...)
 	args = append(args, "--time", s.Time.String(), "--warmup", warmup.String(), "--no-store", "--json", doc)
 	code := Main(ctx, args, io.Discard, a.Stderr)
-	b, err := os.ReadFile(doc)
+	res, err := result.ReadFile(doc)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, code, nil
 	}
 	if err != nil {
-		return nil, code, withCode(ExitRunFailed, fmt.Errorf("read the result of %s: %w", s.Workload, err))
-	}
-	res, err := result.Unmarshal(b)
-	if err != nil {
-		return nil, code, withCode(ExitRunFailed, fmt.Errorf("read the result of %s: %w", s.Workload, err))
+		return nil, code, withCode(ExitRunFailed, fmt.Errorf("%s: %w", s.Workload, err))
 	}
 	return res, code, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dbmark/dbmark/internal/promexport"
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/secret"
 	"github.com/dbmark/dbmark/internal/site"
@@ -32,6 +33,7 @@ func (a *App) serveCmd() *cobra.Command {
 	maxBody := fileio.Size(site.DefaultMaxBody)
 	var limits sitestore.Limits
 	var trustProxy, logJSON, unreleased bool
+	var metricsAddr string
 	var maxInFlight int
 	queueWait := site.DefaultQueueWait
 	cmd := &cobra.Command{
@@ -55,6 +57,11 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
+			mx, err := a.listenMetrics(metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer a.closeMetrics(mx)
 			if siteStore == "" {
 				dir, err := store.DataDir()
 				if err != nil {
@@ -85,8 +92,16 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("cannot listen on %s: %w (is another server using it? see --listen)", listen, err))
 			}
+			handler := srv.Handler()
+			if mx != nil {
+				reqs := promexport.NewRequests()
+				if err := mx.Register(reqs.Collectors()...); err != nil {
+					return withCode(ExitUsage, err)
+				}
+				handler = reqs.Wrap(handler)
+			}
 			hs := &http.Server{
-				Handler:           srv.Handler(),
+				Handler:           handler,
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       60 * time.Second,
 				WriteTimeout:      60 * time.Second,
@@ -94,6 +109,9 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 				MaxHeaderBytes:    64 << 10,
 				ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 				BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+			}
+			if mx != nil {
+				fmt.Fprintf(a.Stdout, "serving the site's metrics on %s\n", mx.URL())
 			}
 			fmt.Fprintf(a.Stdout, "serving the results site on http://%s (store %s)\n", ln.Addr(), storeLabel(siteStore))
 			if token == "" {
@@ -129,6 +147,7 @@ command line. SIGTERM or Ctrl-C stops the server after the requests in flight.`,
 	f.IntVar(&maxInFlight, "max-in-flight", 0, "requests worked on at once; others wait up to --queue-wait, then get 503 (0: 4 per CPU)")
 	f.DurationVar(&queueWait, "queue-wait", queueWait, "how long a request waits for a free slot before the site answers that it is busy")
 	f.BoolVar(&logJSON, "log-json", false, "write the access log and other logs as JSON lines")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "serve the site's request metrics for Prometheus at http://ADDR/metrics, apart from the site (127.0.0.1:9464; off when not given)")
 	f.BoolVar(&unreleased, "leaderboard-unreleased", false, "also show results of unreleased builds (built from source) on leaderboards of their own, apart from released builds")
 	return cmd
 }

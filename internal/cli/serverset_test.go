@@ -60,6 +60,22 @@ func mySetting(t *testing.T, srv *testsrv.Server, name string) string {
 	return setting(t, mysql.Open, srv.TCP, "SELECT @@GLOBAL."+name)
 }
 
+// sweptTwice runs dbmark sweep with args on a store of its own, which
+// must end well with two runs, and returns its outcome and the runs.
+func sweptTwice(t *testing.T, args ...string) (outcome, []*result.Result) {
+	t.Helper()
+	storePath := filepath.Join(t.TempDir(), "s.db")
+	o := dbmark(t, context.Background(), append([]string{"sweep", "--store", storePath}, args...)...)
+	if o.code != 0 {
+		t.Fatalf("exit %d: %s", o.code, o.stderr)
+	}
+	runs := sweepRuns(t, storePath)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	return o, runs
+}
+
 // sweepRuns are the runs of the newest sweep in the store at path.
 func sweepRuns(t *testing.T, path string) []*result.Result {
 	t.Helper()
@@ -114,18 +130,10 @@ func TestServerSetPostgres(t *testing.T) {
 	}
 
 	t.Run("sweep", func(t *testing.T) {
-		storePath := filepath.Join(t.TempDir(), "s.db")
-		o := dbmark(t, context.Background(), append([]string{"sweep", "oltp_point_select", "--time", "1", "--iterations", "1", "--store", storePath,
+		o, runs := sweptTwice(t, append([]string{"oltp_point_select", "--time", "1", "--iterations", "1",
 			"--server-set", "work_mem=8MB,16384kB", "--server-set", "synchronous_commit=off"}, data...)...)
-		if o.code != 0 {
-			t.Fatalf("exit %d: %s", o.code, o.stderr)
-		}
 		if !strings.Contains(o.stdout, "server.work_mem") || !strings.Contains(o.stderr, "server settings restored") {
 			t.Errorf("the table names no setting, or nothing says it was restored:\n%s\n%s", o.stdout, o.stderr)
-		}
-		runs := sweepRuns(t, storePath)
-		if len(runs) != 2 {
-			t.Fatalf("%d runs", len(runs))
 		}
 		for _, r := range runs {
 			want := r.Sweep.Cell["server.work_mem"]
@@ -278,16 +286,8 @@ func TestServerSetMariaDB(t *testing.T) {
 	data := []string{"--target", srv.TCP, "--tables", "1", "--table-size", "1000"}
 	prepared(t, "oltp_update_index", data...)
 	orig := mySetting(t, srv, "innodb_flush_log_at_trx_commit")
-	storePath := filepath.Join(t.TempDir(), "s.db")
-	o := dbmark(t, context.Background(), append([]string{"sweep", "oltp_update_index", "--time", "1", "--iterations", "1", "--store", storePath,
+	_, runs := sweptTwice(t, append([]string{"oltp_update_index", "--time", "1", "--iterations", "1",
 		"--server-set", "innodb_flush_log_at_trx_commit=0,1", "--server-set", "innodb_io_capacity=400"}, data...)...)
-	if o.code != 0 {
-		t.Fatalf("exit %d: %s", o.code, o.stderr)
-	}
-	runs := sweepRuns(t, storePath)
-	if len(runs) != 2 {
-		t.Fatalf("%d runs", len(runs))
-	}
 	for _, r := range runs {
 		want := r.Sweep.Cell["server.innodb_flush_log_at_trx_commit"]
 		if got := mustSet(t, r, "innodb_flush_log_at_trx_commit"); got != want {
@@ -310,16 +310,8 @@ func TestServerSetMariaDB(t *testing.T) {
 		if orig == other {
 			other = "O_DIRECT"
 		}
-		storePath := filepath.Join(t.TempDir(), "s.db")
-		o := dbmark(t, context.Background(), append([]string{"sweep", "oltp_update_index", "--time", "1", "--iterations", "1", "--store", storePath,
+		o, runs := sweptTwice(t, append([]string{"oltp_update_index", "--time", "1", "--iterations", "1",
 			"--server-set", "innodb_flush_method=" + other + "," + orig, "--restart-cmd", srv.RestartCmd}, data...)...)
-		if o.code != 0 {
-			t.Fatalf("exit %d: %s", o.code, o.stderr)
-		}
-		runs := sweepRuns(t, storePath)
-		if len(runs) != 2 {
-			t.Fatalf("%d runs", len(runs))
-		}
 		for _, r := range runs {
 			want := r.Sweep.Cell["server.innodb_flush_method"]
 			fm, ok := serverSetOf(r, "innodb_flush_method")

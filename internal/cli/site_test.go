@@ -26,6 +26,13 @@ var servingRE = regexp.MustCompile(`serving the results site on (http://\S+)`)
 // returns its exit code.
 func serve(t *testing.T, args ...string) (string, func() (int, string)) {
 	t.Helper()
+	u, _, stop := serveOut(t, args...)
+	return u, stop
+}
+
+// serveOut is serve, with what the server printed on stdout.
+func serveOut(t *testing.T, args ...string) (string, *syncBuffer, func() (int, string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errb syncBuffer
 	done := make(chan int, 1)
@@ -45,7 +52,7 @@ func serve(t *testing.T, args ...string) (string, func() (int, string)) {
 				return code, errb.String()
 			}
 			t.Cleanup(func() { stop() })
-			return m[1], stop
+			return m[1], &out, stop
 		}
 		select {
 		case code := <-done:

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dbmark/dbmark/internal/promexport"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/serverset"
@@ -279,6 +280,12 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	if err := sweep.CheckMetric(s.sf.metric); err != nil {
 		return withCode(ExitUsage, err)
 	}
+	// One listener serves every cell's run in turn.
+	mx, err := a.listenMetrics(s.f.metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer a.closeMetrics(mx)
 	servers, err := a.checkServerSet(ctx, s.w, s.f)
 	if err != nil {
 		return err
@@ -320,7 +327,7 @@ func (a *App) execSweep(ctx context.Context, rec *result.Sweep, args []string, d
 	}
 	fmt.Fprintf(a.Stderr, "sweep %d (%s): %s, %d cell(s)\n", sid, rec.ID, rec.Workload, len(cells))
 
-	runErr := a.sweepCells(ctx, rec, args, cells, pol, state, st, servers)
+	runErr := a.sweepCells(ctx, rec, args, cells, pol, state, st, servers, mx)
 
 	saveCtx := context.WithoutCancel(ctx)
 	rec.EndedAt = time.Now().UTC()
@@ -397,7 +404,7 @@ func checkShown(metric string, state map[string]*cellState) error {
 
 // sweepCells runs each cell as the policy says. The first run that does
 // not finish stops the sweep.
-func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, cells []sweep.Cell, pol sweep.Policy, state map[string]*cellState, st store.Store, servers *serverset.Session) error {
+func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, cells []sweep.Cell, pol sweep.Policy, state map[string]*cellState, st store.Store, servers *serverset.Session, mx *promexport.Server) error {
 	w, _ := a.Workloads.New(rec.Workload)
 	var prepOpts []string
 	for _, o := range w.PrepareOptions {
@@ -445,7 +452,7 @@ func (a *App) sweepCells(ctx context.Context, rec *result.Sweep, args []string, 
 			key := strings.Join(prepKey, " ")
 			fresh := len(prepKey) > 0 && key != prepared
 			ref := &result.SweepRef{ID: rec.ID, Cell: c.Map(), Iteration: cs.runs + 1}
-			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh, repair: ranOne, servers: servers})
+			res, err := a.runOne(ctx, s.w, s.fs, s.f, runOpts{out: io.Discard, st: st, sweep: ref, fresh: fresh, repair: ranOne, servers: servers, metrics: mx})
 			if res != nil {
 				cs.runs++
 			}

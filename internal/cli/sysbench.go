@@ -94,7 +94,9 @@ func (a *App) sysbench(ctx context.Context, args []string) error {
 	fs, f := a.frontEndFlags(c.Test, w, "run")
 	sets := slices.Concat(c.Flags, own)
 	if w.OwnTarget == nil {
-		sets = append(sets, [2]string{"target", c.Target()})
+		for _, t := range c.Targets() { // several: the clients spread over them
+			sets = append(sets, [2]string{"target", t})
+		}
 	}
 	for _, s := range sets {
 		if err := fs.Set(s[0], s[1]); err != nil {

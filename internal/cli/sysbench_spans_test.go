@@ -15,27 +15,18 @@ import (
 
 // signalWriter collects what is written and closes seen once it holds want.
 type signalWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
+	syncBuffer
 	want string
+	once sync.Once
 	seen chan struct{}
 }
 
 func (w *signalWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
-		close(w.seen)
-		w.seen = nil
+	n, err := w.syncBuffer.Write(p)
+	if strings.Contains(w.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
 	}
 	return n, err
-}
-
-func (w *signalWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }
 
 // TestSysbenchCheckpointsAndForcedShutdown runs oltp_point_select through
@@ -54,10 +45,7 @@ func TestSysbenchCheckpointsAndForcedShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
-	pass, _ := u.User.Password()
-	args := []string{"sysbench", "--db-driver=mysql", "--mysql-host=" + u.Hostname(), "--mysql-port=" + u.Port(),
-		"--mysql-user=" + u.User.Username(), "--mysql-password=" + pass, "--mysql-db=" + db,
-		"oltp_point_select", "--tables=1", "--table-size=100", "--no-store"}
+	args := append(sysbenchOn(u, db), "oltp_point_select", "--tables=1", "--table-size=100", "--no-store")
 	if o := dbmark(t, ctx, append(args, "prepare")...); o.code != 0 {
 		t.Fatalf("prepare: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}

@@ -2,12 +2,21 @@ package cli_test
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// sysbenchOn is the start of a dbmark sysbench command line on the MariaDB
+// server u, database db, named as sysbench names them.
+func sysbenchOn(u *url.URL, db string) []string {
+	pass, _ := u.User.Password()
+	return []string{"sysbench", "--db-driver=mysql", "--mysql-host=" + u.Hostname(), "--mysql-port=" + u.Port(),
+		"--mysql-user=" + u.User.Username(), "--mysql-password=" + pass, "--mysql-db=" + db}
+}
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
@@ -70,10 +79,8 @@ func TestSysbenchOLTPOnMariaDB(t *testing.T) {
 	u := serverURL(t, "DBMARK_TEST_MYSQL")
 	home(t)
 	ctx := context.Background()
-	pass, _ := u.User.Password()
-	args := []string{"sysbench", "--db-driver=mysql", "--mysql-host=" + u.Hostname(), "--mysql-port=" + u.Port(),
-		"--mysql-user=" + u.User.Username(), "--mysql-password=" + pass, "--mysql-db=" + strings.TrimPrefix(u.Path, "/"),
-		"oltp_write_only", "--tables=2", "--table-size=100", "--threads=2", "--events=40", "--time=0", "--report-interval=1", "--percentile=99"}
+	args := append(sysbenchOn(u, strings.TrimPrefix(u.Path, "/")),
+		"oltp_write_only", "--tables=2", "--table-size=100", "--threads=2", "--events=40", "--time=0", "--report-interval=1", "--percentile=99")
 	dbmark(t, ctx, append(args, "cleanup")...)
 	o := dbmark(t, ctx, append(args, "prepare")...)
 	if o.code != 0 || !strings.Contains(o.stdout, "Initializing worker threads...\n\n") || !strings.Contains(o.stdout, "Inserting 100 records into 'sbtest2'\n") {

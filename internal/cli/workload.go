@@ -21,6 +21,7 @@ import (
 	"github.com/dbmark/dbmark/internal/dips"
 	"github.com/dbmark/dbmark/internal/metrics"
 	"github.com/dbmark/dbmark/internal/probe"
+	"github.com/dbmark/dbmark/internal/promexport"
 	"github.com/dbmark/dbmark/internal/report"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/runner"
@@ -74,7 +75,10 @@ func (g *givenString) Set(s string) error {
 
 // runFlags are the options common to every workload.
 type runFlags struct {
-	target       string
+	target string
+	// more are the further servers of a run on several (--target given
+	// more than once): the clients spread over target and them.
+	more         []string
 	pgMode       givenString
 	psMode       string
 	stallTimeout seconds
@@ -108,6 +112,9 @@ type runFlags struct {
 	restartRead bool
 	// start is --start-at and --client-id (startat.go).
 	start startFlags
+	// metricsAddr serves the run's live metrics for Prometheus
+	// (livemetrics.go).
+	metricsAddr string
 }
 
 // targetFlag is --target for a workload with a target of its own: it
@@ -122,22 +129,27 @@ func (t *targetFlag) Set(v string) error {
 	return nil
 }
 
-// oneTarget is --target given at most once: a second would otherwise
-// silently win over the first, and a run loads one server.
-type oneTarget struct {
-	v   *string
+// targetList is --target, given once, or once per server of a cluster
+// (a Galera or NDB cluster's SQL nodes): the first given replaces
+// $DBMARK_TARGET, the others are f.more.
+type targetList struct {
+	f   *runFlags
 	set bool
 }
 
-func (t *oneTarget) String() string { return *t.v }
-func (t *oneTarget) Type() string   { return "string" }
-func (t *oneTarget) Set(v string) error {
-	if t.set && v != *t.v {
-		return errors.New("given twice: a run loads one server (for several, run a dbmark per server, at the same time with --start-at)")
+func (t *targetList) String() string { return t.f.target }
+func (t *targetList) Type() string   { return "string" }
+func (t *targetList) Set(v string) error {
+	if !t.set {
+		t.f.target, t.f.more, t.set = v, nil, true
+		return nil
 	}
-	*t.v, t.set = v, true
+	t.f.more = append(t.f.more, v)
 	return nil
 }
+
+// Args is every server given, for a command line written back.
+func (t *targetList) Args() []string { return append([]string{t.f.target}, t.f.more...) }
 
 // bindTarget binds where the load goes and the options every workload
 // shares. A workload with a target of its own (file I/O's directory) gets
@@ -148,7 +160,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
 		_ = fs.MarkHidden("target")
 	} else {
 		f.target = os.Getenv("DBMARK_TARGET")
-		fs.Var(&oneTarget{v: &f.target}, "target", "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET)")
+		fs.Var(&targetList{f: f}, "target", "where the load goes: postgres://..., mysql://..., sqlite:///path (default: an embedded SQLite database in the data directory; $DBMARK_TARGET); given again for each server of a cluster, the clients spread over them round-robin")
 		f.pgMode.v = postgres.ModePrepared
 		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
 		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
@@ -179,6 +191,7 @@ func (f *runFlags) bindRun(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noStore, "no-store", false, "do not save the result in the results store")
 	f.ctxFlags.bind(fs)
 	f.start.bind(fs)
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's live metrics for Prometheus at http://ADDR/metrics (:9464; 127.0.0.1:0 picks a free port and prints it)")
 }
 
 // bindServer binds the options that change the server's settings for
@@ -535,6 +548,16 @@ func (a *App) setup(ctx context.Context, w workload.Spec, f *runFlags, clients i
 		return "", err
 	}
 	defer tg.Close()
+	// A cluster's data is shared: it is prepared, cleaned up and checked
+	// through its first server; a prewarm fills each server's own cache.
+	more, err := a.openMore(ctx, w, f, tg)
+	if err != nil {
+		return "", err
+	}
+	defer closeTargets(more)
+	if verb != "prewarm" {
+		more = nil
+	}
 	if verb != "cleanup" {
 		if err := workload.CheckClients(clients); err != nil {
 			return "", withCode(ExitUsage, err)
@@ -544,10 +567,12 @@ func (a *App) setup(ctx context.Context, w workload.Spec, f *runFlags, clients i
 		}
 	}
 	f.seed = pickSeed(f.seed)
-	env := a.env(tg, f, clients)
-	env.Steps = steps
-	if err := hook(ctx, env); err != nil {
-		return "", setupError(ctx, err)
+	for _, t := range append([]target.Target{tg}, more...) {
+		env := a.env(t, f, clients)
+		env.Steps = steps
+		if err := hook(ctx, env); err != nil {
+			return "", setupError(ctx, err)
+		}
 	}
 	return tg.Redacted(), nil
 }
@@ -561,18 +586,26 @@ func setupError(ctx context.Context, err error) error {
 }
 
 func (a *App) run(ctx context.Context, cmd *cobra.Command, w workload.Spec, f *runFlags) (err error) {
+	mx, err := a.listenMetrics(f.metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer a.closeMetrics(mx)
 	servers, err := a.checkServerSet(ctx, w, f)
 	if err != nil {
 		return err
 	}
 	defer func() { err = restoreServerSet(ctx, servers, err) }()
-	_, err = a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout, servers: servers})
+	_, err = a.runOne(ctx, w, cmd.Flags(), f, runOpts{out: a.Stdout, servers: servers, metrics: mx})
 	return err
 }
 
 // checkServerSet checks --server-set with the server before anything
 // runs; nil when none is given.
 func (a *App) checkServerSet(ctx context.Context, w workload.Spec, f *runFlags) (*serverset.Session, error) {
+	if err := refuseServerSetOnCluster(f); err != nil {
+		return nil, err
+	}
 	if f.serverSet.Empty() {
 		if f.restartCmd != "" && !f.restartRead {
 			return nil, withCode(ExitUsage, errors.New("--restart-cmd restarts the server for a --server-set that needs it: give that too, or drop it"))
@@ -624,6 +657,8 @@ type runOpts struct {
 	// front is a front end's part in the run (sysbench's, pgbench's); nil
 	// for dbmark's own commands.
 	front *frontEnd
+	// metrics serves the run's live metrics (--metrics-addr); nil: none.
+	metrics *promexport.Server
 }
 
 // runOne does one run of w with the options parsed into fs and f, keeps
@@ -648,6 +683,12 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 		return nil, err
 	}
 	defer tg.Close()
+	more, err := a.openMore(ctx, w, f, tg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTargets(more)
+	cfg.Servers = 1 + len(more)
 	if err := a.validate(w, tg); err != nil {
 		return nil, err
 	}
@@ -698,7 +739,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if err != nil {
 		return nil, setupError(ctx, err)
 	}
-	clients, err := sqlclient.For(tg, load)
+	clients, err := sqlclient.For(tg, load, more...)
 	if err != nil {
 		return nil, setupError(ctx, err)
 	}
@@ -712,12 +753,19 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if err := a.addContext(ctx, res, tg, &f.ctxFlags); err != nil {
 		return nil, err
 	}
+	if res.Servers, err = a.servers(ctx, res.Target, more); err != nil {
+		return nil, setupError(ctx, err)
+	}
 	every := f.ctxFlags.interval(fs, cfg.ReportInterval)
 	// Sampled at the live lines' ticks, a line's counters are its own.
 	driven := cfg.ReportInterval > 0 && every == cfg.ReportInterval
-	smp := a.startSampler(ctx, tg, every, driven, f.ctxFlags.root)
+	smp := a.startSampler(ctx, tg, more, every, driven, f.ctxFlags.root)
 	if cfg.ReportInterval > 0 && o.front == nil {
-		fmt.Fprintf(o.out, "Running %s on %s %s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, cfg.Threads, cfg.Seed)
+		on := ""
+		if len(more) > 0 {
+			on = fmt.Sprintf(" (%d servers, the threads spread over them)", 1+len(more))
+		}
+		fmt.Fprintf(o.out, "Running %s on %s %s%s with %d thread(s), seed %d\n\n", w.Meta.Name, eng.Name, eng.Version, on, cfg.Threads, cfg.Seed)
 	}
 	liveOut, peerLine := o.out, w.Hooks.LiveLine
 	var ownLine func(result.Interval, int) string
@@ -730,9 +778,11 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if o.front != nil && o.front.started != nil {
 		o.front.started()
 	}
+	cfg.Watch = o.watch(res, f, cfg.Threads, smp)
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
+	addServers(res.Servers, out.Servers)
 	f.start.record(res, time.Duration(f.warmup))
 	if c := res.Summary.Client; c != nil {
 		d := tg.Dialect()

@@ -277,10 +277,10 @@ type Differences struct {
 	// run after the first against the first; nil unless every run is a
 	// query suite's.
 	Queries []QueryComparison
-	// Counters are the sampled counters that moved most from the first
-	// run to the second (counters.go); nil unless two runs were given
-	// and both sampled counters.
-	Counters *CounterMoves
+	// Counters are the sampled counters that moved most (counters.go):
+	// each run after the first against the first, in order; an entry is
+	// nil where either of the two sampled none.
+	Counters []*CounterMoves
 }
 
 // The values shown for a result that has no such field, and for one on
@@ -351,8 +351,8 @@ func Diff(runs ...*result.Result) Differences {
 	})
 	d.NotComparable = notComparable(runs)
 	d.Queries = diffQueries(runs)
-	if len(runs) == 2 {
-		d.Counters = Counters(runs[:1], runs[1:], TopCounters)
+	for i := 1; i < len(runs); i++ {
+		d.Counters = append(d.Counters, Counters(runs[:1], runs[i:i+1], TopCounters))
 	}
 	return d
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -144,11 +143,7 @@ func TestDiff(t *testing.T) {
 // (the site's test data: redacted by dbmark results export).
 func realRun(t *testing.T, name string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "site", "testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(filepath.Join("..", "site", "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

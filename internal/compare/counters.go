@@ -56,7 +56,8 @@ type CounterMove struct {
 // CounterMoves are the counters that moved between two sides.
 type CounterMoves struct {
 	// Throughput is B's throughput over A's (the headline, or events/s
-	// for a workload whose headline is better lower).
+	// for a workload whose headline is better lower); 0 when A's is 0,
+	// where there is no ratio.
 	Throughput float64 `json:"throughput_ratio"`
 	// Top are the counters that moved most and not merely with the
 	// throughput, at most the number asked for, the largest effect first.
@@ -81,7 +82,10 @@ func Counters(a, b []*result.Result, n int) *CounterMoves {
 	if len(sa) == 0 || len(sb) == 0 {
 		return nil
 	}
-	m := &CounterMoves{Throughput: throughput(b) / throughput(a)}
+	m := &CounterMoves{}
+	if ta := throughput(a); ta > 0 {
+		m.Throughput = throughput(b) / ta
+	}
 	var moved []CounterMove
 	for name, xa := range sa {
 		xb, ok := sb[name]
@@ -209,35 +213,58 @@ func WriteCounters(w io.Writer, m *CounterMoves) {
 		return
 	}
 	if len(m.Top) > 0 {
-		fmt.Fprintf(w, "\ncounters that moved most (median, per second for rates; of %d sampled on both sides; throughput B/A %s):\n", m.Compared, ratioText(m.Throughput))
+		fmt.Fprintf(w, "\ncounters that moved most (median, per second for rates; of %d sampled on both sides; throughput B/A %s):\n", m.Compared, m.ThroughputText())
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  COUNTER\tA\t\tB\tB/A\tEFFECT")
 		for _, c := range m.Top {
-			fmt.Fprintf(tw, "  %s\t%s\t->\t%s\t%s\t%.0f sd\n", c.Name, counterValue(c.A, c.Unit), counterValue(c.B, c.Unit), ratioText(safeRatio(c.B, c.A)), c.Effect)
+			fmt.Fprintf(tw, "  %s\t%s\t->\t%s\t%s\t%s\n", c.Name, c.AText(), c.BText(), c.RatioText(), c.EffectText())
 		}
 		tw.Flush()
 	}
 	if len(m.WithThroughput) > 0 {
-		names := make([]string, len(m.WithThroughput))
-		for i, c := range m.WithThroughput {
-			names[i] = fmt.Sprintf("%s %s", c.Name, ratioText(safeRatio(c.B, c.A)))
-		}
-		fmt.Fprintf(w, "moved with the throughput (the same work per event, left out above): %s\n", strings.Join(names, ", "))
+		fmt.Fprintf(w, "moved with the throughput (the same work per event, left out above): %s\n", strings.Join(m.WithThroughputText(), ", "))
 	}
 }
 
-func safeRatio(b, a float64) float64 {
-	if a == 0 {
-		return math.Inf(1)
+// ThroughputText is the throughput's ratio B/A as WriteCounters prints
+// it: "x2.83", or "-" where there is none.
+func (m *CounterMoves) ThroughputText() string {
+	if m.Throughput == 0 {
+		return "-"
 	}
-	return b / a
+	return ratioText(m.Throughput)
 }
+
+// WithThroughputText names the counters that moved with the throughput,
+// each with its ratio B/A: "db.commits x3.42".
+func (m *CounterMoves) WithThroughputText() []string {
+	names := make([]string, len(m.WithThroughput))
+	for i, c := range m.WithThroughput {
+		names[i] = c.Name + " " + c.RatioText()
+	}
+	return names
+}
+
+// AText and BText are the counter's typical values with their unit, as
+// WriteCounters prints them: "1,395 /s".
+func (c CounterMove) AText() string { return counterValue(c.A, c.Unit) }
+
+// BText: see AText.
+func (c CounterMove) BText() string { return counterValue(c.B, c.Unit) }
+
+// RatioText is B/A: "x0.014", or "from 0" where A is 0.
+func (c CounterMove) RatioText() string {
+	if c.A == 0 {
+		return "from 0"
+	}
+	return ratioText(c.B / c.A)
+}
+
+// EffectText is the effect in robust standard deviations: "12 sd".
+func (c CounterMove) EffectText() string { return fmt.Sprintf("%.0f sd", c.Effect) }
 
 func ratioText(r float64) string {
-	switch {
-	case math.IsInf(r, 0) || math.IsNaN(r):
-		return "from 0"
-	case r >= 100 || r < 0.01:
+	if r >= 100 || r < 0.01 {
 		return "x" + strconv.FormatFloat(r, 'g', 2, 64)
 	}
 	return "x" + strconv.FormatFloat(r, 'f', 2, 64)

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -69,6 +70,16 @@ func TestCountersThatMoved(t *testing.T) {
 	i := slices.IndexFunc(m.Top, func(c CounterMove) bool { return c.Name == "db.wal_syncs" })
 	if i < 0 || m.Top[i].A < 90 || m.Top[i].A > 100 || m.Top[i].B > 6 || math.Abs(m.Throughput-390.0/210) > 1e-9 {
 		t.Errorf("two runs a side: %+v", m)
+	}
+	// A side of no throughput has no ratio, and the comparison still
+	// encodes as JSON (the site's API answers with it).
+	z := counterRun(0, map[string]float64{"db.wal_syncs": 0})
+	m = Counters([]*result.Result{z}, []*result.Result{b}, 0)
+	if _, err := json.Marshal(m); err != nil || m.Throughput != 0 || m.ThroughputText() != "-" {
+		t.Errorf("from no throughput: ratio %v, %q, %v", m.Throughput, m.ThroughputText(), err)
+	}
+	if i := slices.IndexFunc(m.Top, func(c CounterMove) bool { return c.Name == "db.wal_syncs" }); i < 0 || m.Top[i].RatioText() != "from 0" {
+		t.Errorf("a rate that rose from 0: %+v", m.Top)
 	}
 	if Counters([]*result.Result{a}, []*result.Result{{}}, 0) != nil {
 		t.Error("a side without counters gives a comparison")

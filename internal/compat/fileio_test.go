@@ -3,7 +3,6 @@ package compat
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -116,11 +115,7 @@ func sysbenchMix(t *testing.T, out []byte) mix {
 
 func readJSON(t *testing.T, path string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,6 +93,9 @@ type Handle struct {
 	// for workers that skip the clock read and the histogram entry (as
 	// pgbench times its statements only with -r).
 	counts []int64
+	// group is the group (the server its worker's client talks to) whose
+	// totals the handle's data also goes to; fixed when it is made.
+	group int
 }
 
 type recorded struct {
@@ -237,6 +240,15 @@ type Registry struct {
 	interval   *Totals
 	prev       *Totals    // the interval before, kept for Recent
 	mark       *sinceMark // nil unless TrackSince
+	// groups keep each group's data apart (SetGroups): nil with one.
+	groups *groupTotals
+}
+
+// groupTotals are the totals of each group of handles (the clients of
+// one server): what was drained since the last tick, the last interval
+// and the cumulative totals, by group.
+type groupTotals struct {
+	pending, interval, cumulative []*Totals
 }
 
 // StartAt moves the registry's start to t, before anything was recorded:
@@ -272,9 +284,34 @@ func (r *Registry) OpByName(name string) (Op, bool) {
 	return 0, false
 }
 
+// SetGroups keeps the data of n groups of handles apart as well as
+// together (the clients of each of n servers), for GroupCumulative and
+// each Interval's Groups. Call it before the first handle is made. A
+// handle's data joins its group's totals when the ticker drains it:
+// nothing is added to what a worker does.
+func (r *Registry) SetGroups(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n < 2 {
+		r.groups = nil
+		return
+	}
+	g := &groupTotals{}
+	for range n {
+		g.pending = append(g.pending, newTotals(r.specs))
+		g.interval = append(g.interval, newTotals(r.specs))
+		g.cumulative = append(g.cumulative, newTotals(r.specs))
+	}
+	r.groups = g
+}
+
 // NewHandle returns a fresh handle for one worker.
-func (r *Registry) NewHandle() *Handle {
-	h := &Handle{ops: make([]opCounts, len(r.specs)), counts: make([]int64, len(r.specs))}
+func (r *Registry) NewHandle() *Handle { return r.NewHandleIn(0) }
+
+// NewHandleIn returns a fresh handle for one worker of group g (with
+// SetGroups; 0 otherwise).
+func (r *Registry) NewHandleIn(g int) *Handle {
+	h := &Handle{ops: make([]opCounts, len(r.specs)), counts: make([]int64, len(r.specs)), group: g}
 	r.mu.Lock()
 	r.handles = append(r.handles, h)
 	r.mu.Unlock()
@@ -338,57 +375,89 @@ func (t *Totals) add(u *Totals) {
 			o.Service.Merge(p.Service)
 		}
 	}
-	for k, v := range u.Errors {
-		t.Errors[k] += v
-	}
-	t.Retries += u.Retries
-	t.Reconnects += u.Reconnects
-	t.Clamped += u.Clamped
+	t.addTallies(u.Errors, u.Retries, u.Reconnects, u.Clamped)
 	if u.Lag != nil {
-		if t.Lag == nil {
-			t.Lag = NewHistogram()
-		}
-		t.Lag.Merge(u.Lag)
+		t.lagHist().Merge(u.Lag)
 	}
 }
 
-// drain moves a handle's data into t and resets the handle.
-func (t *Totals) drain(h *Handle) {
+// addTallies adds errors by key and the counts of retries, reconnects and
+// clamped values to t.
+func (t *Totals) addTallies(errs map[ErrorKey]int64, retries, reconnects, clamped int64) {
+	for k, v := range errs {
+		t.Errors[k] += v
+	}
+	t.Retries += retries
+	t.Reconnects += reconnects
+	t.Clamped += clamped
+}
+
+// lagHist is t's schedule lag histogram, made when first needed.
+func (t *Totals) lagHist() *hdr.Histogram {
+	if t.Lag == nil {
+		t.Lag = NewHistogram()
+	}
+	return t.Lag
+}
+
+// drain moves a handle's data into t and, when g is not nil, into g as
+// well (its group's totals), and resets the handle.
+func (t *Totals) drain(h *Handle, g *Totals) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fold()
-	for i := range h.ops {
-		src, dst := &h.ops[i], &t.Ops[i]
-		dst.Count += h.counts[i]
-		h.counts[i] = 0
-		if src.count == 0 {
+	for _, to := range []*Totals{g, t} { // t last: its merge empties the handle's tables
+		if to == nil {
 			continue
 		}
-		dst.Count += src.count
-		dst.SumNS += src.sumNS
-		src.hist.mergeInto(dst.Hist)
-		if src.service != nil {
-			if dst.Service == nil {
+		last := to == t
+		for i := range h.ops {
+			src, dst := &h.ops[i], &to.Ops[i]
+			dst.Count += h.counts[i]
+			if src.count == 0 {
+				continue
+			}
+			dst.Count += src.count
+			dst.SumNS += src.sumNS
+			if src.service != nil && dst.Service == nil {
 				dst.Service = NewHistogram()
 			}
-			src.service.mergeInto(dst.Service)
+			if !last {
+				src.hist.addTo(dst.Hist)
+				if src.service != nil {
+					src.service.addTo(dst.Service)
+				}
+				continue
+			}
+			src.hist.mergeInto(dst.Hist)
+			if src.service != nil {
+				src.service.mergeInto(dst.Service)
+			}
 		}
-		src.count, src.sumNS = 0, 0
+		to.addTallies(h.errs, h.retries, h.reconnects, h.clamped)
+		if h.lag.total > 0 {
+			if last {
+				h.lag.mergeInto(to.lagHist())
+			} else {
+				h.lag.addTo(to.lagHist())
+			}
+		}
 	}
-	for k, v := range h.errs {
-		t.Errors[k] += v
+	for i := range h.ops {
+		h.counts[i] = 0
+		h.ops[i].count, h.ops[i].sumNS = 0, 0
 	}
 	clear(h.errs)
-	t.Retries += h.retries
-	t.Reconnects += h.reconnects
-	t.Clamped += h.clamped
 	h.retries, h.reconnects, h.clamped = 0, 0, 0
-	if h.lag.total > 0 {
-		if t.Lag == nil {
-			t.Lag = NewHistogram()
-		}
-		h.lag.mergeInto(t.Lag)
+}
+
+// groupOf is the totals of h's group that a drain fills, nil without
+// groups; the caller holds r.mu.
+func (r *Registry) groupOf(h *Handle) *Totals {
+	if r.groups == nil {
+		return nil
 	}
+	return r.groups.pending[h.group]
 }
 
 // Interval is what happened between two ticks.
@@ -397,6 +466,9 @@ type Interval struct {
 	End     time.Duration
 	Warmup  bool // recorded during warm-up: shown, not counted
 	*Totals      // valid only until the next Tick
+	// Groups are each group's part of Totals (SetGroups), valid as long;
+	// nil without groups.
+	Groups []*Totals
 }
 
 // Seconds is the interval's length.
@@ -412,6 +484,16 @@ func (r *Registry) Tick(now time.Time, warmup bool) Interval {
 	r.interval.reset()
 	r.tickInto(r.interval)
 	iv := Interval{Start: r.last.Sub(r.start), End: now.Sub(r.start), Warmup: warmup, Totals: r.interval}
+	if g := r.groups; g != nil {
+		g.pending, g.interval = g.interval, g.pending
+		for i, t := range g.interval {
+			g.pending[i].reset()
+			if !warmup {
+				g.cumulative[i].add(t)
+			}
+		}
+		iv.Groups = g.interval
+	}
 	if warmup {
 		r.cumStart = now
 	} else {
@@ -438,6 +520,17 @@ func (r *Registry) Cumulative() (*Totals, time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.cumulative, r.last.Sub(r.cumStart)
+}
+
+// GroupCumulative returns each group's totals since the warm-up ended
+// (SetGroups; nil without groups), over the span Cumulative gives.
+func (r *Registry) GroupCumulative() []*Totals {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.groups == nil {
+		return nil
+	}
+	return r.groups.cumulative
 }
 
 // ErrorKeys returns the error keys of t in a stable order.
@@ -515,4 +608,71 @@ func ParsePercentiles(list []string) ([]float64, error) {
 	}
 	sort.Float64s(out)
 	return out, nil
+}
+
+// Snapshot is the cumulative totals as a reader apart from the ticker (a
+// live exporter) takes them: copies, made under the lock the ticker takes
+// to merge, so the reader never holds it while it works and never touches
+// a worker's handle.
+type Snapshot struct {
+	Ops        []OpSnapshot
+	Errors     map[ErrorKey]int64
+	Retries    int64
+	Reconnects int64
+	// Since is when the measured span began (it moves with each tick of
+	// the warm-up) and Measured how long it is, up to the last tick.
+	Since    time.Time
+	Measured time.Duration
+}
+
+// OpSnapshot is one operation's cumulative totals: its completions, timed
+// or not, and the timed ones' latency sum and histogram counts (Bins reads
+// them; nil when none was timed).
+type OpSnapshot struct {
+	Spec   OpSpec
+	Count  int64
+	SumNS  int64
+	Timed  int64
+	Counts []int64
+}
+
+// Snapshot copies the cumulative totals as the last tick left them. It
+// holds the registry's lock for a copy of each timed operation's counts,
+// never a worker's.
+func (r *Registry) Snapshot() Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.cumulative
+	s := Snapshot{Ops: make([]OpSnapshot, len(t.Ops)), Errors: make(map[ErrorKey]int64, len(t.Errors)),
+		Retries: t.Retries, Reconnects: t.Reconnects, Since: r.cumStart, Measured: r.last.Sub(r.cumStart)}
+	for i, o := range t.Ops {
+		s.Ops[i] = OpSnapshot{Spec: o.Spec, Count: o.Count, SumNS: o.SumNS, Timed: o.Hist.TotalCount()}
+		if s.Ops[i].Timed > 0 {
+			s.Ops[i].Counts = o.Hist.Export().Counts
+		}
+	}
+	for k, v := range t.Errors {
+		s.Errors[k] = v
+	}
+	return s
+}
+
+// Bins calls f for each non-empty bucket of counts, the counts of a
+// histogram of this package's bounds (NewHistogram, exported): the
+// bucket's lowest value in nanoseconds, its width and its count. The
+// first 2048 buckets hold one value each; above, each run of 1024 buckets
+// is twice as wide as the one before (three significant digits from 1 ns).
+func Bins(counts []int64, f func(low, width, n int64)) {
+	const half = 1 << (subBucketBits - 1)
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if i < 2*half {
+			f(int64(i), 1, n)
+			continue
+		}
+		shift := uint(i/half - 1)
+		f(int64(i%half+half)<<shift, 1<<shift, n)
+	}
 }

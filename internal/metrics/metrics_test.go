@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -160,5 +161,91 @@ func TestCountsWithoutTimes(t *testing.T) {
 	tot, _ := r.Cumulative()
 	if tot.KindCount(Read) != 7 || tot.KindCount(Write) != 2 || tot.KindCount(Event) != 1 {
 		t.Fatalf("cumulative reads %d writes %d events %d; want 7, 2, 1", tot.KindCount(Read), tot.KindCount(Write), tot.KindCount(Event))
+	}
+}
+
+// Bins reads an exported histogram's counts back into the buckets its
+// values were recorded in.
+func TestBinsHoldTheValuesRecorded(t *testing.T) {
+	h := NewHistogram()
+	rng := rand.New(rand.NewPCG(1, 2))
+	want := map[int64]int64{}
+	for range 20000 {
+		v := int64(math.Exp(rng.Float64()*math.Log(float64(highestNS)))) + 1
+		h.RecordValue(v)
+		want[v]++
+	}
+	got := map[int64]int64{} // values found in each bucket Bins names
+	var total int64
+	Bins(h.Export().Counts, func(low, width, n int64) {
+		if low != bucketFloor(low) || bucketFloor(low+width-1) != low || bucketFloor(low+width) == low {
+			t.Fatalf("bucket [%d, +%d) is not one of the histogram's", low, width)
+		}
+		got[low] += n
+		total += n
+	})
+	for v, n := range want {
+		got[bucketFloor(v)] -= n
+	}
+	for low, n := range got {
+		if n != 0 {
+			t.Fatalf("bucket at %d: %d more than recorded there", low, n)
+		}
+	}
+	if total != h.TotalCount() {
+		t.Fatalf("bins hold %d values, the histogram %d", total, h.TotalCount())
+	}
+}
+
+// TestGroupsKeepEachServersPart: with groups (a run's servers), each
+// handle's data goes to its group's totals as well as to the run's, the
+// groups' add up to the run's exactly, bucket by bucket, and the warm-up
+// stays out of both cumulative views.
+func TestGroupsKeepEachServersPart(t *testing.T) {
+	specs := []OpSpec{{"txn", Event}, {"select", Read}}
+	start := time.Now()
+	r := NewRegistry(specs, start)
+	r.SetGroups(2)
+	hs := []*Handle{r.NewHandleIn(0), r.NewHandleIn(1), r.NewHandleIn(0), r.NewHandleIn(1)}
+	record := func(scale int) {
+		for i, h := range hs {
+			for k := range 100 * (i + 1) {
+				h.Record(0, time.Duration((i+1)*scale*(k+1))*time.Microsecond)
+				h.Record(1, time.Duration(k+1)*time.Microsecond)
+			}
+			h.Error("retryable", "40001")
+		}
+	}
+	record(1)
+	r.Tick(start.Add(time.Second), true) // the warm-up
+	record(7)
+	iv := r.Tick(start.Add(2*time.Second), false)
+	if len(iv.Groups) != 2 {
+		t.Fatalf("%d groups in the interval", len(iv.Groups))
+	}
+	// Group 0 holds handles 0 and 2 (100 + 300 events), group 1 handles
+	// 1 and 3 (200 + 400).
+	for g, want := range []int64{400, 600} {
+		if got := iv.Groups[g].KindCount(Event); got != want {
+			t.Errorf("interval: group %d has %d events, want %d", g, got, want)
+		}
+	}
+	tot, _ := r.Cumulative()
+	groups := r.GroupCumulative()
+	var events, errs int64
+	sum := NewHistogram()
+	for _, g := range groups {
+		events += g.KindCount(Event)
+		errs += g.ErrorCount("")
+		sum.Merge(g.Ops[0].Hist)
+	}
+	if events != tot.KindCount(Event) || events != 1000 || errs != tot.ErrorCount("") || errs != 4 {
+		t.Errorf("groups add up to %d events and %d errors; the run has %d and %d", events, errs, tot.KindCount(Event), tot.ErrorCount(""))
+	}
+	if !slices.Equal(sum.Export().Counts, tot.Ops[0].Hist.Export().Counts) {
+		t.Error("the groups' histograms do not add up to the run's, bucket by bucket")
+	}
+	if got, want := groups[1].Ops[0].Hist.Max(), tot.Ops[0].Hist.Max(); got < want*99/100 {
+		t.Errorf("group 1 (the slowest handle's) max %d, the run's %d", got, want)
 	}
 }

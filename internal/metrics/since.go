@@ -45,7 +45,7 @@ func (r *Registry) drainFresh() {
 	m := r.mark
 	m.fresh.reset()
 	for _, h := range r.handles {
-		m.fresh.drain(h)
+		m.fresh.drain(h, r.groupOf(h))
 	}
 	m.since.add(m.fresh)
 }
@@ -55,7 +55,7 @@ func (r *Registry) drainFresh() {
 func (r *Registry) tickInto(t *Totals) {
 	if r.mark == nil {
 		for _, h := range r.handles {
-			t.drain(h)
+			t.drain(h, r.groupOf(h))
 		}
 		return
 	}

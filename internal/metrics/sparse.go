@@ -98,6 +98,15 @@ func (s *sparse) rehash(n int) {
 	}
 }
 
+// addTo adds the counts to h and keeps them.
+func (s *sparse) addTo(h *hdr.Histogram) {
+	for _, sl := range s.slots {
+		if sl.key != 0 {
+			_ = h.RecordValues(sl.key, sl.count) // the key is within h's bounds
+		}
+	}
+}
+
 // mergeInto adds the counts to h and empties the table. A table less
 // than an eighth full at every merge of a window gives back the room a
 // burst of spread-out values took. Judged at each merge instead, tables
@@ -105,11 +114,7 @@ func (s *sparse) rehash(n int) {
 // worker's values per tick vary from none to a hundred there): half of
 // the client's allocations in a run, spread over hundreds of processors.
 func (s *sparse) mergeInto(h *hdr.Histogram) {
-	for _, sl := range s.slots {
-		if sl.key != 0 {
-			_ = h.RecordValues(sl.key, sl.count) // the key is within h's bounds
-		}
-	}
+	s.addTo(h)
 	s.total = 0
 	s.peak = max(s.peak, s.used)
 	if s.merges++; s.merges == sparseWindow {

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -164,11 +165,19 @@ func literals(r *result.Result) []string {
 			out = append(out, short)
 		}
 	}
-	if u, err := url.Parse(r.Target.URL); err == nil {
-		if name := u.User.Username(); len(name) > 2 && !serviceAccounts[strings.ToLower(name)] {
+	urls := []string{r.Target.URL}
+	for _, sv := range r.Servers { // a cluster's other nodes
+		urls = append(urls, sv.Target.URL)
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		if name := u.User.Username(); len(name) > 2 && !serviceAccounts[strings.ToLower(name)] && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
-		if h := u.Hostname(); h != "" && h != "localhost" {
+		if h := u.Hostname(); h != "" && h != "localhost" && !slices.Contains(out, h) {
 			out = append(out, h)
 		}
 	}

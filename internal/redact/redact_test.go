@@ -243,3 +243,29 @@ func TestServiceAccountsStay(t *testing.T) {
 		t.Errorf("kind %q, role %q: a person's user name must go, the kind stay", got.Target.Kind, got.Target.Settings["role"])
 	}
 }
+
+// TestClusterNodesAreRedacted: a run on a cluster names its other nodes
+// in servers; their host and user names go wherever they stand, as the
+// first's do.
+func TestClusterNodesAreRedacted(t *testing.T) {
+	in := realistic()
+	in.Servers = []result.Server{
+		{Label: "server1", Target: in.Target},
+		{Label: "server2", Target: result.Target{Kind: "mysql", URL: "mysql://bob:xxxxx@db2node.corp.example.com:3306/sbtest",
+			DataDir: "/home/bob/data", Settings: map[string]string{"wsrep_node_name": "db2node"}}},
+	}
+	in.Warnings = append(in.Warnings, "db2node.corp.example.com answered slowly; ask bob")
+	out, err := Result(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(out)
+	for _, personal := range []string{"db2node", "bob", "/home"} {
+		if strings.Contains(string(b), personal) {
+			t.Errorf("%q survived redaction:\n%s", personal, b)
+		}
+	}
+	if len(out.Servers) != 2 || out.Servers[1].Label != "server2" {
+		t.Errorf("servers %+v", out.Servers)
+	}
+}

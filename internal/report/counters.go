@@ -26,7 +26,8 @@ func Shown(names []string, latest map[string]float64, units map[string]string, s
 			if k != n && !strings.HasSuffix(k, "."+n) {
 				continue
 			}
-			label := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(k, "os."), "db."), "disk.")
+			// A cluster's server's counter keeps its server: "server2/cache_hit".
+			label := strings.Replace(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(k, "os."), "db."), "disk."), "/db.", "/", 1)
 			fmt.Fprintf(&b, " %s: %s", label, counterValue(latest[k], units[k]))
 			if stale[k] {
 				b.WriteString(" (stale)")

@@ -11,3 +11,12 @@ func TestShown(t *testing.T) {
 		t.Errorf("Shown:\n got %q\nwant %q", got, want)
 	}
 }
+
+// A cluster's servers' counters are shown each with its server.
+func TestShownByServer(t *testing.T) {
+	latest := map[string]float64{"server1/db.cache_hit": 99, "server2/db.cache_hit": 97.5}
+	units := map[string]string{"server1/db.cache_hit": "%", "server2/db.cache_hit": "%"}
+	if got, want := Shown([]string{"cache_hit"}, latest, units, nil), " server1/cache_hit: 99.0% server2/cache_hit: 97.5%"; got != want {
+		t.Errorf("Shown:\n got %q\nwant %q", got, want)
+	}
+}

@@ -169,14 +169,17 @@ func RowsCSV(w io.Writer, r *result.Result) error {
 // CountersCSV writes the sampled counters wide: one row per sample time,
 // one column per counter named with its unit ("os.cpu.iowait (%)"). The
 // OS and engine samplers keep their own times: a counter not sampled at a
-// row's time has an empty cell there.
+// row's time has an empty cell there. Times are kept to the millisecond,
+// so one counter may have two points at one time (samples taken an
+// instant apart, results merged from hosts): the second goes on a row of
+// its own with the same time, so that no point is lost.
 func CountersCSV(w io.Writer, r *result.Result) error {
 	if r.Counters == nil {
 		return fmt.Errorf("the result has no counters")
 	}
 	cw := csv.NewWriter(w)
 	head := []string{"t_s"}
-	at := map[float64][]string{}
+	at := map[float64][][]string{}
 	var times []float64
 	n := len(r.Counters.Series)
 	for i, c := range r.Counters.Series {
@@ -185,14 +188,19 @@ func CountersCSV(w io.Writer, r *result.Result) error {
 			name += " (" + c.Unit + ")"
 		}
 		head = append(head, name)
+		taken := map[float64]int{} // rows of a time this counter has filled
 		for _, p := range c.Points {
-			row, ok := at[p[0]]
-			if !ok {
-				row = make([]string, n)
-				at[p[0]] = row
+			rows := at[p[0]]
+			if len(rows) == 0 {
 				times = append(times, p[0])
 			}
-			row[i] = fmtFloat(p[1])
+			k := taken[p[0]]
+			if k == len(rows) {
+				rows = append(rows, make([]string, n))
+				at[p[0]] = rows
+			}
+			rows[k][i] = fmtFloat(p[1])
+			taken[p[0]] = k + 1
 		}
 	}
 	sort.Float64s(times)
@@ -200,8 +208,10 @@ func CountersCSV(w io.Writer, r *result.Result) error {
 		return err
 	}
 	for _, t := range times {
-		if err := cw.Write(append([]string{fmtFloat(t)}, at[t]...)); err != nil {
-			return err
+		for _, row := range at[t] {
+			if err := cw.Write(append([]string{fmtFloat(t)}, row...)); err != nil {
+				return err
+			}
 		}
 	}
 	cw.Flush()

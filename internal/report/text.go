@@ -90,7 +90,11 @@ func trimFloat(f float64) string {
 // Summary writes the summary of a result, in sysbench's order with more detail.
 func Summary(w io.Writer, r *result.Result) {
 	s := &r.Summary
-	fmt.Fprintf(w, "\n%s on %s %s (%s)\n", r.Workload.Name, r.Target.Engine, r.Target.Version, r.Target.URL)
+	fmt.Fprintf(w, "\n%s on %s %s (%s", r.Workload.Name, r.Target.Engine, r.Target.Version, r.Target.URL)
+	if n := len(r.Servers); n > 1 {
+		fmt.Fprintf(w, " and %d more server(s)", n-1)
+	}
+	fmt.Fprintln(w, ")")
 	fmt.Fprintf(w, "status: %s", r.Status)
 	if r.Error != "" {
 		fmt.Fprintf(w, " (%s)", r.Error)
@@ -193,6 +197,7 @@ func Summary(w io.Writer, r *result.Result) {
 			fmt.Fprintf(w, " %9.3f\n", o.Latency.MaxMS)
 		}
 	}
+	servers(w, r)
 	if len(s.Disconnects) > 0 {
 		writeDisconnects(w, s)
 	}

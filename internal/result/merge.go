@@ -40,6 +40,11 @@ func MergeIntervals(a, b Interval) (Interval, bool) {
 	if ea, eb := a.EventsPerS*a.DurationS, b.EventsPerS*b.DurationS; ea+eb > 0 {
 		m.LagMeanMS = (a.LagMeanMS*ea + b.LagMeanMS*eb) / (ea + eb)
 	}
+	if len(a.ServersEventsPerS) == len(b.ServersEventsPerS) {
+		for i, v := range b.ServersEventsPerS {
+			m.ServersEventsPerS = append(m.ServersEventsPerS, mean(a.ServersEventsPerS[i], v))
+		}
+	}
 	if len(a.Extra)+len(b.Extra) > 0 {
 		m.Extra = make(map[string]float64, len(b.Extra))
 		for k, v := range a.Extra {

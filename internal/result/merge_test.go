@@ -34,3 +34,16 @@ func TestMergeIntervals(t *testing.T) {
 		t.Error("a warm-up interval must not merge with a measured one")
 	}
 }
+
+// Each server's events/s merge as the run's do: weighted by time.
+func TestMergeIntervalsByServer(t *testing.T) {
+	a := Interval{T: 1, DurationS: 1, EventsPerS: 300, ServersEventsPerS: []float64{100, 200}}
+	b := Interval{T: 4, DurationS: 3, EventsPerS: 700, ServersEventsPerS: []float64{300, 400}}
+	m, _ := MergeIntervals(a, b)
+	if len(m.ServersEventsPerS) != 2 || m.ServersEventsPerS[0] != 250 || m.ServersEventsPerS[1] != 350 || m.EventsPerS != 600 {
+		t.Errorf("merged %v (%v), want [250 350] (600)", m.ServersEventsPerS, m.EventsPerS)
+	}
+	if m, _ := MergeIntervals(Interval{DurationS: 1}, Interval{DurationS: 1}); m.ServersEventsPerS != nil {
+		t.Errorf("a run on one server's points merge with servers %v", m.ServersEventsPerS)
+	}
+}

@@ -33,13 +33,15 @@ var optionClasses = map[string]OptionClass{
 	"verbosity": OutputOption, "progress-timestamp": OutputOption, "histogram": OutputOption,
 	"cpu-profile": OutputOption, "mem-profile": OutputOption, "probe-root": OutputOption, "show": OutputOption,
 	"rows-by": OutputOption, "cols-by": OutputOption,
+	// Where pgbench's -l writes: hosts of one merged run name their own.
+	"log-prefix": OutputOption,
 	// Each server setting is recorded as an option of its own
 	// (ServerOption); the command to restart the server is how, not what.
 	"server-set": OutputOption, "restart-cmd": OutputOption,
 	// A host's name and the instant its window began are recorded in
 	// fields of their own (ClientID, StartAt): the same work on several
 	// hosts, never a difference between them.
-	"client-id": OutputOption, "start-at": OutputOption,
+	"client-id": OutputOption, "start-at": OutputOption, "metrics-addr": OutputOption,
 }
 
 // ClassOf says what the option named name says about a run; an option it

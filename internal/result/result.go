@@ -86,6 +86,11 @@ type Result struct {
 	// and Merged how (clients.go); a run's own result has none.
 	Clients []ClientHost `json:"clients,omitempty"`
 	Merged  *Merged      `json:"merged,omitempty"`
+	// Servers are the servers of a run on several (--target given more
+	// than once: a cluster's SQL nodes), each with its facts and its part
+	// of the run (servers.go); Target is then the first's. A run on one
+	// server has none.
+	Servers []Server `json:"servers,omitempty"`
 }
 
 // Rows is what a workload that grows a table reports (iibench): the rows
@@ -424,6 +429,9 @@ type Interval struct {
 	RetriesPerS  float64      `json:"retries_per_s,omitempty"`
 	Latency      []Percentile `json:"latency,omitempty"`
 	LagMeanMS    float64      `json:"lag_mean_ms,omitempty"`
+	// ServersEventsPerS are each server's events/s, in the order of
+	// Result.Servers, in a run on several.
+	ServersEventsPerS []float64 `json:"servers_events_per_s,omitempty"`
 	// Extra holds a workload's own figures: a name ending in "_per_s" is a
 	// rate, any other a level at the end of the interval.
 	Extra map[string]float64 `json:"extra,omitempty"`
@@ -512,6 +520,20 @@ func Read(r io.Reader) (*Result, error) {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
 	return Unmarshal(b)
+}
+
+// ReadFile reads the result document at path (as WriteFile and --json
+// write it).
+func ReadFile(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, unwrapPath(err))
+	}
+	r, err := Unmarshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
+	return r, nil
 }
 
 // started is about when this process started: a temporary file of

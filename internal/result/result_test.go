@@ -1,8 +1,11 @@
 package result
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,11 +44,7 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 	if err := WriteFile(path, r); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := Unmarshal(b)
+	back, err := ReadFile(path)
 	if err != nil || back.Status != StatusInterrupted {
 		t.Fatalf("%v %v", back, err)
 	}
@@ -55,6 +54,14 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(dir, "no", "such", "r.json"), r); err == nil {
 		t.Fatal("write into a missing directory succeeded")
+	}
+	if _, err := ReadFile(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file read as %v", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schema_version": 0}`), 0o644)
+	if _, err := ReadFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("a document of no schema version: %v, want an error naming the file", err)
 	}
 }
 
@@ -83,5 +90,33 @@ func TestLatencyGet(t *testing.T) {
 	}
 	if LatencyOf(hdr.New(1, 10, 1), nil) != nil {
 		t.Fatal("empty histogram gave a latency")
+	}
+}
+
+// A run on one server's document has no servers; a cluster run's keeps
+// each server's part through a write and a read.
+func TestServersRoundTrip(t *testing.T) {
+	one := &Result{SchemaVersion: SchemaVersion, ID: "x", Status: StatusOK}
+	b, err := json.Marshal(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "servers") {
+		t.Errorf("a run on one server writes servers: %s", b)
+	}
+	two := *one
+	two.Servers = []Server{{Label: ServerLabel(0), Clients: 2, Target: Target{Kind: "postgres", URL: "postgres://a/b"},
+		Summary: &ServerSummary{Events: 10, EventsPerS: 5, Latency: &Latency{MeanMS: 1}}}, {Label: ServerLabel(1), Clients: 1}}
+	b, err = json.Marshal(&two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Servers) != 2 || back.Servers[0].Label != "server1" || back.Servers[1].Label != "server2" ||
+		back.Servers[0].Summary.Events != 10 || back.Servers[0].Target.URL != "postgres://a/b" {
+		t.Errorf("read back %+v", back.Servers)
 	}
 }

@@ -10,7 +10,7 @@ var runOnly = map[string]bool{
 	"max-tries": true, "no-store": true, "percentiles": true, "probe-root": true, "progress-timestamp": true,
 	"rate": true, "report-interval": true, "restart-cmd": true, "sample-interval": true, "server-set": true,
 	"show": true, "stall-timeout": true, "strict": true, "time": true, "verbose-errors": true, "warmup": true,
-	"wait-idle": true, "start-at": true, "client-id": true,
+	"wait-idle": true, "start-at": true, "client-id": true, "metrics-addr": true,
 	// tpcb's own, in pgbench's words.
 	"progress": true, "pgbench-R": true, "pgbench-T": true, "initialize": true,
 }

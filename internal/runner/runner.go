@@ -75,6 +75,15 @@ type Config struct {
 	// starts at (run --start-at): the warm-up lasts until then
 	// (startat.go).
 	StartAt time.Time
+	// Watch, when set, is given the run's metrics before any client
+	// starts: a live exporter reads what the ticker merged from it
+	// (metrics.Registry.Snapshot), at its own pace, never a worker's.
+	Watch func(*metrics.Registry)
+	// Servers is how many servers the clients are spread over, client i
+	// on server i mod Servers (workload.ServerOf); with more than one,
+	// each server's figures are kept apart too (Outcome.Servers, each
+	// point's ServersEventsPerS).
+	Servers int
 }
 
 // Validate checks the configuration.
@@ -134,6 +143,10 @@ type Outcome struct {
 	// Stuck lists the clients that were still inside an event when the
 	// run gave up waiting for them.
 	Stuck []Stall
+	// Servers are each server's part of the summary and histograms, when
+	// the clients were spread over several (Config.Servers); the caller
+	// names the servers.
+	Servers []result.Server
 }
 
 // ErrInterrupted is returned when the run's context was cancelled from outside.
@@ -155,7 +168,11 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	gomaxprocs := runtime.GOMAXPROCS(0)
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
+	reg.SetGroups(cfg.Servers)
 	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	if cfg.Watch != nil {
+		cfg.Watch(reg)
+	}
 	if r.cfg.ReconnectFor == 0 {
 		r.cfg.ReconnectFor = 10 * time.Second
 	}
@@ -422,11 +439,17 @@ func (r *run) bytes(t *metrics.Totals, counts []int64, k metrics.Kind) int64 {
 type window struct {
 	counts []int64
 	span   time.Duration
+	// servers are each server's counts (Config.Servers).
+	servers [][]int64
 }
 
 func snapshot(reg *metrics.Registry) *window {
 	tot, span := reg.Cumulative()
-	return &window{counts: opCounts(tot), span: span}
+	w := &window{counts: opCounts(tot), span: span}
+	for _, g := range reg.GroupCumulative() {
+		w.servers = append(w.servers, opCounts(g))
+	}
+	return w
 }
 
 func opCounts(t *metrics.Totals) []int64 {
@@ -600,7 +623,7 @@ func (r *run) newWorker(ctx context.Context, id int, events int64) (*worker, err
 	}
 	cl := &r.clients[id]
 	clock := workload.ClockFrom(r.base)
-	wk := &worker{id: id, events: events, h: r.reg.NewHandle(), clock: &clock, cl: cl}
+	wk := &worker{id: id, events: events, h: r.reg.NewHandleIn(workload.ServerOf(id, r.cfg.Servers)), clock: &clock, cl: cl}
 	var err error
 	wk.w, wk.sess, err = r.connect(ctx, wk, false)
 	cl.end(wk.sess)
@@ -937,6 +960,9 @@ func (r *run) point(iv metrics.Interval) result.Interval {
 		p.RetriesPerS = float64(iv.Retries) / secs
 	}
 	p.Latency = r.percentiles(iv.Totals)
+	for _, g := range iv.Groups {
+		p.ServersEventsPerS = append(p.ServersEventsPerS, float64(g.KindCount(metrics.Event))/secs)
+	}
 	if iv.Lag != nil && iv.Lag.TotalCount() > 0 {
 		p.LagMeanMS = iv.Lag.Mean() / 1e6
 	}
@@ -1008,26 +1034,9 @@ func (r *run) summarize(out *Outcome) {
 		}
 		s.ScheduleLag = result.LatencyOf(tot.Lag, r.cfg.Percentiles)
 	}
-	for i, o := range tot.Ops {
-		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: counts[i], PerS: per(counts[i])}
-		if i < len(r.load.OpBytes) {
-			os.MiBPerS = per(counts[i]*r.load.OpBytes[i]) / mib
-		}
-		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
-		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
-		s.Ops = append(s.Ops, os)
-		if o.Hist.TotalCount() == 0 { // none, or counted without times
-			continue
-		}
-		if hh, err := result.EncodeHistogram(o.Spec.Name, "latency", o.Hist); err == nil {
-			out.Hists = append(out.Hists, hh)
-		}
-		if o.Service != nil {
-			if hh, err := result.EncodeHistogram(o.Spec.Name, "service", o.Service); err == nil {
-				out.Hists = append(out.Hists, hh)
-			}
-		}
-	}
+	var hists []result.Histogram
+	s.Ops, hists = r.ops(tot, counts, per)
+	out.Hists = append(out.Hists, hists...)
 	if tot.Lag != nil && tot.Lag.TotalCount() > 0 {
 		if hh, err := result.EncodeHistogram("events", "lag", tot.Lag); err == nil {
 			out.Hists = append(out.Hists, hh)
@@ -1040,6 +1049,78 @@ func (r *run) summarize(out *Outcome) {
 	}
 	s.Fairness = fairness(r.clients)
 	slices.SortStableFunc(s.Errors, func(a, b result.ErrorCount) int { return int(b.Count - a.Count) })
+	r.servers(out, secs)
+}
+
+// ops are the summaries of tot's operations, counts[i] of operation i
+// (per makes a rate of a count), and the histograms of those timed.
+func (r *run) ops(tot *metrics.Totals, counts []int64, per func(int64) float64) ([]result.OpSummary, []result.Histogram) {
+	var ops []result.OpSummary
+	var hists []result.Histogram
+	for i, o := range tot.Ops {
+		os := result.OpSummary{Name: o.Spec.Name, Kind: o.Spec.Kind.String(), Count: counts[i], PerS: per(counts[i])}
+		if i < len(r.load.OpBytes) {
+			os.MiBPerS = per(counts[i]*r.load.OpBytes[i]) / mib
+		}
+		os.Latency = result.LatencyOf(o.Hist, r.cfg.Percentiles)
+		os.Service = result.LatencyOf(o.Service, r.cfg.Percentiles)
+		ops = append(ops, os)
+		if o.Hist.TotalCount() == 0 { // none, or counted without times
+			continue
+		}
+		if hh, err := result.EncodeHistogram(o.Spec.Name, "latency", o.Hist); err == nil {
+			hists = append(hists, hh)
+		}
+		if o.Service != nil {
+			if hh, err := result.EncodeHistogram(o.Spec.Name, "service", o.Service); err == nil {
+				hists = append(hists, hh)
+			}
+		}
+	}
+	return ops, hists
+}
+
+// servers fills each server's part of the summary, over the summary's
+// secs, when the clients were spread over several: the counts of the
+// measured window (as the summary's), the latencies of every event.
+func (r *run) servers(out *Outcome, secs float64) {
+	groups := r.reg.GroupCumulative()
+	per := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	for g, tot := range groups {
+		counts := opCounts(tot)
+		if w := r.window; w != nil && g < len(w.servers) {
+			counts = w.servers[g]
+		}
+		sv := result.ServerSummary{Events: kindCount(tot, counts, metrics.Event)}
+		clients := 0
+		for id := range r.cfg.Threads {
+			if workload.ServerOf(id, len(groups)) == g {
+				clients++
+			}
+		}
+		sv.EventsPerS = per(sv.Events)
+		sv.Queries = result.QueryCounts{Read: kindCount(tot, counts, metrics.Read), Write: kindCount(tot, counts, metrics.Write), Other: kindCount(tot, counts, metrics.Other)}
+		sv.Queries.Total = sv.Queries.Read + sv.Queries.Write + sv.Queries.Other
+		sv.QueriesPerS = per(sv.Queries.Total)
+		for _, k := range tot.ErrorKeys() {
+			sv.Errors = append(sv.Errors, result.ErrorCount{Class: k.Class, Code: k.Code, Count: tot.Errors[k]})
+			sv.ErrorsTotal += tot.Errors[k]
+		}
+		sv.Retries, sv.Reconnects = tot.Retries, tot.Reconnects
+		head := r.headHist(tot)
+		sv.Latency = result.LatencyOf(head, r.cfg.Percentiles)
+		if h := tot.EventHist(); r.cfg.Rate == 0 && r.load.WorkerRate == nil && h.TotalCount() > 0 && secs > 0 {
+			sv.Concurrency = float64(h.TotalCount()) / secs * h.Mean() / 1e9
+		}
+		var hists []result.Histogram
+		sv.Ops, hists = r.ops(tot, counts, per)
+		out.Servers = append(out.Servers, result.Server{Label: result.ServerLabel(g), Clients: clients, Summary: &sv, Histograms: hists})
+	}
 }
 
 // concurrency fills in Little's law's count of events in flight for a

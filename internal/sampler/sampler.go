@@ -36,6 +36,26 @@ type Config struct {
 	// instead of every Interval, so the counters a line shows cover that
 	// line's own interval. Interval is then only recorded.
 	Driven bool
+	// Servers, when the run's clients are spread over several servers,
+	// are their counters in place of DB: each sampled on its own
+	// connection, its series named with its label as a prefix
+	// ("server2/db.xact_commit") and its source "LABEL/db".
+	Servers []Server
+}
+
+// Server is one server of several whose counters are sampled: its label
+// and its counters (nil when it has none, and then NoDB says why).
+type Server struct {
+	Label string
+	DB    target.CounterSource
+	NoDB  string
+}
+
+// dbSource is one database whose counters a loop samples: its source
+// name and the prefix of its series' names.
+type dbSource struct {
+	source, prefix string
+	db             target.CounterSource
 }
 
 // point is a sample, or the mean of n neighbouring samples ending at at,
@@ -109,21 +129,34 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	s := &Sampler{cfg: cfg, base: time.Now(), cancel: cancel, series: map[string]*counterSeries{}, latest: map[string]float64{}, unknown: map[string]string{}, gaps: map[string][][2]float32{},
 		kicks: map[string]chan struct{}{}, done: map[string]uint64{}, updated: make(chan struct{})}
 	sources := []string{"os"}
-	if cfg.DB != nil {
-		sources = append(sources, "db")
-	} else if cfg.NoDB != "" {
+	var dbs []dbSource
+	switch {
+	case len(cfg.Servers) > 0:
+		for _, sv := range cfg.Servers {
+			src := sv.Label + "/db"
+			if sv.DB == nil {
+				s.unknown[src] = sv.NoDB
+				continue
+			}
+			dbs = append(dbs, dbSource{source: src, prefix: sv.Label + "/", db: sv.DB})
+		}
+	case cfg.DB != nil:
+		dbs = append(dbs, dbSource{source: "db", db: cfg.DB})
+	case cfg.NoDB != "":
 		s.unknown["db"] = cfg.NoDB
+	}
+	for _, d := range dbs {
+		sources = append(sources, d.source)
 	}
 	// Sources are known before any loop runs, so a Wait never misses one.
 	for _, src := range sources {
 		s.kicks[src] = make(chan struct{}, 1)
 		s.done[src] = 0
 	}
-	s.wg.Add(1)
+	s.wg.Add(1 + len(dbs))
 	go s.osLoop(ctx)
-	if cfg.DB != nil {
-		s.wg.Add(1)
-		go s.dbLoop(ctx)
+	for _, d := range dbs {
+		go s.dbLoop(ctx, d)
 	}
 	return s
 }
@@ -306,13 +339,21 @@ func (s *Sampler) osLoop(ctx context.Context) {
 	if err != nil {
 		s.fail("os", err) // partial: keep sampling what can be read
 	}
+	sampled := false // prev is the base, not yet a sample
 	s.every(ctx, "os", func() (bool, bool) {
 		cur, err := r.Snapshot()
 		if err != nil {
 			s.fail("os", err)
 		}
+		if sampled && cur.At.Sub(prev.At) < s.cfg.Interval/4 {
+			// A tick or kick an instant after the last sample (ticks
+			// the runner emits at once after a stall): that sample is
+			// as new as it, and rates over the instant since would be
+			// noise, at the same time on the millisecond axis.
+			return true, true
+		}
 		s.add(cur.At, "os", probe.OSRates(prev, cur))
-		prev = cur
+		prev, sampled = cur, true
 		return true, true
 	})
 }
@@ -351,8 +392,8 @@ func (s *Sampler) every(ctx context.Context, source string, read func() (more, s
 
 // openDB opens the engine's counters and reads them once, the base of
 // the first rates.
-func (s *Sampler) openDB(ctx context.Context) (target.CounterReader, []target.Counter, error) {
-	rd, err := s.cfg.DB.OpenCounters(ctx)
+func (s *Sampler) openDB(ctx context.Context, db target.CounterSource) (target.CounterReader, []target.Counter, error) {
+	rd, err := db.OpenCounters(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -372,12 +413,12 @@ func (s *Sampler) openDB(ctx context.Context) (target.CounterReader, []target.Co
 // has begun is a lost connection (the server restarted): the loop
 // connects again at each interval, the samples it could not take are
 // marked as a gap, and the rates start again from a new base.
-func (s *Sampler) dbLoop(ctx context.Context) {
+func (s *Sampler) dbLoop(ctx context.Context, d dbSource) {
 	defer s.wg.Done()
-	defer s.answer("db", allKicks)
-	rd, prev, err := s.openDB(ctx)
+	defer s.answer(d.source, allKicks)
+	rd, prev, err := s.openDB(ctx, d.db)
 	if err != nil {
-		s.fail("db", err)
+		s.fail(d.source, err)
 		return
 	}
 	defer func() {
@@ -386,13 +427,13 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 		}
 	}()
 	prevAt := time.Now()
-	s.every(ctx, "db", func() (bool, bool) {
+	s.every(ctx, d.source, func() (bool, bool) {
 		if rd == nil {
-			r, p, err := s.openDB(ctx)
+			r, p, err := s.openDB(ctx, d.db)
 			if err != nil {
 				return ctx.Err() == nil, false
 			}
-			s.cfg.Logger.Debug("counters: connected again", "source", "db")
+			s.cfg.Logger.Debug("counters: connected again", "source", d.source)
 			rd, prev, prevAt = r, p, time.Now()
 			return true, false // the first sample after the gap is the next
 		}
@@ -405,10 +446,10 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 			if ctx.Err() != nil {
 				return false, false
 			}
-			s.cfg.Logger.Debug("counters: connection lost; connecting again", "source", "db", "err", err)
+			s.cfg.Logger.Debug("counters: connection lost; connecting again", "source", d.source, "err", err)
 			rd.Close()
 			rd = nil
-			s.lose("db", prevAt)
+			s.lose(d.source, prevAt)
 			return true, false
 		}
 		at := time.Now()
@@ -424,8 +465,11 @@ func (s *Sampler) dbLoop(ctx context.Context) {
 		// counter of its own can say.
 		rs = append(rs, probe.Reading{Name: "db.status_read_ms", Unit: "ms", Kind: result.CounterGauge,
 			Value: float64(at.Sub(asked).Microseconds()) / 1000})
-		s.add(at, "db", rs)
-		s.resume("db", at)
+		for i := range rs {
+			rs[i].Name = d.prefix + rs[i].Name
+		}
+		s.add(at, d.source, rs)
+		s.resume(d.source, at)
 		prev, prevAt = cur, at
 		return true, true
 	})

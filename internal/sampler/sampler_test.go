@@ -165,7 +165,7 @@ func TestPointsKeepTheirTime(t *testing.T) {
 // A driven sampler reads only when kicked, and Wait returns the values of
 // that very read: one stored point per kick, at the kick's time.
 func TestDrivenSamplesAtEachKick(t *testing.T) {
-	s := Start(context.Background(), Config{Interval: time.Hour, NoDB: "none here", Driven: true})
+	s := Start(context.Background(), Config{Interval: 20 * time.Millisecond, NoDB: "none here", Driven: true})
 	start := time.Now()
 	time.Sleep(30 * time.Millisecond)
 	var kickedAt []float64
@@ -194,6 +194,30 @@ func TestDrivenSamplesAtEachKick(t *testing.T) {
 			}
 		}
 		return
+	}
+	t.Fatal("no os.mem.used series")
+}
+
+// Kicks that come an instant apart (ticks the runner emits at once after
+// a stall) are answered by one sample: a second one would be a rate over
+// the instant between, and share its time on the millisecond axis.
+func TestDrivenKicksAnInstantApartShareASample(t *testing.T) {
+	s := Start(context.Background(), Config{Interval: time.Second, NoDB: "none here", Driven: true})
+	start := time.Now()
+	time.Sleep(30 * time.Millisecond)
+	for range 2 {
+		if _, stale := s.Wait(s.Kick(), 5*time.Second); len(stale) > 0 {
+			t.Fatalf("stale after a generous wait: %v", stale)
+		}
+	}
+	c := s.Stop(start, time.Now())
+	for _, sr := range c.Series {
+		if sr.Name == "os.mem.used" {
+			if len(sr.Points) != 1 {
+				t.Errorf("%d points for 2 kicks an instant apart: %v", len(sr.Points), sr.Points)
+			}
+			return
+		}
 	}
 	t.Fatal("no os.mem.used series")
 }

@@ -199,10 +199,17 @@ func memory(by map[string]result.CounterSeries, r *result.Result, from, to float
 func engineWaits(series []result.CounterSeries, from, to float64) []result.Limit {
 	var out []result.Limit
 	for _, s := range series {
-		name, ok := strings.CutPrefix(s.Name, "db.")
+		// A cluster's counters are each server's, named with its label
+		// ("server2/db.row_lock_waits"): said with it.
+		name, label := s.Name, ""
+		if l, rest, ok := strings.Cut(name, "/"); ok && !strings.Contains(l, ".") {
+			name, label = rest, l+" "
+		}
+		name, ok := strings.CutPrefix(name, "db.")
 		if !ok || !waitCounter(name) {
 			continue
 		}
+		name = label + name
 		vs := window(s, from, to)
 		if len(vs) < minPoints {
 			continue

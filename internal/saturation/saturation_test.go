@@ -45,6 +45,8 @@ func TestFind(t *testing.T) {
 			series("os.mem.swap_used", "bytes", func(t float64) float64 { return t * (1 << 20) })), []string{"memory"}},
 		{"lock waits", runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
 			series("db.row_lock_waits", "/s", flat(12)), series("db.blocks_hit", "pages/s", flat(1e5))), []string{"engine"}},
+		{"lock waits on a cluster's second server", runWith(series("os.cpu.user", "%", flat(20)), series("os.cpu.system", "%", flat(5)),
+			series("server1/db.row_lock_waits", "/s", flat(0)), series("server2/db.row_lock_waits", "/s", flat(12))), []string{"engine"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Find(c.r)
@@ -67,6 +69,9 @@ func TestFind(t *testing.T) {
 	}), series("os.disk.vda.await", "ms", func(float64) float64 { return 12 })))
 	if len(got) != 1 || got[0].Share != 0.5 || !strings.Contains(Line(got), "disk vda busy (75% utilised on average, 12.0 ms a request) 50% of the run") {
 		t.Errorf("%+v: %s", got, Line(got))
+	}
+	if got := Find(runWith(series("server2/db.row_lock_waits", "/s", flat(12)))); len(got) != 1 || !strings.Contains(got[0].Detail, "server2 row_lock_waits") {
+		t.Errorf("a cluster's server's waits: %+v", got)
 	}
 	if l := Line(nil); !strings.HasPrefix(l, "no sampled resource was at its limit") {
 		t.Errorf("nothing saturated says %q", l)

@@ -86,6 +86,18 @@ type Comparison struct {
 	// first against the first (compare.Diff's, as dbmark compare shows
 	// them); empty unless every result is a query suite's.
 	Queries []compare.QueryComparison `json:"queries"`
+	// Counters are the sampled OS and engine counters that moved most
+	// from the first result's best run to another's (compare.Diff's, as
+	// dbmark compare lists them): one entry per result after the first,
+	// in order, left out where either run sampled no counters.
+	Counters []CounterComparison `json:"counters"`
+}
+
+// CounterComparison is the counters that moved from the first result to
+// the one named.
+type CounterComparison struct {
+	ID    string               `json:"id"`
+	Moves compare.CounterMoves `json:"moves"`
 }
 
 // Difference is one field and its value in each compared entry.
@@ -288,7 +300,8 @@ func (s *Server) compare(r *http.Request, ids string, get func(*http.Request, st
 // comparison sets the entries side by side: their headlines' ratios to
 // the first's, and what differed between their best runs.
 func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(*sitestore.Entry) ResultSummary) Comparison {
-	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}, NotDurable: []string{}, Queries: []compare.QueryComparison{}}
+	c := Comparison{Results: []ResultSummary{}, Ratios: []float64{}, Differing: []Difference{}, NotComparable: []string{}, Notes: []string{}, NotDurable: []string{}, Queries: []compare.QueryComparison{},
+		Counters: []CounterComparison{}}
 	runs := make([]*result.Result, len(es))
 	for i, e := range es {
 		c.Results = append(c.Results, sum(e))
@@ -303,6 +316,11 @@ func (s *Server) comparison(es []*sitestore.Entry, subs []*Submission, sum func(
 	c.Notes = append(c.Notes, d.Notes...)
 	c.NotDurable = append(c.NotDurable, s.notDurableLines(es, runs)...)
 	c.Queries = append(c.Queries, d.Queries...)
+	for i, m := range d.Counters {
+		if m != nil {
+			c.Counters = append(c.Counters, CounterComparison{ID: es[i+1].ID, Moves: *m})
+		}
+	}
 	return c
 }
 

@@ -265,7 +265,6 @@ func TestFeedStyled(t *testing.T) {
 	if css := ts.do("GET", "/static/feed.css", nil); css.Status != http.StatusOK || css.Header.Get("Content-Type") != "text/css; charset=utf-8" {
 		t.Fatalf("/static/feed.css: %d %s", css.Status, css.Header.Get("Content-Type"))
 	}
-	chromium(t)
 	w := newBrowser(t, ts.URL)
 	if err := chromedp.Do(w.ctx, chromedp.Navigate(ts.URL+"/feed.atom")); err != nil {
 		t.Fatal(err)

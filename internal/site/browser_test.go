@@ -6,39 +6,19 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dbmark/dbmark/internal/redact"
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/site"
+	"github.com/dbmark/dbmark/internal/testchrome"
 )
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium on PATH: make test installs it (scripts/testenv.sh)")
-	}
-	t.Skip("no chromium on PATH: apt-get install chromium, or run make test")
-	return ""
-}
 
 func chartLibrary(t *testing.T) {
 	t.Helper()
@@ -52,83 +32,18 @@ func chartLibrary(t *testing.T) {
 
 // watched is a headless Chromium whose console errors, exceptions, log
 // entries (CSP violations among them), dialogs and requests to any origin
-// but the site's are collected as problems.
+// but the site's are noted as problems.
 type watched struct {
 	ctx      context.Context
-	mu       sync.Mutex
-	problems []string
+	problems *testchrome.Problems
 }
 
-func (w *watched) note(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.problems = append(w.problems, fmt.Sprintf(format, args...))
-}
-
-func (w *watched) take() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p := w.problems
-	w.problems = nil
-	return p
-}
+func (w *watched) take() []string { return w.problems.Take() }
 
 func newBrowser(t *testing.T, origin string) *watched {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	w := &watched{ctx: ctx}
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				w.note("console.%s: %s", ev.Type, strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			desc := d.Text
-			if d.Exception != nil {
-				desc += " " + d.Exception.Description
-			}
-			w.note("exception: %s", desc)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-				// The site's own 404 for a payload's <img src=x> would be
-				// one; none may happen at all, since no payload may become
-				// an element.
-				w.note("log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
-			}
-		case *page.EventJavascriptDialogOpening:
-			w.note("a dialog opened: %s", ev.Message)
-		case *network.EventRequestWillBeSent:
-			if u := ev.Request.URL; !strings.HasPrefix(u, origin) && !strings.HasPrefix(u, "data:") {
-				w.note("request to another origin: %s", u)
-			}
-		}
-	})
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	return w
+	ctx := testchrome.Start(t, 1280, 900)
+	return &watched{ctx: ctx, problems: testchrome.Watch(t, ctx, origin)}
 }
 
 type drawn struct {

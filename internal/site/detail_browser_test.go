@@ -13,8 +13,9 @@ import (
 )
 
 // TestResultBlocksFitInChromium opens the pages with a sweep's cells, a
-// query suite's queries, a durability flag, the reproduction script and a
-// per-query comparison at 1280 and 390 pixels wide: none of these blocks
+// query suite's queries, a durability flag, the reproduction script, a
+// per-query comparison and the counters that moved at 1280 and 390 pixels
+// wide: none of these blocks
 // may reach past the window, other than inside a box that scrolls on its
 // own (.wide).
 func TestResultBlocksFitInChromium(t *testing.T) {
@@ -30,8 +31,10 @@ func TestResultBlocksFitInChromium(t *testing.T) {
 		[][2]any{{1, []float64{100000, 120000, 110000}}, {4, []float64{300000, 374562, 342995}}}))
 	qa := ts.mustSubmit(submission(q))
 	qb := ts.mustSubmit(submission(variant(t, q, nil)))
-	pages := [][2]string{{"sweep", "/r/" + sweep}, {"query", "/r/" + qa}, {"compare-queries", "/compare?ids=" + qa + "," + qb}}
-	blocks := `table.cells, table.queries, table.compare-queries, table.read-check, pre#reproduce-script, p#not-durable, p.headline-of, p.tables-of`
+	ca, cb, cc := movedCounters(t, ts)
+	pages := [][2]string{{"sweep", "/r/" + sweep}, {"query", "/r/" + qa}, {"compare-queries", "/compare?ids=" + qa + "," + qb},
+		{"compare-counters", "/compare?ids=" + ca + "," + cb + "," + cc}}
+	blocks := `table.cells, table.queries, table.compare-queries, div.section.counters, table.counters, p.with-throughput, table.read-check, pre#reproduce-script, p#not-durable, p.headline-of, p.tables-of`
 	// DBMARK_SCREENSHOTS names a directory for screenshots of each page's
 	// main part, to look at.
 	dir := os.Getenv("DBMARK_SCREENSHOTS")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,11 +35,7 @@ import (
 // recorded, redacted by dbmark results export (testdata).
 func realRun(t testing.TB, name string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(filepath.Join("testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -528,6 +528,8 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 		Cols       []compareCol
 		Comparison Comparison
 		Queries    *queryCompare
+		Counters   []counterCompare
+		Uncounted  []string
 	}{page: page{Title: "Compare"}, IDs: ids}
 	es, subs, err := s.compare(r, ids, s.visiblePage)
 	if err != nil {
@@ -551,6 +553,8 @@ func (s *Server) pageCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Comparison = c
 	v.Queries = queriesCompared(entryIDs(es), c.Queries)
+	v.Counters = countersCompared(es[0].ID, c.Counters)
+	v.Uncounted = uncounted(entryIDs(es), c.Counters)
 	if v.Charts, v.Data, err = s.chartsOf(runs, labels); err != nil {
 		s.pageFailed(w, r, err)
 		return

@@ -59,7 +59,7 @@ func MariaDB(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := tempDir()
+	dir, err := tempDir("")
 	if err != nil {
 		return nil, err
 	}

@@ -131,6 +131,31 @@ func (r pgRunner) chown(paths ...string) error {
 // Postgres initialises and starts a PostgreSQL server (user postgres, no
 // password, database postgres).
 func Postgres(ctx context.Context) (*Server, error) {
+	return startPostgres(ctx, pgSetup{})
+}
+
+// PostgresAlsoOn is a Starter of Postgres listening on addr as well as on
+// loopback, on the same port, and trusting clients from network (a
+// CIDR): for a test whose clients reach it from network namespaces
+// bridged to addr. The address must be on an interface before the
+// server starts.
+func PostgresAlsoOn(addr, network string) Starter {
+	return func(ctx context.Context) (*Server, error) {
+		return startPostgres(ctx, pgSetup{addr: addr, network: network})
+	}
+}
+
+// PostgresOn is Postgres with its files (data, WAL, log) on d.
+func PostgresOn(d *SlowDisk) Starter {
+	return func(ctx context.Context) (*Server, error) { return startPostgres(ctx, pgSetup{parent: d.Dir}) }
+}
+
+// pgSetup says where a server's files go (a new directory under parent;
+// the system's temporary directory when "") and the address it listens
+// on besides 127.0.0.1, with the network it trusts there ("": none).
+type pgSetup struct{ parent, addr, network string }
+
+func startPostgres(ctx context.Context, also pgSetup) (*Server, error) {
 	r, err := newPGRunner()
 	if err != nil {
 		return nil, err
@@ -139,11 +164,11 @@ func Postgres(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := tempDir()
+	dir, err := tempDir(also.parent)
 	if err != nil {
 		return nil, err
 	}
-	s, err := setUpPostgres(ctx, r, dir, port)
+	s, err := setUpPostgres(ctx, r, dir, port, also)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("private PostgreSQL: %w", err)
@@ -151,7 +176,7 @@ func Postgres(ctx context.Context) (*Server, error) {
 	return s, nil
 }
 
-func setUpPostgres(ctx context.Context, r pgRunner, dir string, port int) (*Server, error) {
+func setUpPostgres(ctx context.Context, r pgRunner, dir string, port int, also pgSetup) (*Server, error) {
 	data, sock, log := filepath.Join(dir, "data"), filepath.Join(dir, "sock"), filepath.Join(dir, "server.log")
 	for _, d := range []string{data, sock} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -173,8 +198,15 @@ func setUpPostgres(ctx context.Context, r pgRunner, dir string, port int) (*Serv
 	if err := writeCert(crt, key); err != nil {
 		return nil, err
 	}
+	listen := "127.0.0.1"
+	if also.addr != "" {
+		listen += "," + also.addr
+		if err := appendFile(filepath.Join(data, "pg_hba.conf"), fmt.Sprintf("host all all %s trust\n", also.network)); err != nil {
+			return nil, err
+		}
+	}
 	conf := fmt.Sprintf(`
-listen_addresses = '127.0.0.1'
+listen_addresses = '%s'
 port = %d
 unix_socket_directories = '%s'
 max_connections = 60
@@ -182,16 +214,8 @@ shared_buffers = 32MB
 fsync = off
 full_page_writes = off
 ssl = on
-`, port, sock)
-	f, err := os.OpenFile(filepath.Join(data, "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	_, err = f.WriteString(conf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+`, listen, port, sock)
+	if err := appendFile(filepath.Join(data, "postgresql.conf"), conf); err != nil {
 		return nil, err
 	}
 	if err := r.chown(crt, key); err != nil {
@@ -241,5 +265,18 @@ func pgPing(raw string) error {
 	}
 	defer c.Close(ctx)
 	_, err = c.Exec(ctx, "SELECT 1").ReadAll()
+	return err
+}
+
+// appendFile adds text at the end of an existing file.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }

@@ -4,7 +4,8 @@
 // never stopped by a test.
 //
 // A server lives in a temporary directory, listens on 127.0.0.1 on a free
-// port and on a unix socket, offers TLS with a self-signed certificate,
+// port (PostgreSQL, with PostgresAlsoOn, on one more address too) and on a
+// unix socket, offers TLS with a self-signed certificate,
 // and has one database for the test. Starting one needs the server's
 // binaries (PostgreSQL's initdb and pg_ctl, MariaDB's mariadb-install-db
 // and mariadbd); when they are missing the test is skipped.
@@ -177,10 +178,11 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// tempDir is a directory other users may traverse (PostgreSQL runs as its
-// own user under root), with a short path for unix sockets.
-func tempDir() (string, error) {
-	dir, err := os.MkdirTemp("", "dbmark-srv-")
+// tempDir is a new directory under parent ("": the system's temporary
+// directory) that other users may traverse (PostgreSQL runs as its own
+// user under root), with a short path for unix sockets.
+func tempDir(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "dbmark-srv-")
 	if err != nil {
 		return "", err
 	}

@@ -233,6 +233,16 @@ type Seat struct {
 	Dialed time.Duration
 }
 
+// ServerOf is the server client talks to when a run's clients are spread
+// over servers of them round-robin, as sysbench spreads its connections
+// over --mysql-host's list: client i on server i mod servers.
+func ServerOf(client, servers int) int {
+	if servers < 2 {
+		return 0
+	}
+	return client % servers
+}
+
 // Clients opens a run's clients and says what their errors mean. Package
 // sqlclient opens them on a target's connections for the SQL workloads; a
 // workload that needs no database (file I/O) opens its own. The runner

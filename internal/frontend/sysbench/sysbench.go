@@ -132,13 +132,13 @@ type driver struct {
 	// dryRun its option to pretend; variant the scripts' option naming a
 	// variant of its server ("" for none).
 	ignoreErrors, dryRun, variant string
-	// target is the URL its options describe.
-	target func(o *values) string
+	// targets are the URLs of the servers its options describe.
+	targets func(o *values) []string
 }
 
 var drivers = map[string]driver{
-	"mysql": {prewarm: true, ignoreErrors: "mysql-ignore-errors", dryRun: "mysql-dry-run", target: mysqlTarget},
-	"pgsql": {variant: "pgsql_variant", target: pgsqlTarget},
+	"mysql": {prewarm: true, ignoreErrors: "mysql-ignore-errors", dryRun: "mysql-dry-run", targets: mysqlTargets},
+	"pgsql": {variant: "pgsql_variant", targets: pgsqlTargets},
 }
 
 // values are the options as given: by key (dashes as underscores), the
@@ -388,6 +388,9 @@ func (c *Command) command(cmdname, kind string, topts []option, stdout, stderr i
 		c.Log.Printf(Notice, "Initializing worker threads...\n")
 	}
 	c.drv = drv
+	if err := c.checkTargets(); err != nil {
+		return nil, err
+	}
 	if c.Verb == "prewarm" && !drv.prewarm {
 		c.Log.Printf(Fatal, "`sysbench.cmdline.call_command' function failed: prewarm is currently MySQL only")
 		return nil, &Exit{Code: c.FailedCode()}

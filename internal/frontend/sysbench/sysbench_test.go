@@ -148,6 +148,42 @@ func TestTarget(t *testing.T) {
 	}
 }
 
+// TestTargets: host and port lists make the servers the clients spread
+// over, in sysbench's order (every port of a host, then the next host),
+// and a port in a list that is not one is refused in one line.
+func TestTargets(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--mysql-host=db1,db2", "--mysql-port=3307,3308", "--mysql-user=u"},
+			[]string{"mysql://u@db1:3307/sbtest", "mysql://u@db1:3308/sbtest", "mysql://u@db2:3307/sbtest", "mysql://u@db2:3308/sbtest"}},
+		{[]string{"--mysql-host=127.0.0.1", "--mysql-port=3307,3308", "--mysql-ssl=on"},
+			[]string{"mysql://sbtest@127.0.0.1:3307/sbtest?tls=skip-verify", "mysql://sbtest@127.0.0.1:3308/sbtest?tls=skip-verify"}},
+		{[]string{"--mysql-socket=/tmp/a.sock,/tmp/b.sock"},
+			[]string{"mysql://sbtest@localhost/sbtest?socket=%2Ftmp%2Fa.sock", "mysql://sbtest@localhost/sbtest?socket=%2Ftmp%2Fb.sock"}},
+		{[]string{"--db-driver=pgsql", "--pgsql-host=h1,h2"},
+			[]string{"postgres://sbtest@h1:5432/sbtest", "postgres://sbtest@h2:5432/sbtest"}},
+		{[]string{"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=5433,5434"},
+			[]string{"postgres://sbtest@127.0.0.1:5433/sbtest", "postgres://sbtest@127.0.0.1:5434/sbtest"}},
+	} {
+		c, code, stdout, stderr := start(t, slices.Concat([]string{"oltp_read_write"}, tc.args, []string{"run"})...)
+		if c == nil {
+			t.Fatalf("%q: exit %d %s%s", tc.args, code, stdout, stderr)
+		}
+		if got := c.Targets(); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: targets %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--mysql-port=3306,33o6"}, {"--db-driver=pgsql", "--pgsql-port=5432,70000"}} {
+		c, code, stdout, _ := start(t, slices.Concat([]string{"oltp_read_write"}, args, []string{"run"})...)
+		lines := strings.Split(strings.TrimSpace(strings.TrimPrefix(stdout, banner)), "\n")
+		if c != nil || code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "FATAL: Invalid value for --") || !strings.Contains(lines[0], "is not a port") {
+			t.Errorf("%q: exit %d, output %q: want one FATAL line naming the port", args, code, stdout)
+		}
+	}
+}
+
 func TestConfigFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sb.cfg")
 	if err := os.WriteFile(path, []byte("threads = 3 # three\ntable_size=\"77\"\n"), 0o600); err != nil {

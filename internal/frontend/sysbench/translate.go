@@ -1,6 +1,7 @@
 package sysbench
 
 import (
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -95,50 +96,106 @@ func (c *Command) oltp(topts []option) error {
 }
 
 // Target is the database URL sysbench's driver options describe, with
-// sysbench's defaults (localhost, user and database sbtest).
-func (c *Command) Target() string { return c.drv.target(c.opts) }
+// sysbench's defaults (localhost, user and database sbtest): the first of
+// Targets.
+func (c *Command) Target() string { return c.Targets()[0] }
 
-// pgsqlTarget is the URL of sysbench's pgsql options.
-func pgsqlTarget(o *values) string {
-	host := o.get("pgsql-host", "localhost")
-	port := o.get("pgsql-port", "5432")
-	u := url.URL{Scheme: "postgres", Path: "/" + o.get("pgsql-db", "sbtest")}
-	u.User = userinfo(o.get("pgsql-user", "sbtest"), o.get("pgsql-password", ""))
-	if strings.HasPrefix(host, "/") { // a socket directory, as libpq takes it
-		u.RawQuery = url.Values{"host": {host}, "port": {port}}.Encode()
-	} else {
-		u.Host = net.JoinHostPort(host, port)
-	}
-	return u.String()
-}
+// Targets are the servers sysbench's driver options describe, in the
+// order sysbench hands them to its connections, each in turn: every port
+// of the first host, then of the next (--mysql-host=h1,h2
+// --mysql-port=p1,p2 is h1:p1, h1:p2, h2:p1, h2:p2), or each socket of
+// --mysql-socket. dbmark reads --pgsql-host and --pgsql-port the same way
+// (sysbench 1.0.20's pgsql driver hands its one host string to libpq,
+// which takes a list as servers to try in turn, not to share).
+func (c *Command) Targets() []string { return c.drv.targets(c.opts) }
 
-// mysqlTarget is the URL of sysbench's mysql options: of a list of hosts
-// or ports, the first.
-func mysqlTarget(o *values) string {
-	first := func(list string) string { return strings.Split(list, ",")[0] }
-	host := first(o.get("mysql-host", "localhost"))
-	port := first(o.get("mysql-port", "3306"))
-	socket := first(o.get("mysql-socket", ""))
-	u := url.URL{Scheme: "mysql", Path: "/" + o.get("mysql-db", "sbtest")}
-	u.User = userinfo(o.get("mysql-user", "sbtest"), o.get("mysql-password", ""))
-	q := url.Values{}
-	if socket == "" && host == "localhost" {
-		// libmysqlclient reaches localhost through its socket.
-		if _, err := os.Stat(DefaultMySQLSocket); err == nil {
-			socket = DefaultMySQLSocket
+// checkTargets refuses a port in a list that is not a port, before
+// anything connects.
+func (c *Command) checkTargets() error {
+	for _, name := range []string{"mysql-port", "pgsql-port"} {
+		for _, p := range list(c.opts.get(name, "")) {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				c.Log.Printf(Fatal, "Invalid value for --%s: '%s' is not a port (a number from 1 to 65535; several separated by commas)", name, p)
+				return &Exit{Code: 1}
+			}
 		}
 	}
-	if socket != "" {
-		u.Host = "localhost"
-		q.Set("socket", socket)
-	} else {
-		u.Host = net.JoinHostPort(host, port)
+	return nil
+}
+
+// list is a comma-separated option's items (none for "").
+func list(v string) []string {
+	if v == "" {
+		return nil
 	}
+	return strings.Split(v, ",")
+}
+
+// pairs are the host and port of each server a host list and a port list
+// make, in sysbench's order: each port of a host before the next host.
+func pairs(hosts, ports string) [][2]string {
+	var out [][2]string
+	for _, h := range list(hosts) {
+		for _, p := range list(ports) {
+			out = append(out, [2]string{h, p})
+		}
+	}
+	return out
+}
+
+// pgsqlTargets are the URLs of sysbench's pgsql options.
+func pgsqlTargets(o *values) []string {
+	var out []string
+	for _, hp := range pairs(o.get("pgsql-host", "localhost"), o.get("pgsql-port", "5432")) {
+		u := url.URL{Scheme: "postgres", Path: "/" + o.get("pgsql-db", "sbtest")}
+		u.User = userinfo(o.get("pgsql-user", "sbtest"), o.get("pgsql-password", ""))
+		if strings.HasPrefix(hp[0], "/") { // a socket directory, as libpq takes it
+			u.RawQuery = url.Values{"host": {hp[0]}, "port": {hp[1]}}.Encode()
+		} else {
+			u.Host = net.JoinHostPort(hp[0], hp[1])
+		}
+		out = append(out, u.String())
+	}
+	return out
+}
+
+// mysqlTargets are the URLs of sysbench's mysql options: each socket of
+// --mysql-socket, else each host and port.
+func mysqlTargets(o *values) []string {
+	q := url.Values{}
 	if o.flag("mysql-ssl", false) {
 		q.Set("tls", "skip-verify") // encrypted, as sysbench's without its certificate files
 	}
-	u.RawQuery = q.Encode()
-	return u.String()
+	one := func(host, port, socket string) string {
+		u := url.URL{Scheme: "mysql", Path: "/" + o.get("mysql-db", "sbtest")}
+		u.User = userinfo(o.get("mysql-user", "sbtest"), o.get("mysql-password", ""))
+		q := maps.Clone(q)
+		if socket == "" && host == "localhost" {
+			// libmysqlclient reaches localhost through its socket.
+			if _, err := os.Stat(DefaultMySQLSocket); err == nil {
+				socket = DefaultMySQLSocket
+			}
+		}
+		if socket != "" {
+			u.Host = "localhost"
+			q.Set("socket", socket)
+		} else {
+			u.Host = net.JoinHostPort(host, port)
+		}
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	var out []string
+	if sockets := list(o.get("mysql-socket", "")); len(sockets) > 0 {
+		for _, s := range sockets {
+			out = append(out, one("localhost", "", s))
+		}
+		return out
+	}
+	for _, hp := range pairs(o.get("mysql-host", "localhost"), o.get("mysql-port", "3306")) {
+		out = append(out, one(hp[0], hp[1], ""))
+	}
+	return out
 }
 
 func userinfo(user, password string) *url.Userinfo {

@@ -4,69 +4,45 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dbmark/dbmark/internal/report/htmlreport"
+	"github.com/dbmark/dbmark/internal/testchrome"
 )
 
 var screenshots = flag.String("screenshots", "", "write screenshots of a sample report into this directory (make screenshots)")
 
-// chromium finds Debian's chromium (scripts/testenv.sh installs it for make
-// test). Without it the test is skipped, except in CI, where it must run.
-func chromium(t *testing.T) string {
+// openReport renders runs into a report with opts, opens it in a headless
+// Chromium 1280 by 900 pixels large, watched for problems (any request but
+// for the file itself among them), and waits until its charts are drawn.
+// It returns the browser's tab, its problems and the report's HTML.
+func openReport(t *testing.T, runs []htmlreport.Run, opts htmlreport.Options) (context.Context, *testchrome.Problems, string) {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	var html bytes.Buffer
+	if err := htmlreport.Render(&html, runs, opts); err != nil {
+		t.Fatal(err)
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium on PATH: make test installs it (scripts/testenv.sh)")
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	t.Skip("no chromium on PATH: apt-get install chromium, or run make test")
-	return ""
-}
-
-// browser starts a headless Chromium with a fresh profile and no
-// background network traffic.
-func browser(t *testing.T, width, height int) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
+	ctx := testchrome.Start(t, 1280, 900)
+	problems := testchrome.Watch(t, ctx, "file:")
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()),
+		chromedp.WaitVisible(chromedp.CSS("body[data-charts]")),
+	); err != nil {
+		t.Fatalf("open the report in chromium: %v", err)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	// A safety net, not a measure: a loaded machine may take minutes.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
+	return ctx, problems, html.String()
 }
 
 type chartState struct {
@@ -95,69 +71,9 @@ func TestReportInChromium(t *testing.T) {
 	last.EndedAt = last.StartedAt.Add(took)
 	runs = append(slices.Clone(runs[:len(runs)-1]), htmlreport.Run{ID: runs[len(runs)-1].ID, Result: &last})
 
-	var html bytes.Buffer
-	if err := htmlreport.Render(&html, runs, htmlreport.Options{Title: "dbmark sample report", Library: lib,
-		Generated: time.Now(), Tool: "dbmark test"}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	wantCharts := strings.Count(html.String(), `class="chart"`)
-
-	ctx := browser(t, 1280, 900)
-	var mu sync.Mutex
-	var problems []string
-	note := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		problems = append(problems, fmt.Sprintf(format, args...))
-	}
-	err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			switch ev.Type {
-			case runtime.ConsoleAPICalledTypeError, runtime.ConsoleAPICalledTypeWarning, runtime.ConsoleAPICalledTypeAssert:
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, string(a.Value)+a.Description)
-				}
-				note("console.%s: %s", ev.Type, strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			d := ev.ExceptionDetails
-			desc := d.Text
-			if d.Exception != nil {
-				desc += " " + d.Exception.Description
-			}
-			note("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, desc)
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-				note("log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			if u := ev.Request.URL; !strings.HasPrefix(u, "file:") && !strings.HasPrefix(u, "data:") {
-				note("network request: %s", u)
-			}
-		}
-	})
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-
-	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()),
-		chromedp.WaitVisible(chromedp.CSS("body[data-charts]")),
-	); err != nil {
-		t.Fatalf("open the report in chromium: %v", err)
-	}
+	ctx, problems, html := openReport(t, runs, htmlreport.Options{Title: "dbmark sample report", Library: lib,
+		Generated: time.Now(), Tool: "dbmark test"})
+	wantCharts := strings.Count(html, `class="chart"`)
 	states, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartState](`Array.from(document.querySelectorAll('.chart')).map(e => ({
 		id: e.id, kind: e.dataset.kind, points: Number(e.dataset.points), error: e.dataset.error || ''}))`))
 	if err != nil {
@@ -167,11 +83,9 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("print to PDF: %v", err)
 	}
-	mu.Lock()
-	for _, p := range problems {
+	for _, p := range problems.Take() {
 		t.Error(p)
 	}
-	mu.Unlock()
 
 	if len(states) != wantCharts || wantCharts == 0 {
 		t.Fatalf("%d chart elements in the page, %d in the HTML", len(states), wantCharts)
@@ -189,7 +103,7 @@ func TestReportInChromium(t *testing.T) {
 	// (A counter is drawn only when it moved, which a short run's may not
 	// have done: the line naming the flat ones stands for them then.)
 	ctr := "g2-ctr1"
-	if !strings.Contains(html.String(), `id="g2-ctr1"`) && strings.Contains(html.String(), `id="g2-counters-flat"`) {
+	if !strings.Contains(html, `id="g2-ctr1"`) && strings.Contains(html, `id="g2-counters-flat"`) {
 		ctr = "g1-tput"
 	}
 	for _, id := range []string{"g1-sweep-5f0c2d9e-line", "g1-sweep-5f0c2d9e-bars", "g1-sweep-5f0c2d9e-box", "g1-sweep-5f0c2d9e-xbox",

@@ -1,12 +1,8 @@
 package htmlreport_test
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,21 +17,7 @@ import (
 // caption is drawn over it on a second y axis, and taken off again.
 func TestCursorAndOverlayInChromium(t *testing.T) {
 	lib := library(t)
-	var html bytes.Buffer
-	if err := htmlreport.Render(&html, []htmlreport.Run{htmlreport.FindingRun(1)}, htmlreport.Options{Library: lib, Generated: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx := browser(t, 1280, 900)
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()),
-		chromedp.WaitVisible(chromedp.CSS("body[data-charts]")),
-	); err != nil {
-		t.Fatalf("open the report in chromium: %v", err)
-	}
+	ctx, problems, _ := openReport(t, []htmlreport.Run{htmlreport.FindingRun(1)}, htmlreport.Options{Library: lib, Generated: time.Now()})
 	// The part's time charts: throughput and latency at full width, the
 	// three counters that moved at half width.
 	timeCharts := []string{"g1-tput", "g1-lat", "g1-ctr1", "g1-ctr2", "g1-ctr3"}
@@ -117,5 +99,8 @@ func TestCursorAndOverlayInChromium(t *testing.T) {
 	check("g1-tput", 14) // the cursor still leads with the counter over the throughput
 	if st := overlay(""); st.Overlay != "" || st.Points != 30 || st.YAxes != 1 {
 		t.Errorf("no overlay: %+v, want the throughput alone", st)
+	}
+	for _, p := range problems.Take() {
+		t.Error(p)
 	}
 }

@@ -534,6 +534,7 @@ func runSections(anchor string, runs []Run, lb labeler) []section {
 				s.Marks = dipBands(r)
 			}
 			thr = append(thr, s)
+			thr = append(thr, serverSeries(r.Result, lb.label(r))...)
 		}
 		for _, p := range tailPercentiles(r.Result) {
 			s := series{Name: lb.label(r) + " p" + strconv.FormatFloat(p, 'f', -1, 64)}
@@ -592,6 +593,25 @@ func headlineSeries(r *result.Result, name string, dt float64) series {
 		}
 	}
 	return s
+}
+
+// serverSeries are the events/s of each server of a run on several (a
+// cluster's nodes), drawn beside the run's total and named after it; none
+// when its headline is a series of the workload's own.
+func serverSeries(r *result.Result, name string) []series {
+	if len(r.Servers) == 0 || r.Summary.HeadlineSeries != "" {
+		return nil
+	}
+	out := make([]series, len(r.Servers))
+	for i, sv := range r.Servers {
+		out[i].Name = name + " " + sv.Label
+		for _, iv := range r.Series {
+			if i < len(iv.ServersEventsPerS) && finite(iv.ServersEventsPerS[i]) {
+				out[i].Points = append(out[i].Points, [2]float64{iv.T, iv.ServersEventsPerS[i]})
+			}
+		}
+	}
+	return out
 }
 
 // together finds the runs that ran at the same time, whatever their

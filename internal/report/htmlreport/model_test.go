@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,32 @@ func TestMachineBands(t *testing.T) {
 	got := machineBands(r)
 	if len(got) != 1 || got[0] != (band{From: 1, To: 3, Label: "RAID md0 sync"}) {
 		t.Errorf("bands %+v", got)
+	}
+}
+
+// TestServersBesideTheTotal: a run on several servers draws each server's
+// events/s beside its total on the throughput chart.
+func TestServersBesideTheTotal(t *testing.T) {
+	r := &result.Result{ID: "1", Workload: result.Workload{Name: "oltp_read_only"},
+		Servers: []result.Server{{Label: "server1"}, {Label: "server2"}}}
+	for s := 1.0; s <= 5; s++ {
+		r.Series = append(r.Series, result.Interval{T: s, DurationS: 1, EventsPerS: 300, ServersEventsPerS: []float64{100, 200}})
+	}
+	runs := []Run{{ID: 1, Result: r}}
+	secs := runSections("g1", runs, newLabeler(runs))
+	if len(secs) == 0 || len(secs[0].Charts) == 0 || secs[0].Charts[0].ID != "g1-tput" {
+		t.Fatalf("no throughput chart: %+v", secs)
+	}
+	ser := secs[0].Charts[0].Series
+	if len(ser) != 3 {
+		t.Fatalf("%d series, want the total and 2 servers", len(ser))
+	}
+	for i, want := range []float64{300, 100, 200} {
+		if p := ser[i].Points[2]; p[1] != want {
+			t.Errorf("series %q at %v, want %v", ser[i].Name, p, want)
+		}
+	}
+	if !strings.HasSuffix(ser[1].Name, "server1") || !strings.HasSuffix(ser[2].Name, "server2") {
+		t.Errorf("series named %q, %q", ser[1].Name, ser[2].Name)
 	}
 }

@@ -3,15 +3,12 @@ package htmlreport_test
 import (
 	"bytes"
 	"context"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/dbmark/dbmark/internal/cli"
@@ -75,38 +72,7 @@ SELECT k, count(*) FROM t GROUP BY k;
 func TestQueryBarsInChromium(t *testing.T) {
 	lib := library(t)
 	runs := queryRuns(t)
-	var html bytes.Buffer
-	if err := htmlreport.Render(&html, runs, htmlreport.Options{Title: "query runs", Library: lib, Generated: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx := browser(t, 1280, 900)
-	var mu sync.Mutex
-	var problems []string
-	err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				problems = append(problems, "console: "+string(ev.Type))
-			}
-		}
-	})
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()),
-		chromedp.WaitVisible(chromedp.CSS("body[data-charts]")),
-	); err != nil {
-		t.Fatalf("open the report in chromium: %v", err)
-	}
+	ctx, problems, _ := openReport(t, runs, htmlreport.Options{Title: "query runs", Library: lib, Generated: time.Now()})
 	type bars struct {
 		Points int      `json:"points"`
 		Error  string   `json:"error"`
@@ -135,11 +101,9 @@ func TestQueryBarsInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("read the chart: %v", err)
 	}
-	mu.Lock()
-	for _, p := range problems {
+	for _, p := range problems.Take() {
 		t.Error(p)
 	}
-	mu.Unlock()
 	// Two runs, a cold and a hot bar each, in 4 query groups and the
 	// geometric mean's.
 	wantNames := []string{"#1 cold", "#1 hot", "#2 cold", "#2 hot"}

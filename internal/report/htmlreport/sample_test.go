@@ -81,11 +81,7 @@ func sharedSample(t *testing.T) []htmlreport.Run {
 // readDoc reads the result document a run wrote with --json.
 func readDoc(t *testing.T, path string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

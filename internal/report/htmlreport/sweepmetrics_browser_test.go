@@ -1,9 +1,7 @@
 package htmlreport_test
 
 import (
-	"bytes"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,21 +21,7 @@ import (
 func TestSweepMetricPicker(t *testing.T) {
 	lib := library(t)
 	runs := sharedSample(t)
-	var html bytes.Buffer
-	if err := htmlreport.Render(&html, runs, htmlreport.Options{Title: "sweep metrics", Library: lib, Generated: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx := browser(t, 1280, 900)
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate((&url.URL{Scheme: "file", Path: path}).String()),
-		chromedp.WaitVisible(chromedp.CSS("body[data-charts]")),
-	); err != nil {
-		t.Fatalf("open the report: %v", err)
-	}
+	ctx, problems, _ := openReport(t, runs, htmlreport.Options{Title: "sweep metrics", Library: lib, Generated: time.Now()})
 	const id = "g1-sweep-5f0c2d9e-metric"
 	type state struct {
 		Metric  string      `json:"metric"`
@@ -107,5 +91,8 @@ func TestSweepMetricPicker(t *testing.T) {
 				t.Errorf("%s threads=%s: drawn %v, the runs' mean %v", name, threads, st.Data[i], m)
 			}
 		}
+	}
+	for _, p := range problems.Take() {
+		t.Error(p)
 	}
 }

@@ -16,6 +16,23 @@ import (
 
 var backends = storetest.Backends
 
+// openStore opens the store at dsn, closed when the test ends.
+func openStore(t *testing.T, dsn string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// testEntry is an ok run of workload w with nothing else said, under id.
+func testEntry(id string) *Entry {
+	return &Entry{ID: id, Hash: "h" + id, Status: "ok", Kind: "run", Runs: 1, HeadlineUnit: "tps", Better: "higher",
+		Facets: map[string]string{"workload": "w"}, Document: []byte("{}")}
+}
+
 // reference counts what Facets must answer, from the entries themselves.
 func reference(entries map[string]*Entry, hidden map[string]bool, q Query) map[string][]Count {
 	out := map[string][]Count{}
@@ -48,16 +65,8 @@ func reference(entries map[string]*Entry, hidden map[string]bool, q Query) map[s
 func TestFacetCountsFollowTheStore(t *testing.T) {
 	backends(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		a, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		b, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
+		a := openStore(t, dsn)
+		b := openStore(t, dsn)
 		rng := rand.New(rand.NewPCG(1, 2))
 		entries := map[string]*Entry{}
 		hidden := map[string]bool{}
@@ -108,8 +117,8 @@ func TestFacetCountsFollowTheStore(t *testing.T) {
 		// Kept views are counted on as entries come, on the server that
 		// took them at once and on the other within a sync.
 		put(b, 60)
-		entries["idnotthere"] = &Entry{ID: "idnotthere", Hash: "h-not", Status: "ok", Kind: "run", HeadlineUnit: "tps", Better: "higher",
-			Facets: map[string]string{"engine": "not there yet", "status": "ok"}, Document: []byte("{}")}
+		entries["idnotthere"] = testEntry("idnotthere")
+		entries["idnotthere"].Facets = map[string]string{"engine": "not there yet", "status": "ok"}
 		if _, _, _, err := b.Put(ctx, entries["idnotthere"], nil); err != nil {
 			t.Fatal(err)
 		}
@@ -211,14 +220,10 @@ func TestFacetIndexReadsLateCommits(t *testing.T) {
 		t.Skip(storetest.EnvPostgres + " not set (eval \"$(bash scripts/testenv.sh env)\")")
 	}
 	ctx := context.Background()
-	st, err := Open(ctx, storetest.PostgresDSN(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, storetest.PostgresDSN(t))
 	entry := func(id string) *Entry {
-		e := &Entry{ID: id, Hash: "h" + id, Status: "ok", Kind: "run", HeadlineUnit: "tps", Better: "higher",
-			Facets: map[string]string{"workload": "late"}, Document: []byte("{}")}
+		e := testEntry(id)
+		e.Facets["workload"] = "late"
 		return e
 	}
 	// The first insert takes its seq and waits, uncommitted, while a
@@ -260,15 +265,8 @@ func TestFacetIndexReadsLateCommits(t *testing.T) {
 func TestConcurrentPuts(t *testing.T) {
 	backends(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		st, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		entry := func(i int) *Entry {
-			return &Entry{ID: fmt.Sprintf("e%d", i), Hash: fmt.Sprintf("h%d", i), Status: "ok", Kind: "run", HeadlineUnit: "tps",
-				Better: "higher", Facets: map[string]string{"workload": "w"}, Document: []byte("{}")}
-		}
+		st := openStore(t, dsn)
+		entry := func(i int) *Entry { return testEntry(fmt.Sprintf("e%d", i)) }
 		type answer struct {
 			i       int
 			id      string

@@ -7,11 +7,13 @@ import (
 	"time"
 )
 
+// peerEntry is a released run in the set k.
 func peerEntry(i int, headline float64) *Entry {
-	return &Entry{ID: fmt.Sprintf("peer%08d", i), Hash: fmt.Sprintf("hash%d", i), SubmittedAt: time.Now(), StartedAt: time.Now(),
-		Released: true, Status: "ok", Kind: "run", Runs: 1, Headline: headline, HeadlineUnit: "tps", Better: "higher", Comparable: "c",
-		Facets: map[string]string{"workload": "w"},
-		Peer:   &Peer{Key: "k", Workload: "w", Label: "E 1, threads 1", Facts: map[string]string{"fs": "ext4"}}}
+	e := testEntry(fmt.Sprintf("peer%08d", i))
+	e.SubmittedAt, e.StartedAt = time.Now(), time.Now()
+	e.Released, e.Headline, e.Comparable = true, headline, "c"
+	e.Peer = &Peer{Key: "k", Workload: "w", Label: "E 1, threads 1", Facts: map[string]string{"fs": "ext4"}}
+	return e
 }
 
 // Two servers on one store see each other's results in a set's standing
@@ -19,16 +21,8 @@ func peerEntry(i int, headline float64) *Entry {
 func TestStandingFollowsTheStore(t *testing.T) {
 	backends(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		a, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		b, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
+		a := openStore(t, dsn)
+		b := openStore(t, dsn)
 		if err := b.WarmStanding(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -71,11 +65,7 @@ func TestStandingFollowsTheStore(t *testing.T) {
 			t.Errorf("after a delete, %d and %d", na, nb)
 		}
 		// A server started now reads the same.
-		c, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
+		c := openStore(t, dsn)
 		if err := c.WarmStanding(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -88,11 +78,7 @@ func TestStandingFollowsTheStore(t *testing.T) {
 // Pages read a set while results are stored into it (go test -race).
 func TestStandingConcurrent(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, t.TempDir()+"/site.db", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, t.TempDir()+"/site.db")
 	done := make(chan struct{})
 	errs := make(chan error, 4)
 	for range 3 {

@@ -25,11 +25,7 @@ var updateSchema = flag.Bool("update-schema", false, "write the schema catalogs 
 func TestSchemaUnchanged(t *testing.T) {
 	backends(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
-		s, err := Open(ctx, dsn, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openStore(t, dsn)
 		got, err := catalog(ctx, s)
 		if err != nil {
 			t.Fatal(err)
@@ -63,11 +59,7 @@ func TestOpensOldStore(t *testing.T) {
 	ctx := context.Background()
 	dsn := filepath.Join(t.TempDir(), "site.db")
 	gunzip(t, filepath.Join("testdata", "store-v2.db.gz"), dsn)
-	s, err := Open(ctx, dsn, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, dsn)
 	for id, hidden := range map[string]bool{"oldentry0001": false, "oldentry0002": true} {
 		e, err := s.Get(ctx, id)
 		if err != nil {

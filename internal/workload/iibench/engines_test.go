@@ -52,6 +52,17 @@ func engines(t *testing.T) []engine {
 	return out
 }
 
+// onEngines runs fn in a subtest on each engine (engines), with a quick
+// iibench on table (newBench), which is dropped when the subtest ends.
+func onEngines(t *testing.T, table string, fn func(t *testing.T, e engine, b *bench)) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			drop(t, e.tg, table)
+			fn(t, e, newBench(t, table))
+		})
+	}
+}
+
 // bench is one iibench run's setup, with small sizes.
 type bench struct {
 	w   *iibench.Workload
@@ -106,8 +117,8 @@ func mustOK(t *testing.T, out *runner.Outcome) {
 	}
 }
 
-// q runs a one-value query on tg.
-func q(t *testing.T, tg target.Target, sql string) string {
+// query runs a one-value query on tg, on a connection of its own.
+func query(t *testing.T, tg target.Target, sql string) (string, error) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := tg.Connect(ctx)
@@ -116,6 +127,13 @@ func q(t *testing.T, tg target.Target, sql string) string {
 	}
 	defer c.Close()
 	v, _, err := c.QueryRow(ctx, sql)
+	return v, err
+}
+
+// q runs a one-value query on tg, which must succeed.
+func q(t *testing.T, tg target.Target, sql string) string {
+	t.Helper()
+	v, err := query(t, tg, sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}

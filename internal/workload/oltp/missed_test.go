@@ -3,7 +3,6 @@ package oltp_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,13 +19,9 @@ func runCLI(t *testing.T, args ...string) (int, string, *result.Result) {
 	js := filepath.Join(t.TempDir(), "run.json")
 	var out bytes.Buffer
 	code := cli.Main(context.Background(), append(args, "--json", js, "--no-store"), &out, &out)
-	b, err := os.ReadFile(js)
+	res, err := result.ReadFile(js)
 	if err != nil {
-		t.Fatalf("dbmark %s: exit %d, no result: %s", strings.Join(args, " "), code, out.String())
-	}
-	res, err := result.Unmarshal(b)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("dbmark %s: exit %d, no result (%v): %s", strings.Join(args, " "), code, err, out.String())
 	}
 	return code, out.String(), res
 }

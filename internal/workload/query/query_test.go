@@ -50,11 +50,7 @@ func file(t *testing.T, text string) string {
 // readResult reads the document --json wrote.
 func readResult(t *testing.T, path string) *result.Result {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := result.Unmarshal(b)
+	r, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,26 +18,30 @@ import (
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
-// Clients opens clients on a target, each with a worker from NewWorker.
+// Clients opens clients on a target, or spread over several servers of one
+// engine (a cluster's SQL nodes), each with a worker from NewWorker.
 type Clients struct {
-	tg        target.Target
+	tgs       []target.Target
 	newWorker func(ctx context.Context, s workload.Seat) (workload.Worker, error)
 }
 
 var _ workload.Clients = (*Clients)(nil)
 
-// New returns the clients of load on tg. load must have a NewWorker.
-func New(tg target.Target, load *workload.Load) (*Clients, error) {
+// New returns the clients of load on tg and, when more are given, spread
+// over tg and them round-robin: client i connects to server i mod the
+// number of servers (workload.ServerOf), its reconnects too, so each
+// server's figures are its own clients'. load must have a NewWorker.
+func New(tg target.Target, load *workload.Load, more ...target.Target) (*Clients, error) {
 	if load.NewWorker == nil {
 		return nil, fmt.Errorf("the load has no worker to run on a database connection")
 	}
-	return &Clients{tg: tg, newWorker: load.NewWorker}, nil
+	return &Clients{tgs: append([]target.Target{tg}, more...), newWorker: load.NewWorker}, nil
 }
 
 // Open connects client id and sets up its worker on the connection.
 func (c *Clients) Open(ctx context.Context, id int, h *metrics.Handle, clock *workload.Clock) (workload.Worker, workload.Session, error) {
 	start := time.Now()
-	conn, err := c.tg.Connect(ctx)
+	conn, err := c.tgs[workload.ServerOf(id, len(c.tgs))].Connect(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -49,8 +53,9 @@ func (c *Clients) Open(ctx context.Context, id int, h *metrics.Handle, clock *wo
 	return w, session{conn}, nil
 }
 
-// Classify is the engine's own classification.
-func (c *Clients) Classify(err error) errclass.Info { return c.tg.Classify(err) }
+// Classify is the engine's own classification (the servers are all of
+// one engine).
+func (c *Clients) Classify(err error) errclass.Info { return c.tgs[0].Classify(err) }
 
 // session is a client's connection as the runner sees it.
 type session struct{ conn target.Conn }
@@ -79,12 +84,12 @@ func (s session) Waiting() string {
 func (s session) Close() error { return s.conn.Close() }
 
 // For returns the clients of load: its own where it opens them itself
-// (file I/O), else clients on tg's connections.
-func For(tg target.Target, load *workload.Load) (workload.Clients, error) {
+// (file I/O), else clients on the connections of tg and more (New).
+func For(tg target.Target, load *workload.Load, more ...target.Target) (workload.Clients, error) {
 	if load.Clients != nil {
 		return load.Clients, nil
 	}
-	return New(tg, load)
+	return New(tg, load, more...)
 }
 
 // Run drives load on tg (runner.Run with the clients For gives).

@@ -143,11 +143,7 @@ func runOn(t *testing.T, c Case, e Engine) {
 	if code, out := dbmark(append(run, c.Run...)...); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, out)
 	}
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := result.Unmarshal(b)
+	res, err := result.ReadFile(js)
 	if err != nil {
 		t.Fatal(err)
 	}

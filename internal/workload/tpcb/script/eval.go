@@ -479,41 +479,41 @@ func intOp(f fn, l, r int64) (value, error) {
 	return value{k: kInt, i: l % r}, nil
 }
 
+// extremum is least() or greatest() (f): over doubles when any argument
+// is one, else over integers.
 func extremum(f fn, a []value) (value, error) {
-	double := false
 	for _, v := range a {
-		double = double || v.k == kDouble
-	}
-	if double {
-		best, err := a[0].toDouble()
-		if err != nil {
-			return value{}, err
-		}
-		for _, v := range a[1:] {
-			d, err := v.toDouble()
+		if v.k == kDouble {
+			d, err := pick(f, a, value.toDouble)
 			if err != nil {
 				return value{}, err
 			}
-			if (f == fLeast && d < best) || (f == fGreatest && d > best) {
-				best = d
-			}
+			return value{k: kDouble, d: d}, nil
 		}
-		return value{k: kDouble, d: best}, nil
 	}
-	best, err := a[0].toInt()
+	i, err := pick(f, a, value.toInt)
 	if err != nil {
 		return value{}, err
 	}
+	return value{k: kInt, i: i}, nil
+}
+
+// pick is the least or the greatest (f) of a, each value as conv reads it.
+func pick[T int64 | float64](f fn, a []value, conv func(value) (T, error)) (T, error) {
+	best, err := conv(a[0])
+	if err != nil {
+		return 0, err
+	}
 	for _, v := range a[1:] {
-		i, err := v.toInt()
+		x, err := conv(v)
 		if err != nil {
-			return value{}, err
+			return 0, err
 		}
-		if (f == fLeast && i < best) || (f == fGreatest && i > best) {
-			best = i
+		if (f == fLeast && x < best) || (f == fGreatest && x > best) {
+			best = x
 		}
 	}
-	return value{k: kInt, i: best}, nil
+	return best, nil
 }
 
 // Parameter bounds of the random functions.
