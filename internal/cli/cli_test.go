@@ -110,6 +110,9 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{[]string{"run", "oltp_read_only", "--target", "mysql://u:secret@127.0.0.1:1/db"}, "connection refused"},
 		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1/db", "--pg-mode", "turbo"}, "--pg-mode"},
 		{[]string{"run", "oltp_read_only", "--target", "sqlite:///no/such/dir/x.db"}, "does not exist"},
+		{[]string{"run", "oltp_read_only", "--target", "mysql://u@127.0.0.1/db", "--transport", "epoll"}, `--transport "epoll": must be go`},
+		{[]string{"run", "oltp_read_only", "--transport", "blocking"}, "--transport blocking: SQLite runs inside dbmark"},
+		{[]string{"run", "fileio", "--transport", "blocking"}, "unknown flag: --transport"},
 		{[]string{"results", "show", "12345"}, "no result"},
 		{[]string{"results", "export", "1", "--format", "xml"}, "--format"},
 	}
