@@ -24,7 +24,7 @@ import (
 type workerFunc func(ctx context.Context) error
 
 func (f workerFunc) Event(ctx context.Context, _ bool) (metrics.Op, error) { return 0, f(ctx) }
-func (f workerFunc) Close() error                                           { return nil }
+func (f workerFunc) Close() error                                          { return nil }
 
 // TestStallTimeoutEndsABlockedRead: a client whose statement waits on the
 // server past --stall-timeout, on the blocking transport, ends the run as

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,49 +149,57 @@ func TestWaitsEndWithoutLeaks(t *testing.T) {
 			c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 		}, os.ErrDeadlineExceeded, 300 * time.Millisecond},
 	}
-	// check says whether a read that ended after took with err ended as
-	// w says.
+	// check says whether a read that returned err, took after its way's
+	// end was called, ended as w says.
 	check := func(w way, err error, took time.Duration) {
 		t.Helper()
 		if !errors.Is(err, w.want) {
 			t.Errorf("%s: read returned %v, want %v", w.name, err, w.want)
 		}
 		if took < w.notLess {
-			t.Errorf("%s: read ended after %v, before its deadline (%v)", w.name, took, w.notLess)
+			t.Errorf("%s: read ended %v after the deadline was moved, before it (%v)", w.name, took, w.notLess)
 		}
 	}
 	// round blocks clients reads at once, ends them all, and closes.
 	round := func() {
 		type end struct {
-			i    int
-			err  error
-			took time.Duration
+			i   int
+			err error
+			at  time.Time
 		}
 		var conns []net.Conn
+		ended := make([]atomic.Pointer[time.Time], clients) // when each way's end was called
 		results := make(chan end, clients)
 		for i := range clients {
-			c1, c2, stop, err := pipe(t, []string{"tcp", "unix"}[i%2], false)
+			c1, _, stop, err := pipe(t, []string{"tcp", "unix"}[i%2], false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer stop()
-			_ = c2
 			conns = append(conns, c1)
 		}
 		for i, c := range conns {
 			w := ways[i%len(ways)]
 			go func() {
-				start := time.Now()
 				_, err := c.Read(make([]byte, 64))
-				results <- end{i, err, time.Since(start)}
+				results <- end{i, err, time.Now()}
 			}()
-			time.AfterFunc(50*time.Millisecond, func() { w.end(c) })
+			time.AfterFunc(50*time.Millisecond, func() {
+				now := time.Now()
+				ended[i].Store(&now)
+				w.end(c)
+			})
 		}
 		timeout := time.After(20 * time.Second)
 		for range clients {
 			select {
 			case r := <-results:
-				check(ways[r.i%len(ways)], r.err, r.took)
+				w := ways[r.i%len(ways)]
+				if at := ended[r.i].Load(); at == nil {
+					t.Errorf("%s: read returned %v before anything ended it", w.name, r.err)
+				} else {
+					check(w, r.err, r.at.Sub(*at))
+				}
 			case <-timeout:
 				t.Fatal("reads still wait 20 s on")
 			}
@@ -202,13 +211,13 @@ func TestWaitsEndWithoutLeaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
 		done := make(chan error, 1)
 		go func() {
 			_, err := c1.Read(make([]byte, 64))
 			done <- err
 		}()
 		time.Sleep(50 * time.Millisecond) // the read waits in poll by now, or soon
+		start := time.Now()
 		w.end(c1)
 		select {
 		case err := <-done:
