@@ -324,6 +324,22 @@ func TestServersEndToEnd(t *testing.T) {
 			if o.code != 0 || !strings.Contains(o.stdout, "Schedule lag") {
 				t.Fatalf("rate run: exit %d: %s %s", o.code, o.stdout, o.stderr)
 			}
+			// The transport ran is recorded: Go's by default, the blocking
+			// one when asked, with every client in flight on it too.
+			if r.Workload.Options["transport"] != "go" || !strings.Contains(r.Target.Driver, "Go transport") {
+				t.Fatalf("default transport recorded as %q, driver %q", r.Workload.Options["transport"], r.Target.Driver)
+			}
+			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--transport", "blocking", "--json", jsonPath}, args...)...)
+			if o.code != 0 {
+				t.Fatalf("blocking run: exit %d: %s", o.code, o.stderr)
+			}
+			r = readResult(t, jsonPath)
+			if r.Workload.Options["transport"] != "blocking" || !strings.Contains(r.Target.Driver, "blocking transport") {
+				t.Fatalf("blocking transport recorded as %q, driver %q", r.Workload.Options["transport"], r.Target.Driver)
+			}
+			if c := r.Summary.Concurrency; c < 2.7 || len(r.Summary.Warnings) > 0 {
+				t.Fatalf("blocking transport: effective concurrency %.2f of 3 clients, warnings %q", c, r.Summary.Warnings)
+			}
 		})
 	}
 }
