@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 )
 
 // The names of the transports, as --transport takes them.
@@ -31,10 +32,8 @@ var Names = []string{Go, Blocking}
 // Check says whether name is a transport, in one line naming the choices
 // when it is not. The empty name is the default.
 func Check(name string) error {
-	for _, n := range Names {
-		if name == n || name == "" {
-			return nil
-		}
+	if name == "" || slices.Contains(Names, name) {
+		return nil
 	}
 	return fmt.Errorf("--transport %q: must be go (the Go runtime's network poller) or blocking (a thread per connection, waiting in poll(2))", name)
 }
