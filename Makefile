@@ -21,7 +21,9 @@ TAGS    := sqlite_dbstat
 
 # The packages whose goroutines share state (workers, metric handles,
 # connections): their tests run under the race detector, the rest without
-# it (it slows tests several times over).
+# it (it slows tests several times over). ./internal/target/... holds the
+# blocking transport's net.Conn conformance (x/net/nettest) and every
+# engine's suite on it.
 RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.

@@ -12,6 +12,7 @@
 #   BENCH_CELLS="mariadb-tcp postgres-socket" BENCH_TOOLS="probe dbmark" bash bench/probe.sh
 #   BENCH_TOOLS="dbmark dbmark@GOMAXPROCS=1 probe probe+lock" bash bench/probe.sh   # an A/B
 #   BENCH_CALLGRIND=1 BENCH_TOOLS="probe dbmark" bash bench/probe.sh   # instructions per transaction
+#   BENCH_TOOLS="probe probe+blocking dbmark dbmark+blocking peer" bash bench/probe.sh   # the transports' A/B
 #
 # A cell is ENGINE-TRANSPORT: mariadb-tcp, mariadb-socket, mariadb-tls,
 # postgres-tcp, postgres-socket, postgres-tls. The work: on MariaDB
@@ -20,11 +21,19 @@
 # id=?` on a random table); on PostgreSQL pgbench's select-only, -M
 # prepared, on pgbench -i -s 10's tables (pgbench -S, `dbmark run tpcb -S`,
 # the probe's prepared select of one account); -n (no vacuum) for both.
+# mariadb-wait and postgres-wait (TCP): BENCH_WAIT_CLIENTS clients each
+# sleeping 10 ms on the server, then a point select (bench/server-wait*:
+# sysbench's Lua script and dbmark's tpcb -f, as text queries on MariaDB;
+# pgbench -f and dbmark's, -M prepared); no probe; the tps must stay
+# level with the peer's (about clients / 10 ms) and dbmark keep every
+# client in flight.
 #
 # Tools: probe, dbmark, peer (sysbench or pgbench by engine), before (the
 # dbmark binary DBMARK_BEFORE names, as dbmark runs: an A/B). A tool may
 # carry environment settings after @ (dbmark@GOMAXPROCS=1@GOGC=off), and
-# the probe +lock (each client goroutine locked to its OS thread).
+# the probe +lock (each client goroutine locked to its OS thread); a
+# dbmark, before or probe tool +blocking runs on the blocking transport
+# (--transport blocking; probe+lock+blocking for both).
 #
 # Client CPU: user + system of the whole process (GNU time, connecting and
 # starting included; with BENCH_TX transactions that is under 1% here).
@@ -41,6 +50,7 @@
 #   BENCH_ROUNDS=3       rounds; each runs every tool once, in an order that turns
 #   BENCH_CLIENTS=8      clients (connections) of every tool; pgbench -j 2
 #   BENCH_CG_TX=4000     transactions of the smaller callgrind run
+#   BENCH_WAIT_CLIENTS=32 BENCH_WAIT_TX=32000   the wait cells' clients and transactions
 #   BENCH_DB=dbmark_probe_bench   database made on each server (dropped at the end)
 #   BENCH_RESULTS=DIR    where the TSV and the summary go (default: bench/results)
 #   DBMARK=PATH          the dbmark binary (default: bin/dbmark, built by make build)
@@ -59,6 +69,8 @@ ROUNDS=${BENCH_ROUNDS:-3}
 CLIENTS=${BENCH_CLIENTS:-8}
 CG=${BENCH_CALLGRIND:-0}
 CG_TX=${BENCH_CG_TX:-4000}
+WAIT_CLIENTS=${BENCH_WAIT_CLIENTS:-32}
+WAIT_TX=${BENCH_WAIT_TX:-32000}
 DB=${BENCH_DB:-dbmark_probe_bench}
 TABLES=4
 TABLE_SIZE=100000
@@ -74,11 +86,12 @@ summary() {
 $(nproc) CPUs, $(uname -r).
 $(awk -F'\t' 'NR == 2 { print $9 " clients, " $7 " transactions per run" }' "$1"), $(cut -f3 "$1" | sort -n | tail -n 1) rounds. Raw: $(basename "$1").
 
-| cell | tool | CPU µs/tx | tps | CPU/tx ÷ probe's | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
-|---|---|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
+| cell | tool | CPU µs/tx | tps | in flight | CPU/tx ÷ probe's (wait cells: dbmark's) | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
+|---|---|---:|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
 EOF
 	awk -F'\t' -v cg="$([[ -r ${1%.tsv}-ir.tsv ]] && echo 1 || echo 0)" "$(<"$ROOT/bench/medians.awk")"'
 	FILENAME ~ /-ir\.tsv$/ { add(I, $2 SUBSEP $1, $4); add(P, $2 SUBSEP $1, $5); next }
+	FILENAME ~ /-flight\.tsv$/ { add(F, $2 SUBSEP $1, $4); next }
 	FNR == 1 { next }
 	{
 		if (!($2 in seen)) { seen[$2] = 1; cells[++nc] = $2 }
@@ -91,15 +104,18 @@ EOF
 			c = cells[i]; nt = split(substr(tools[c], 2), ts, " ")
 			for (j = 1; j <= nt; j++) {
 				t = ts[j]; by = ""; R = ""
-				for (r = 1; r <= rounds[c]; r++) if (((c, r, t) in C) && ((c, r, "probe") in C)) {
-					x = C[c, r, t] / C[c, r, "probe"]; R = R (R == "" ? "" : " ") x; by = by (by == "" ? "" : ", ") sprintf("%.3f", x)
+				for (r = 1; r <= rounds[c]; r++) {
+					ref = ((c, r, "probe") in C) ? "probe" : "dbmark"
+					if (!((c, r, t) in C) || !((c, r, ref) in C)) continue
+					x = C[c, r, t] / C[c, r, ref]; R = R (R == "" ? "" : " ") x; by = by (by == "" ? "" : ", ") sprintf("%.3f", x)
 				}
-				printf "| %s | %s | %.1f | %.0f | %s | %s |", c, t, median(U[c SUBSEP t]), median(T[c SUBSEP t]), R == "" ? "n/a" : sprintf("%.3f", median(R)), by
+				fl = (c SUBSEP t) in F ? sprintf("%.2f", median(F[c SUBSEP t])) : ""
+				printf "| %s | %s | %.1f | %.0f | %s | %s | %s |", c, t, median(U[c SUBSEP t]), median(T[c SUBSEP t]), fl, R == "" ? "n/a" : sprintf("%.3f", median(R)), by
 				if (cg) printf " %s |", (c SUBSEP t) in I ? sprintf("%.0f (path %.0f)", median(I[c SUBSEP t]), median(P[c SUBSEP t])) : "n/a"
 				printf "\n"
 			}
 		}
-	}' "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv")
+	}' "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv") $([[ -r ${1%.tsv}-flight.tsv ]] && echo "${1%.tsv}-flight.tsv")
 }
 
 if [[ ${1:-} == summary ]]; then
@@ -113,16 +129,17 @@ case ${1:-} in -h | --help)
 	;;
 esac
 (($# == 0)) || die "no arguments expected (settings are environment variables; --help lists them)"
-need_whole BENCH_TX="$TX" BENCH_ROUNDS="$ROUNDS" BENCH_CLIENTS="$CLIENTS" BENCH_CG_TX="$CG_TX"
+need_whole BENCH_TX="$TX" BENCH_ROUNDS="$ROUNDS" BENCH_CLIENTS="$CLIENTS" BENCH_CG_TX="$CG_TX" BENCH_WAIT_CLIENTS="$WAIT_CLIENTS" BENCH_WAIT_TX="$WAIT_TX"
 ((TX % CLIENTS == 0 && CG_TX % CLIENTS == 0)) || die "BENCH_TX and BENCH_CG_TX must be multiples of BENCH_CLIENTS=$CLIENTS (pgbench counts per client)"
+((WAIT_TX % WAIT_CLIENTS == 0)) || die "BENCH_WAIT_TX must be a multiple of BENCH_WAIT_CLIENTS=$WAIT_CLIENTS (pgbench counts per client)"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
 for c in $CELLS; do
-	case $c in mariadb-tcp | mariadb-socket | mariadb-tls | postgres-tcp | postgres-socket | postgres-tls) ;;
-	*) die "BENCH_CELLS: $c: unknown (mariadb-tcp mariadb-socket mariadb-tls postgres-tcp postgres-socket postgres-tls)" ;;
+	case $c in mariadb-tcp | mariadb-socket | mariadb-tls | mariadb-wait | postgres-tcp | postgres-socket | postgres-tls | postgres-wait) ;;
+	*) die "BENCH_CELLS: $c: unknown (mariadb-tcp mariadb-socket mariadb-tls mariadb-wait postgres-tcp postgres-socket postgres-tls postgres-wait)" ;;
 	esac
 done
 for t in $TOOLS; do
-	[[ ${t%%@*} =~ ^(probe|probe\+lock|dbmark|before|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, before, peer, each with @VAR=VALUE settings)"
+	[[ ${t%%@*} =~ ^((probe|probe\+lock|dbmark|before)(\+blocking)?|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, before, each +blocking or not, peer; each with @VAR=VALUE settings)"
 	[[ ${t%%@*} != before || -x ${DBMARK_BEFORE:-} ]] || die "BENCH_TOOLS: $t needs DBMARK_BEFORE, an executable dbmark"
 done
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
@@ -149,10 +166,10 @@ pg_client() {
 # url CELL: dbmark's (and the probe's) --target.
 url() {
 	case $1 in
-	mariadb-tcp) with_db "$DBMARK_TEST_MYSQL" "$DB" ;;
+	mariadb-tcp | mariadb-wait) with_db "$DBMARK_TEST_MYSQL" "$DB" ;;
 	mariadb-socket) with_db "$DBMARK_TEST_MYSQL_SOCKET" "$DB" ;;
 	mariadb-tls) with_db "$DBMARK_TEST_MYSQL_TLS" "$DB" ;;
-	postgres-tcp) with_db "$DBMARK_TEST_POSTGRES" "$DB" ;;
+	postgres-tcp | postgres-wait) with_db "$DBMARK_TEST_POSTGRES" "$DB" ;;
 	postgres-socket) with_db "$DBMARK_TEST_POSTGRES_SOCKET" "$DB" ;;
 	postgres-tls) with_db "$DBMARK_TEST_POSTGRES_TLS" "$DB" ;;
 	esac
@@ -188,24 +205,54 @@ if [[ " $CELLS " == *" mariadb-tls "* && " $TOOLS " == *" peer"* ]]; then
 	SYSBENCH_TLS_DIR=$(sysbench_tls_dir) || die "mariadb-tls: no client certificate for sysbench"
 fi
 
+# kind TOOL: the tool without its settings and transport (dbmark, probe+lock...).
+kind() {
+	local k=${1%%@*}
+	echo "${k%+blocking}"
+}
+
+# tx_of CELL: transactions of one run in CELL; clients_of CELL: its clients.
+tx_of() { if [[ $1 == *-wait ]]; then echo "$WAIT_TX"; else echo "$TX"; fi; }
+clients_of() { if [[ $1 == *-wait ]]; then echo "$WAIT_CLIENTS"; else echo "$CLIENTS"; fi; }
+
 # command TOOL CELL TX JSON: sets CMD (the command line) and DIR (where it runs).
 command_of() {
-	local tool=$1 cell=$2 tx=$3 json=$4 base=${1%%@*} envs=() kv bin=$DBMARK
+	local tool=$1 cell=$2 tx=$3 json=$4 base envs=() kv bin=$DBMARK tr=go clients
+	base=$(kind "$tool")
+	clients=$(clients_of "$cell")
+	[[ ${tool%%@*} == *+blocking ]] && tr=blocking
 	[[ $base == before ]] && bin=$DBMARK_BEFORE
-	IFS=@ read -ra kv <<<"${tool#"$base"}"
+	IFS=@ read -ra kv <<<"${tool#"${tool%%@*}"}"
 	for k in "${kv[@]}"; do [[ -n $k ]] && envs+=("$k"); done
 	DIR=$OUT
 	CMD=(env "${envs[@]}")
 	case $base/$cell in
+	dbmark/postgres-wait | before/postgres-wait)
+		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run tpcb -n -f "$ROOT/bench/server-wait-pgbench.sql" -s $SCALE -M prepared
+			-c "$clients" -j 2 -t $((tx / clients)) --target "$(url "$cell")" --transport $tr --no-store -q --json "$json")
+		;;
+	dbmark/mariadb-wait | before/mariadb-wait)
+		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run tpcb -n -f "$ROOT/bench/server-wait-mariadb.sql" -D "table_size=$TABLE_SIZE"
+			--db-ps-mode disable -c "$clients" -t $((tx / clients)) --target "$(url "$cell")" --transport $tr --no-store -q --json "$json")
+		;;
+	peer/postgres-wait)
+		CMD+=(PGPASSWORD="$DBMARK_TEST_PG_PASSWORD" pgbench -n -f "$ROOT/bench/server-wait-pgbench.sql" -s $SCALE -M prepared
+			-c "$clients" -j 2 -t $((tx / clients)) -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER" "$DB")
+		;;
+	peer/mariadb-wait)
+		CMD+=(sysbench "$ROOT/bench/server-wait.lua" --table-size=$TABLE_SIZE --db-driver=mysql --mysql-host="$DBMARK_TEST_MY_HOST"
+			--mysql-port="$DBMARK_TEST_MY_PORT" --mysql-user="$DBMARK_TEST_MY_USER" --mysql-password="$DBMARK_TEST_MY_PASSWORD"
+			--mysql-db="$DB" --threads="$clients" --events="$tx" --time=0 --report-interval=0 run)
+		;;
 	probe*/mariadb-*) CMD+=("$OUT/probe" -url "$(url "$cell")" -clients "$CLIENTS" -n "$tx" -tables $TABLES -rows $TABLE_SIZE) ;;
 	probe*/postgres-*) CMD+=("$OUT/probe" -url "$(url "$cell")" -clients "$CLIENTS" -n "$tx" -rows $((SCALE * 100000))) ;;
 	dbmark/mariadb-* | before/mariadb-*)
 		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run oltp_point_select --tables $TABLES --table-size $TABLE_SIZE
-			--target "$(url "$cell")" --threads "$CLIENTS" --events "$tx" --time 0 --no-store -q --json "$json")
+			--target "$(url "$cell")" --transport $tr --threads "$CLIENTS" --events "$tx" --time 0 --no-store -q --json "$json")
 		;;
 	dbmark/postgres-* | before/postgres-*)
 		CMD+=(DBMARK_HOME="$OUT/dbmark-home" "$bin" run tpcb -S -M prepared -n -c "$CLIENTS" -j 2 -t $((tx / CLIENTS))
-			--target "$(url "$cell")" --no-store -q --json "$json")
+			--target "$(url "$cell")" --transport $tr --no-store -q --json "$json")
 		;;
 	peer/mariadb-*)
 		CMD+=(sysbench oltp_point_select --tables=$TABLES --table-size=$TABLE_SIZE --db-driver=mysql --mysql-user="$DBMARK_TEST_MY_USER"
@@ -226,24 +273,29 @@ command_of() {
 		;;
 	esac
 	[[ $base == probe+lock ]] && CMD+=(-lock-thread)
+	[[ $base == probe* ]] && CMD+=(-transport $tr)
 	return 0
 }
 
-# measure TOOL CELL LOG: one run of BENCH_TX transactions under GNU time;
-# prints "tps cpu_s wall_s maxrss_kb".
+# measure TOOL CELL LOG: one run of the cell's transactions under GNU
+# time; prints "tps cpu_s wall_s maxrss_kb mean_latency_ms in_flight" (the
+# latency and the clients in flight (Little's law) dbmark's, 0 for the
+# others).
 measure() {
-	local tool=$1 cell=$2 log=$3 tf=$3.time json=$3.json rc=0 wall cpu rss
-	command_of "$tool" "$cell" "$TX" "$json"
+	local tool=$1 cell=$2 log=$3 tf=$3.time json=$3.json rc=0 wall cpu rss tx lat=0 fl=0
+	tx=$(tx_of "$cell")
+	command_of "$tool" "$cell" "$tx" "$json"
 	(cd "$DIR" && timed "$tf" "${CMD[@]}") >"$log" 2>&1 || rc=$?
 	((rc == 0)) || {
 		tail -20 "$log" >&2
 		die "$tool on $cell failed with exit code $rc (log: $log)"
 	}
-	if [[ ${tool%%@*} == dbmark || ${tool%%@*} == before ]]; then
-		[[ $(jq -r '.status + " " + (.summary.events | tostring)' "$json") == "ok $TX" ]] || die "dbmark on $cell: not $TX events (log: $log)"
+	if [[ $(kind "$tool") == dbmark || $(kind "$tool") == before ]]; then
+		[[ $(jq -r '.status + " " + (.summary.events | tostring)' "$json") == "ok $tx" ]] || die "dbmark on $cell: not $tx events (log: $log)"
+		read -r lat fl < <(jq -r '[(.summary.latency.mean_ms // 0), (.summary.effective_concurrency // 0)] | @tsv' "$json")
 	fi
 	read -r wall cpu rss <<<"$(time_of "$tf")"
-	awk -v w="$wall" -v c="$cpu" -v r="$rss" -v n="$TX" 'BEGIN { printf "%.1f %s %s %s\n", (w > 0 ? n / w : 0), c, w, r }'
+	awk -v w="$wall" -v c="$cpu" -v r="$rss" -v n="$tx" -v l="$lat" -v f="$fl" 'BEGIN { printf "%.1f %s %s %s %s %s\n", (w > 0 ? n / w : 0), c, w, r, l, f }'
 }
 
 # instructions TOOL CELL TX: runs the tool under callgrind; prints the
@@ -257,7 +309,7 @@ instructions() {
 	# handling; a long report interval keeps dbmark's once-a-second work,
 	# stretched by callgrind's slowness, out of the counts.
 	local extra=()
-	[[ ${tool%%@*} == dbmark || ${tool%%@*} == before ]] && extra=(--report-interval 3600s)
+	[[ $(kind "$tool") == dbmark || $(kind "$tool") == before ]] && extra=(--report-interval 3600s)
 	(cd "$DIR" && env "${pre[@]}" GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$f.out" "${CMD[@]:$i}" "${extra[@]}") >"$f.log" 2>&1 ||
 		die "$tool on $cell under callgrind failed (log: $f.log)"
 	callgrind_annotate --auto=no --threshold=100 "$f.out" | awk '/file:function/ { on = 1; next }
@@ -284,19 +336,22 @@ ir_split() {
 }
 
 for cell in $CELLS; do
-	n=0
-	for tool in $TOOLS; do n=$((n + 1)); done
+	# The probe has no server-wait work: the wait cells run the others.
+	tools=()
+	for tool in $TOOLS; do [[ $cell == *-wait && $(kind "$tool") == probe* ]] || tools+=("$tool"); done
+	n=${#tools[@]}
 	log "$cell: warm-up (one run per tool, discarded)"
-	for tool in $TOOLS; do measure "$tool" "$cell" "$OUT/$cell-warmup-${tool//[^a-z0-9]/_}.log" >/dev/null; done
+	for tool in "${tools[@]}"; do measure "$tool" "$cell" "$OUT/$cell-warmup-${tool//[^a-z0-9]/_}.log" >/dev/null; done
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# The order turns by one tool each round, so no tool always runs
 		# first or after the same other.
-		read -ra order <<<"$TOOLS"
+		order=("${tools[@]}")
 		k=$(((r - 1) % n))
 		order=("${order[@]:$k}" "${order[@]:0:$k}")
 		for tool in "${order[@]}"; do
-			read -r tps cpu wall rss <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-${tool//[^a-z0-9]/_}.log")"
-			record "$tool" "$cell" "$r" 1 "$tps" "$cpu" "$TX" 0 "$CLIENTS" 0 "$wall" "$rss" -1
+			read -r tps cpu wall rss lat fl <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-${tool//[^a-z0-9]/_}.log")"
+			record "$tool" "$cell" "$r" 1 "$tps" "$cpu" "$(tx_of "$cell")" 0 "$(clients_of "$cell")" "$lat" "$wall" "$rss" -1
+			[[ $fl == 0 ]] || echo "$tool	$cell	$r	$fl" >>"${RESULTS_TSV%.tsv}-flight.tsv"
 			if [[ $CG != 0 ]]; then
 				read -r ir path <<<"$(ir_split "$(instructions "$tool" "$cell" "$CG_TX")" "$(instructions "$tool" "$cell" $((2 * CG_TX)))" "$CG_TX")"
 				log "  $tool $cell round $r: $ir instructions per transaction, $path on the client path (callgrind)"

@@ -42,6 +42,8 @@ import (
 
 	my "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
 func main() {
@@ -52,9 +54,13 @@ func main() {
 	tables := flag.Int("tables", 4, "tables the statement picks from at random (0: the statement names its table)")
 	rows := flag.Int64("rows", 100000, "keys are drawn uniformly from 1 to this")
 	lock := flag.Bool("lock-thread", false, "lock each client goroutine to its OS thread")
+	tr := flag.String("transport", transport.Go, "go or blocking, as dbmark's --transport")
 	memProfile := flag.String("mem-profile", "", "write the allocation profile here at the end (with GODEBUG=memprofilerate=1, every allocation)")
 	flag.Parse()
-	err := run(*rawURL, *clients, *n, *query, *tables, *rows, *lock)
+	err := transport.Check(*tr)
+	if err == nil {
+		err = run(*rawURL, *clients, *n, *query, *tables, *rows, *lock, *tr)
+	}
 	if err == nil && *memProfile != "" {
 		err = writeProfile(*memProfile)
 	}
@@ -82,7 +88,7 @@ type client interface {
 	close()
 }
 
-func run(rawURL string, clients int, n int64, query string, tables int, rows int64, lock bool) error {
+func run(rawURL string, clients int, n int64, query string, tables int, rows int64, lock bool, tr string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || rawURL == "" {
 		return fmt.Errorf("-url %q: not a URL (mysql://... or postgres://...)", rawURL)
@@ -97,7 +103,7 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 	if query == "" {
 		query, tables = driver.query, min(tables, driver.maxTables)
 	}
-	open, err := driver.opener(u, query, tables)
+	open, err := driver.opener(u, query, tables, tr)
 	if err != nil {
 		return fmt.Errorf("-url: %w", err)
 	}
@@ -161,7 +167,7 @@ func run(rawURL string, clients int, n int64, query string, tables int, rows int
 
 // opener readies a driver's connections to u, each with query prepared
 // (on each of tables tables).
-type opener func(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error)
+type opener func(u *url.URL, query string, tables int, tr string) (func(ctx context.Context) (client, error), error)
 
 // drivers are the probe's drivers by URL scheme, each with its default
 // statement: sysbench's point select, pgbench's select-only (one table).
@@ -175,19 +181,20 @@ var drivers = map[string]struct {
 	"postgresql": {postgresOpener, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", 0},
 }
 
-func mysqlOpener(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error) {
-	cn, err := mysqlConnector(u)
+func mysqlOpener(u *url.URL, query string, tables int, tr string) (func(ctx context.Context) (client, error), error) {
+	cn, err := mysqlConnector(u, tr)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context) (client, error) { return openMySQL(ctx, cn, query, tables) }, nil
 }
 
-func postgresOpener(u *url.URL, query string, tables int) (func(ctx context.Context) (client, error), error) {
+func postgresOpener(u *url.URL, query string, tables int, tr string) (func(ctx context.Context) (client, error), error) {
 	cfg, err := pgconn.ParseConfig(u.String())
 	if err != nil {
 		return nil, err
 	}
+	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc)
 	return func(ctx context.Context) (client, error) { return openPostgres(ctx, cfg, query, tables) }, nil
 }
 
@@ -195,7 +202,7 @@ func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6
 
 // mysqlConnector reads dbmark's mysql:// form: host:port or ?socket=,
 // other query parameters passed on as the driver's DSN parameters.
-func mysqlConnector(u *url.URL) (driver.Connector, error) {
+func mysqlConnector(u *url.URL, tr string) (driver.Connector, error) {
 	q := u.Query()
 	network, addr := "unix", q.Get("socket")
 	q.Del("socket")
@@ -217,6 +224,9 @@ func mysqlConnector(u *url.URL) (driver.Connector, error) {
 	cfg.User = u.User.Username()
 	cfg.Passwd, _ = u.User.Password()
 	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	if tr != transport.Go {
+		cfg.DialFunc = transport.Wrap(tr, (&net.Dialer{}).DialContext)
+	}
 	return my.NewConnector(cfg)
 }
 

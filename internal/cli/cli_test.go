@@ -112,6 +112,9 @@ func TestBadInputGivesOneClearLine(t *testing.T) {
 		{[]string{"run", "oltp_read_only", "--target", "mysql://u:secret@127.0.0.1:1/db"}, "connection refused"},
 		{[]string{"run", "oltp_read_only", "--target", "postgres://u@127.0.0.1/db", "--pg-mode", "turbo"}, "--pg-mode"},
 		{[]string{"run", "oltp_read_only", "--target", "sqlite:///no/such/dir/x.db"}, "does not exist"},
+		{[]string{"run", "oltp_read_only", "--target", "mysql://u@127.0.0.1/db", "--transport", "epoll"}, `--transport "epoll": must be go`},
+		{[]string{"run", "oltp_read_only", "--transport", "blocking"}, "--transport blocking: SQLite runs inside dbmark"},
+		{[]string{"run", "fileio", "--transport", "blocking"}, "unknown flag: --transport"},
 		{[]string{"results", "show", "12345"}, "no result"},
 		{[]string{"results", "export", "1", "--format", "xml"}, "--format"},
 	}
@@ -322,6 +325,22 @@ func TestServersEndToEnd(t *testing.T) {
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--rate", "300", "--json", jsonPath}, args...)...)
 			if o.code != 0 || !strings.Contains(o.stdout, "Schedule lag") {
 				t.Fatalf("rate run: exit %d: %s %s", o.code, o.stdout, o.stderr)
+			}
+			// The transport ran is recorded: Go's by default, the blocking
+			// one when asked, with every client in flight on it too.
+			if r.Workload.Options["transport"] != "go" || !strings.Contains(r.Target.Driver, "Go transport") {
+				t.Fatalf("default transport recorded as %q, driver %q", r.Workload.Options["transport"], r.Target.Driver)
+			}
+			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--transport", "blocking", "--json", jsonPath}, args...)...)
+			if o.code != 0 {
+				t.Fatalf("blocking run: exit %d: %s", o.code, o.stderr)
+			}
+			r = readResult(t, jsonPath)
+			if r.Workload.Options["transport"] != "blocking" || !strings.Contains(r.Target.Driver, "blocking transport") {
+				t.Fatalf("blocking transport recorded as %q, driver %q", r.Workload.Options["transport"], r.Target.Driver)
+			}
+			if c := r.Summary.Concurrency; c < 2.7 || len(r.Summary.Warnings) > 0 {
+				t.Fatalf("blocking transport: effective concurrency %.2f of 3 clients, warnings %q", c, r.Summary.Warnings)
 			}
 		})
 	}

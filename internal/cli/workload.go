@@ -31,6 +31,7 @@ import (
 	"github.com/dbmark/dbmark/internal/store"
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
+	"github.com/dbmark/dbmark/internal/target/transport"
 	"github.com/dbmark/dbmark/internal/workload"
 	"github.com/dbmark/dbmark/internal/workload/sqlclient"
 )
@@ -81,6 +82,7 @@ type runFlags struct {
 	more         []string
 	pgMode       givenString
 	psMode       string
+	transport    string
 	stallTimeout seconds
 	threads      int
 	time         seconds
@@ -164,6 +166,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
 		f.pgMode.v = postgres.ModePrepared
 		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
 		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
+		fs.StringVar(&f.transport, "transport", transport.Go, "how connections to a server move their bytes: go (Go's network poller) or blocking (each client's thread waits in poll(2)), on PostgreSQL and MySQL")
 	}
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
@@ -483,7 +486,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	if f.psMode == "disable" && !f.pgMode.given {
 		f.pgMode.v = postgres.ModeSimple
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger, Notices: a.notices})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Logger: a.Logger, Notices: a.notices})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}

@@ -27,6 +27,9 @@ var optionClasses = map[string]OptionClass{
 	"time": LimitOption, "events": LimitOption, "warmup": LimitOption, "report-interval": LimitOption,
 	"sample-interval": LimitOption, "percentiles": LimitOption, "affinity": LimitOption, "seed": LimitOption,
 	"net-io": LimitOption, "jobs": LimitOption, "no-probe": LimitOption, "max-tries": LimitOption,
+	// The transport changes what the client spends, not the work asked of
+	// the server: runs on either are compared, and the difference shown.
+	"transport": LimitOption,
 
 	"target": OutputOption, "store": OutputOption, "json": OutputOption, "format": OutputOption,
 	"help": OutputOption, "no-store": OutputOption, "quiet": OutputOption, "verbose": OutputOption,
@@ -55,6 +58,7 @@ var engineOptions = map[string][]string{
 	"pg-mode":              {"postgres"},
 	"db-ps-mode":           {"postgres", "mysql"},
 	"mysql-storage-engine": {"mysql"},
+	"transport":            {"postgres", "mysql"},
 }
 
 // AppliesTo says whether option name means anything on a target of kind.

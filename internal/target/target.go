@@ -144,7 +144,11 @@ type Options struct {
 	// PSMode is sysbench's --db-ps-mode: auto (server-side prepared
 	// statements) or disable.
 	PSMode string
-	Logger *slog.Logger
+	// Transport is how a server engine's connections move their bytes
+	// (internal/target/transport): go (the default, also when empty) or
+	// blocking.
+	Transport string
+	Logger    *slog.Logger
 	// Notices receives the server's notices (PostgreSQL's NOTICE, WARNING,
 	// INFO), each in its client library's form (libpq's: "NOTICE:  ..."),
 	// from any connection at any time; nil drops them.

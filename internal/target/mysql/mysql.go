@@ -22,6 +22,7 @@ import (
 	my "github.com/go-sql-driver/mysql"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
 // PS modes are sysbench's --db-ps-mode values.
@@ -45,6 +46,7 @@ type Target struct {
 	cfg       *my.Config
 	connector driver.Connector
 	psMode    string
+	transport string
 	redacted  string
 }
 
@@ -59,6 +61,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	}
 	if mode != PSAuto && mode != PSDisable {
 		return nil, fmt.Errorf("--db-ps-mode %q: must be auto or disable", mode)
+	}
+	if err := transport.Check(opts.Transport); err != nil {
+		return nil, err
 	}
 	red := target.Redact(u.String())
 	q := u.Query()
@@ -115,14 +120,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultConnectTimeout
 	}
-	cfg.DialFunc = dial
+	cfg.DialFunc = dialer(transport.Wrap(opts.Transport, (&net.Dialer{}).DialContext))
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
 		// The driver quotes values raw: quoted again, a newline in one
 		// cannot split the message.
 		return nil, fmt.Errorf("%w %q: %q", target.ErrBadURL, red, err.Error())
 	}
-	return &Target{cfg: cfg, connector: connector, psMode: mode, redacted: red}, nil
+	return &Target{cfg: cfg, connector: connector, psMode: mode, transport: opts.Transport, redacted: red}, nil
 }
 
 type discard struct{}
@@ -180,17 +185,19 @@ func (t *Target) Connect(ctx context.Context) (target.Conn, error) {
 // closing it.
 type dialedKey struct{}
 
-// dial is the driver's dialer (as its own default, plain net.Dialer) that
-// also hands the connection to Connect.
-func dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, network, addr)
-	if err == nil {
-		if p, ok := ctx.Value(dialedKey{}).(*net.Conn); ok {
-			*p = nc
+// dialer is the driver's dialer: dial (a plain net.Dialer, the driver's
+// own default, on the run's transport) that also hands the connection to
+// Connect.
+func dialer(dial transport.DialFunc) transport.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err == nil {
+			if p, ok := ctx.Value(dialedKey{}).(*net.Conn); ok {
+				*p = nc
+			}
 		}
+		return nc, err
 	}
-	return nc, err
 }
 
 // connect runs the driver's connect. A reply the driver cannot parse can
@@ -271,6 +278,7 @@ func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
 	if t.cfg.TLS != nil {
 		e.Driver += ", TLS"
 	}
+	e.Driver += ", " + transport.Describe(t.transport)
 	rows, err := c.rows(ctx, "SHOW GLOBAL VARIABLES")
 	if err != nil {
 		return e, fmt.Errorf("inspect MySQL: SHOW GLOBAL VARIABLES: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/mysql"
 	"github.com/dbmark/dbmark/internal/target/targettest"
+	"github.com/dbmark/dbmark/internal/target/transport"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
@@ -129,6 +130,21 @@ func TestConformance(t *testing.T) {
 		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, opts, own)) })
 		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(socket, opts, own)) })
 		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, opts, own)) })
+	}
+}
+
+// TestConformanceBlocking runs the suite over TCP, the unix socket and
+// TLS on the blocking transport, and checks that the result's driver line
+// says which transport ran; a transport that is none is refused.
+func TestConformanceBlocking(t *testing.T) {
+	own := testsrv.Lazy(t, testsrv.MariaDB)
+	opts := target.Options{Transport: transport.Blocking}
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own) },
+		transport.Describe(transport.Blocking), tcp, socket, tls)
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
+	u, _ := url.Parse("mysql://u@127.0.0.1/db")
+	if _, err := mysql.Open(context.Background(), u, target.Options{Transport: "epoll"}); err == nil {
+		t.Fatal("transport epoll accepted")
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
 // Modes are pgbench's -M values.
@@ -40,9 +41,10 @@ func Register(r *target.Registry) {
 
 // Target is a PostgreSQL server.
 type Target struct {
-	cfg      *pgconn.Config
-	mode     string
-	redacted string
+	cfg       *pgconn.Config
+	mode      string
+	transport string
+	redacted  string
 }
 
 // Open parses u and checks the options; it does not connect.
@@ -56,6 +58,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	default:
 		return nil, fmt.Errorf("--pg-mode %q: must be simple, extended or prepared", mode)
 	}
+	if err := transport.Check(opts.Transport); err != nil {
+		return nil, err
+	}
 	raw := *u
 	if raw.Scheme == "pgsql" {
 		raw.Scheme = "postgres"
@@ -64,6 +69,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", target.ErrBadURL, target.Redact(u.String()), err)
 	}
+	// pgconn's own dialer (its keep-alive), on the run's transport; TLS
+	// is pgconn's, on top. Its cancel requests dial through it too.
+	cfg.DialFunc = transport.Wrap(opts.Transport, cfg.DialFunc)
 	if cfg.ConnectTimeout == 0 {
 		// A server that accepts and never answers must not hold the run.
 		cfg.ConnectTimeout = target.ConnectTimeout
@@ -76,7 +84,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			fmt.Fprint(opts.Notices, NoticeMessage(n))
 		}
 	}
-	return &Target{cfg: cfg, mode: mode, redacted: target.Redact(u.String())}, nil
+	return &Target{cfg: cfg, mode: mode, transport: opts.Transport, redacted: target.Redact(u.String())}, nil
 }
 
 func (t *Target) Kind() string                        { return "postgres" }
@@ -180,7 +188,7 @@ func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
 		return target.Engine{}, err
 	}
 	defer pc.Close(context.Background())
-	e := target.Engine{Name: "PostgreSQL", Settings: map[string]string{}, Driver: "pgx/v5 pgconn, -M " + t.mode + ", " + tlsState(pc)}
+	e := target.Engine{Name: "PostgreSQL", Settings: map[string]string{}, Driver: "pgx/v5 pgconn, -M " + t.mode + ", " + tlsState(pc) + ", " + transport.Describe(t.transport)}
 	res := pc.ExecParams(ctx, "SELECT name, setting FROM pg_settings", nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		return e, fmt.Errorf("inspect PostgreSQL: read settings: %w", res.Err)

@@ -10,6 +10,7 @@ import (
 	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/target/postgres"
 	"github.com/dbmark/dbmark/internal/target/targettest"
+	"github.com/dbmark/dbmark/internal/target/transport"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
@@ -88,10 +89,24 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceBlocking runs the suite over TCP, the unix socket and
+// TLS on the blocking transport, and checks that the result's driver line
+// says which transport ran.
+func TestConformanceBlocking(t *testing.T) {
+	own := testsrv.Lazy(t, testsrv.Postgres)
+	opts := target.Options{Transport: transport.Blocking}
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own) },
+		transport.Describe(transport.Blocking), tcp, socket, tls)
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
+}
+
 func TestOpenRejectsBadMode(t *testing.T) {
 	u, _ := url.Parse("postgres://u@127.0.0.1/db")
 	if _, err := postgres.Open(context.Background(), u, target.Options{PGMode: "turbo"}); err == nil {
 		t.Fatal("mode turbo accepted")
+	}
+	if _, err := postgres.Open(context.Background(), u, target.Options{Transport: "epoll"}); err == nil {
+		t.Fatal("transport epoll accepted")
 	}
 }
 

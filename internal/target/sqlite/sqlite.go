@@ -20,6 +20,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
 // Register adds the sqlite schemes to r.
@@ -52,7 +53,13 @@ type Target struct {
 // Open accepts sqlite:///abs/path.db, sqlite://rel/path.db and file: URLs.
 // Query parameters are mattn/go-sqlite3's DSN parameters (_synchronous,
 // _busy_timeout, _journal_mode, cache...).
-func Open(_ context.Context, u *url.URL, _ target.Options) (target.Target, error) {
+func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, error) {
+	if err := transport.Check(opts.Transport); err != nil {
+		return nil, err
+	}
+	if opts.Transport != "" && opts.Transport != transport.Go {
+		return nil, fmt.Errorf("--transport %s: SQLite runs inside dbmark, with no connection to a server to carry (drop --transport)", opts.Transport)
+	}
 	path := u.Host + u.Path
 	if u.Scheme == "file" || path == "" {
 		path = u.Opaque + path

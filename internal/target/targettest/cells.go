@@ -1,10 +1,13 @@
 package targettest
 
 import (
+	"context"
 	"net"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/dbmark/dbmark/internal/target"
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
@@ -55,4 +58,32 @@ func Listen(t testing.TB, serve func(net.Conn)) string {
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// RunEach runs the suite over each of cells with the engine engine gives
+// for it, and checks that the driver line of the cell's target contains
+// driver (the transport the cells run on).
+func RunEach(t *testing.T, engine func(Cell) Engine, driver string, cells ...Cell) {
+	for _, c := range cells {
+		t.Run(c.Env, func(t *testing.T) {
+			e := engine(c)
+			Run(t, e)
+			tg := e.Open(t)
+			defer tg.Close()
+			DriverSays(t, tg, driver)
+		})
+	}
+}
+
+// DriverSays checks that the driver line tg's Inspect records contains
+// want (the transport a result says ran, the TLS version...).
+func DriverSays(t *testing.T, tg target.Target, want string) {
+	t.Helper()
+	e, err := tg.Inspect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(e.Driver, want) {
+		t.Errorf("driver line %q, want it to say %q", e.Driver, want)
+	}
 }

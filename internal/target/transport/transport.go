@@ -1,0 +1,72 @@
+// Package transport is how a client's connection to a server moves its
+// bytes: Go's own network connection, which parks the goroutine in the
+// runtime's network poller, or a blocking one, whose goroutine waits in
+// the kernel (poll(2)) on a thread of its own. The drivers dial through
+// their documented hooks (pgconn's DialFunc, go-sql-driver/mysql's
+// Config.DialFunc), and Wrap gives either kind; TLS is the driver's,
+// from crypto/tls, on top.
+package transport
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+)
+
+// The names of the transports, as --transport takes them.
+const (
+	// Go is Go's own connection: the goroutine waits in the network
+	// poller and its thread runs other goroutines meanwhile.
+	Go = "go"
+	// Blocking waits in the kernel, in poll(2) on the socket and a wake-up
+	// descriptor of the connection's own, holding its thread: N clients
+	// waiting are N threads, and a reply wakes its client's thread
+	// directly instead of the poller's and then the scheduler's.
+	Blocking = "blocking"
+)
+
+// Names are the transports, the default first.
+var Names = []string{Go, Blocking}
+
+// Check says whether name is a transport, in one line naming the choices
+// when it is not. The empty name is the default.
+func Check(name string) error {
+	if name == "" || slices.Contains(Names, name) {
+		return nil
+	}
+	return fmt.Errorf("--transport %q: must be go (the Go runtime's network poller) or blocking (a thread per connection, waiting in poll(2))", name)
+}
+
+// DialFunc is the drivers' dialer signature (pgconn.DialFunc,
+// go-sql-driver/mysql's Config.DialFunc).
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// Wrap returns a dialer that dials with dial and hands back the
+// transport name asks for: dial itself for Go (and the empty name), and
+// for Blocking dial's connection turned into a Conn. name must have
+// passed Check.
+func Wrap(name string, dial DialFunc) DialFunc {
+	if name != Blocking {
+		return dial
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c, err := FromNet(nc)
+		if err != nil {
+			return nil, fmt.Errorf("dial %s %s: %w", network, addr, err)
+		}
+		return c, nil
+	}
+}
+
+// Describe is the words a result's driver line adds for the transport.
+func Describe(name string) string {
+	if name == Blocking {
+		return "blocking transport"
+	}
+	return "Go transport"
+}
