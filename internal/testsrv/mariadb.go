@@ -118,9 +118,14 @@ func setUpMariaDB(ctx context.Context, install, server, dir string, port int) (*
 	s.pid = func() (int, error) { return pidFromFile(launched) }
 	s.ping = func() error { return myPing(sock) }
 	mine := filepath.Join(dir, "my.cnf")
+	// alive while starting: launched.pid names the start script's
+	// background child, which runs the script's shell (its command line
+	// names the script, in dir) until it execs mariadbd (whose command
+	// line names my.cnf, in dir); on a loaded machine a check may come
+	// between the two.
 	alive := func() bool {
 		pid, err := s.pid()
-		return err == nil && running(pid, mine)
+		return err == nil && running(pid, dir)
 	}
 	s.boot = func() error {
 		bctx, cancel := context.WithTimeout(context.Background(), startWait)
