@@ -3,8 +3,8 @@ package site_test
 import (
 	"bytes"
 	"html"
-	"net/http"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
