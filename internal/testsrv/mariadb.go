@@ -264,7 +264,10 @@ func writeMariaDBScript(dir, server string, args []string) (string, error) {
 
 // running says whether pid is a process that has not exited (a zombie
 // whose parent has not reaped it yet has) and whose command line names
-// mark: the server, not a process that took its pid since.
+// mark: the server, not a process that took its pid since. An empty
+// command line counts as a match: the kernel shows one while the process
+// is inside execve (its new memory has no arguments yet), as the start
+// script's child is twice, execing setsid and then mariadbd.
 func running(pid int, mark string) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -275,5 +278,5 @@ func running(pid int, mark string) bool {
 		return false
 	}
 	cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return err == nil && strings.Contains(string(cmd), mark)
+	return err == nil && (len(cmd) == 0 || strings.Contains(string(cmd), mark))
 }

@@ -232,17 +232,23 @@ func tail(path string) string {
 	return "\n--- " + filepath.Base(path) + " ---\n" + string(b)
 }
 
-// waitFor calls ready until it succeeds, alive says the server died, or
-// startWait passes.
+// waitFor calls ready until it succeeds, alive says twice in a row that
+// the server died, or startWait passes. One "not alive" is not enough: a
+// process caught between fork and exec can look like another one.
 func waitFor(ready func() error, alive func() bool, log string) error {
 	deadline := time.Now().Add(startWait)
+	dead := 0
 	for {
 		err := ready()
 		if err == nil {
 			return nil
 		}
 		if alive != nil && !alive() {
-			return fmt.Errorf("the server exited during startup: %v%s", err, tail(log))
+			if dead++; dead == 2 {
+				return fmt.Errorf("the server exited during startup: %v%s", err, tail(log))
+			}
+		} else {
+			dead = 0
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the server did not accept connections within %v: %v%s", startWait, err, tail(log))
