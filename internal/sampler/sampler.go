@@ -91,6 +91,29 @@ func mergePoints(a, b point) (point, bool) {
 type counterSeries struct {
 	name, unit, kind, source string
 	points                   *series.Bounded[point]
+	// recent are the newest samples (at least holdBack of them), kept
+	// apart from points until they are older: the run's end is known
+	// only at Stop, and a point averaged over samples from both sides of
+	// it could only be kept whole (the clients gone) or dropped whole
+	// (the run's last samples lost).
+	recent []point
+}
+
+// holdBack is how many of a series' newest samples stay apart from its
+// points: a Stop up to that many intervals after the run's end (the
+// drain, the run's conclusion) drops exactly the samples taken after it.
+const holdBack = 64
+
+// add appends a sample; the oldest of those held back are averaged into
+// points holdBack at a time, so each sample is moved once.
+func (sr *counterSeries) add(p point) {
+	if len(sr.recent) == 2*holdBack {
+		for _, q := range sr.recent[:holdBack] {
+			sr.points.Add(q)
+		}
+		sr.recent = append(sr.recent[:0], sr.recent[holdBack:]...)
+	}
+	sr.recent = append(sr.recent, p)
 }
 
 // Sampler collects the series. Latest, Kick and Wait are safe to call from
@@ -236,7 +259,7 @@ func (s *Sampler) add(at time.Time, source string, rs []probe.Reading) {
 			sr = &counterSeries{name: r.Name, unit: r.Unit, kind: r.Kind, source: source, points: series.New(s.cfg.MaxPoints, mergePoints)}
 			s.series[r.Name] = sr
 		}
-		sr.points.Add(point{v: r.Value, at: secondsSince(s.base, at), n: 1})
+		sr.add(point{v: r.Value, at: secondsSince(s.base, at), n: 1})
 		s.latest[r.Name] = r.Value
 	}
 }
@@ -276,7 +299,8 @@ func (s *Sampler) Units() map[string]string {
 // seconds since start. Samples from before start are dropped, and so are
 // those a timer took after end (the clients gone: a collapse that did not
 // happen during the run); a driven sampler's are all kicked at the run's
-// ticks.
+// ticks. The samples after end are dropped one by one while they are
+// among the holdBack newest, so the samples before end stay.
 func (s *Sampler) Stop(start, end time.Time) *result.Counters {
 	s.cancel()
 	done := make(chan struct{})
@@ -291,6 +315,14 @@ func (s *Sampler) Stop(start, end time.Time) *result.Counters {
 	c := &result.Counters{IntervalS: s.cfg.Interval.Seconds()}
 	shift := s.base.Sub(start).Seconds()
 	last := end.Sub(start).Seconds()
+	// A sample is after the end when its time is, both on the sampler's
+	// float32 axis: the axis in milliseconds would round a sample taken
+	// an instant before the end to after it.
+	endAt := secondsSince(s.base, end)
+	kept := func(p point) bool { return p.at <= endAt || s.cfg.Driven }
+	// A sample kept as taken before the end may round past it on the
+	// run's millisecond axis: it is put on the end's millisecond.
+	lastMs := math.Floor(last*1000) / 1000
 	names := make([]string, 0, len(s.series))
 	for n := range s.series {
 		names = append(names, n)
@@ -299,8 +331,17 @@ func (s *Sampler) Stop(start, end time.Time) *result.Counters {
 	for _, n := range names {
 		sr := s.series[n]
 		cs := result.CounterSeries{Name: sr.name, Unit: sr.unit, Kind: sr.kind, Source: sr.source}
+		for _, p := range sr.recent {
+			if kept(p) {
+				sr.points.Add(p)
+			}
+		}
+		sr.recent = nil
 		for _, p := range sr.points.Points() {
-			if t, ok := p.onAxis(shift); ok && (t <= last || s.cfg.Driven) {
+			if t, ok := p.onAxis(shift); ok && kept(p) {
+				if !s.cfg.Driven {
+					t = min(t, lastMs)
+				}
 				cs.Points = append(cs.Points, [2]float64{t, p.v})
 			}
 		}

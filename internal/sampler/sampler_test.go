@@ -2,7 +2,10 @@ package sampler
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 	"unsafe"
@@ -85,40 +88,78 @@ func TestSamplerKeepsTheRunsAxis(t *testing.T) {
 	}
 }
 
-// TestLongSamplingStaysBounded samples /proc 40 times with room for 4
-// points: each series must average its samples into at most 4 (+1) points
-// that stay in time order and in range.
+// TestLongSamplingStaysBounded samples a /proc of the test's own, with
+// room for 4 points: each series must average its samples into at most 4
+// (+1) points in time order, and keep every sample taken up to the end,
+// though samples after the end (dropped) follow on its heels. The used
+// memory is one level while the series fills and merges, then another: a
+// sample seen to read the second was taken before the end, so the last
+// point must average it in. Nothing here waits on the clock but for the
+// samples themselves, so a loaded machine only makes it slower.
 func TestLongSamplingStaysBounded(t *testing.T) {
-	start := time.Now()
-	s := Start(context.Background(), Config{Interval: 5 * time.Millisecond, NoDB: "none here", MaxPoints: 4})
-	time.Sleep(400 * time.Millisecond)
-	end := time.Now()
-	c := s.Stop(start, end)
-	// With at most 4 points, losing the last would end the series at most
-	// three quarters in; a sampler late by a loaded machine's tick ends it
-	// a little short of the end.
-	want := 0.8 * end.Sub(start).Seconds()
-	found := false
-	for _, cs := range c.Series {
-		if len(cs.Points) > 5 {
-			t.Errorf("%s: %d points, limit 4 (+1 being filled)", cs.Name, len(cs.Points))
+	proc := filepath.Join(t.TempDir(), "proc")
+	if err := os.Mkdir(proc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const total, before, last = 1 << 20, 1000, 2000 // kB
+	setUsed := func(kb int) {
+		t.Helper()
+		tmp := filepath.Join(proc, "meminfo.tmp")
+		text := fmt.Sprintf("MemTotal: %d kB\nMemFree: 1 kB\nMemAvailable: %d kB\n", total, total-kb)
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if cs.Name == "os.cpu.user" {
-			found = true
-			last := 0.0
-			for _, p := range cs.Points {
-				if p[0] < last || p[1] < 0 || p[1] > 100 {
-					t.Errorf("os.cpu.user point %v after %v: out of order or range", p, last)
-				}
-				last = p[0]
-			}
-			if last < want {
-				t.Errorf("os.cpu.user ends at %.3f s of %.3f s: the last samples were lost", last, end.Sub(start).Seconds())
+		if err := os.Rename(tmp, filepath.Join(proc, "meminfo")); err != nil { // a sample reads one level or the other
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s after 30 s", what)
 			}
 		}
 	}
-	if !found {
-		t.Fatal("no os.mem.used series")
+	setUsed(before)
+	const interval = 2 * time.Millisecond
+	start := time.Now()
+	s := Start(context.Background(), Config{Interval: interval, Root: filepath.Dir(proc), NoDB: "none here", MaxPoints: 4})
+	waitFor("series averaging 8 samples a point", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		sr := s.series["os.mem.used"]
+		return sr != nil && sr.points.Stride() >= 8
+	})
+	setUsed(last)
+	waitFor("sample of the second level", func() bool { return s.Latest()["os.mem.used"] == last*1024 })
+	end := time.Now()
+	time.Sleep(10 * interval) // samples after the end, on the series' last point
+	c := s.Stop(start, end)
+
+	var used *result.CounterSeries
+	for i, cs := range c.Series {
+		if len(cs.Points) > 5 {
+			t.Errorf("%s: %d points, limit 4 (+1 being filled)", cs.Name, len(cs.Points))
+		}
+		if cs.Name == "os.mem.used" {
+			used = &c.Series[i]
+		}
+	}
+	if used == nil || len(used.Points) == 0 {
+		t.Fatalf("no os.mem.used series in %+v", c)
+	}
+	at := 0.0
+	for _, p := range used.Points {
+		if p[0] < at || p[0] > end.Sub(start).Seconds() || p[1] < before*1024 || p[1] > last*1024 {
+			t.Errorf("os.mem.used point %v after %.3f s: out of order, after the end at %.3f s, or not a mean of the levels sampled",
+				p, at, end.Sub(start).Seconds())
+		}
+		at = p[0]
+	}
+	if p := used.Points[len(used.Points)-1]; p[1] <= before*1024 {
+		t.Errorf("os.mem.used ends at %v, a mean of the first level only: the samples of the second, taken before the end at %.3f s, were lost (points %v)",
+			p, end.Sub(start).Seconds(), used.Points)
 	}
 }
 
