@@ -58,14 +58,52 @@ func TestDBRates(t *testing.T) {
 	}
 }
 
-// TestSamplerKeepsTheRunsAxis samples this machine's /proc briefly and
-// checks the points fall on the run's time axis.
+// waitFor waits until ok, for as long as a loaded machine may take.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 30 s", what)
+		}
+	}
+}
+
+// samplesSince counts the samples of the series name taken since from.
+func samplesSince(s *Sampler, name string, from time.Time) int {
+	return samplesIn(s, name, from, time.Now().Add(time.Hour))
+}
+
+// samplesIn counts the samples of the series name taken from from to to.
+func samplesIn(s *Sampler, name string, from, to time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr := s.series[name]
+	if sr == nil {
+		return 0
+	}
+	n, lo, hi := 0, secondsSince(s.base, from), secondsSince(s.base, to)
+	for _, ps := range [][]point{sr.points.Points(), sr.recent} {
+		for _, p := range ps {
+			if p.at >= lo && p.at <= hi {
+				n += int(p.n)
+			}
+		}
+	}
+	return n
+}
+
+// TestSamplerKeepsTheRunsAxis samples this machine's /proc and checks the
+// points fall on the run's time axis: the samples taken in the run are
+// kept, those after its end are not.
 func TestSamplerKeepsTheRunsAxis(t *testing.T) {
 	s := Start(context.Background(), Config{Interval: 50 * time.Millisecond, NoDB: "none here"})
 	start := time.Now()
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "3 samples of os.cpu.user", func() bool { return samplesSince(s, "os.cpu.user", start) >= 3 })
 	end := time.Now()
-	time.Sleep(120 * time.Millisecond) // samples after the end are dropped
+	// Samples are added in the order they are taken: once two taken after
+	// the end are in, so is every one before it.
+	waitFor(t, "2 samples after the end", func() bool { return samplesSince(s, "os.cpu.user", end) >= 2 })
+	inRun := samplesIn(s, "os.cpu.user", start, end)
 	c := s.Stop(start, end)
 	if c.Unknown["db"] != "none here" || c.IntervalS != 0.05 {
 		t.Errorf("counters: %+v", c)
@@ -76,8 +114,8 @@ func TestSamplerKeepsTheRunsAxis(t *testing.T) {
 			user = &c.Series[i]
 		}
 	}
-	if user == nil || len(user.Points) < 3 {
-		t.Fatalf("os.cpu.user: %+v", user)
+	if user == nil || len(user.Points) != inRun {
+		t.Fatalf("os.cpu.user: %d samples in the run, %+v", inRun, user)
 	}
 	last := 0.0
 	for _, p := range user.Points {
@@ -113,28 +151,20 @@ func TestLongSamplingStaysBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s after 30 s", what)
-			}
-		}
-	}
 	setUsed(before)
 	const interval = 2 * time.Millisecond
 	start := time.Now()
 	s := Start(context.Background(), Config{Interval: interval, Root: filepath.Dir(proc), NoDB: "none here", MaxPoints: 4})
-	waitFor("series averaging 8 samples a point", func() bool {
+	waitFor(t, "series averaging 8 samples a point", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		sr := s.series["os.mem.used"]
 		return sr != nil && sr.points.Stride() >= 8
 	})
 	setUsed(last)
-	waitFor("sample of the second level", func() bool { return s.Latest()["os.mem.used"] == last*1024 })
+	waitFor(t, "sample of the second level", func() bool { return s.Latest()["os.mem.used"] == last*1024 })
 	end := time.Now()
-	time.Sleep(10 * interval) // samples after the end, on the series' last point
+	waitFor(t, "samples after the end, on the series' last point", func() bool { return samplesSince(s, "os.mem.used", end) >= 3 })
 	c := s.Stop(start, end)
 
 	var used *result.CounterSeries
@@ -204,16 +234,18 @@ func TestPointsKeepTheirTime(t *testing.T) {
 }
 
 // A driven sampler reads only when kicked, and Wait returns the values of
-// that very read: one stored point per kick, at the kick's time.
+// that very read: one stored point per kick, taken between the kick and
+// Wait's return.
 func TestDrivenSamplesAtEachKick(t *testing.T) {
 	s := Start(context.Background(), Config{Interval: 20 * time.Millisecond, NoDB: "none here", Driven: true})
 	start := time.Now()
 	time.Sleep(30 * time.Millisecond)
-	var kickedAt []float64
+	var kickedAt, answeredAt []float64
 	for range 3 {
 		time.Sleep(20 * time.Millisecond)
 		kickedAt = append(kickedAt, time.Since(start).Seconds())
-		latest, stale := s.Wait(s.Kick(), 5*time.Second)
+		latest, stale := s.Wait(s.Kick(), 30*time.Second)
+		answeredAt = append(answeredAt, time.Since(start).Seconds())
 		if len(stale) > 0 {
 			t.Fatalf("stale after a generous wait: %v", stale)
 		}
@@ -230,8 +262,9 @@ func TestDrivenSamplesAtEachKick(t *testing.T) {
 			t.Fatalf("%d points for 3 kicks: %v", len(sr.Points), sr.Points)
 		}
 		for i, at := range kickedAt {
-			if d := sr.Points[i][0] - at; d < -0.002 || d > 0.5 {
-				t.Errorf("point %d at %.3fs, kicked at %.3fs", i, sr.Points[i][0], at)
+			// The axis is in milliseconds.
+			if p := sr.Points[i][0]; p < at-0.001 || p > answeredAt[i]+0.001 {
+				t.Errorf("point %d at %.4fs, kicked at %.4fs and answered at %.4fs", i, p, at, answeredAt[i])
 			}
 		}
 		return
@@ -243,11 +276,13 @@ func TestDrivenSamplesAtEachKick(t *testing.T) {
 // a stall) are answered by one sample: a second one would be a rate over
 // the instant between, and share its time on the millisecond axis.
 func TestDrivenKicksAnInstantApartShareASample(t *testing.T) {
-	s := Start(context.Background(), Config{Interval: time.Second, NoDB: "none here", Driven: true})
+	// An instant is under a quarter of the interval: a minute, so that a
+	// loaded machine's delay between the two kicks stays one.
+	s := Start(context.Background(), Config{Interval: time.Minute, NoDB: "none here", Driven: true})
 	start := time.Now()
 	time.Sleep(30 * time.Millisecond)
 	for range 2 {
-		if _, stale := s.Wait(s.Kick(), 5*time.Second); len(stale) > 0 {
+		if _, stale := s.Wait(s.Kick(), 30*time.Second); len(stale) > 0 {
 			t.Fatalf("stale after a generous wait: %v", stale)
 		}
 	}
