@@ -168,8 +168,13 @@ type Activity struct {
 	sql string
 }
 
-// Set records sql as the statement being run.
+// Set records sql as the statement being run. The same statement again
+// (a client's next run of it) is a comparison, not the lock: only the
+// connection's goroutine writes sql, so it reads it without the lock.
 func (a *Activity) Set(sql string) {
+	if a.sql == sql {
+		return
+	}
 	a.mu.Lock()
 	a.sql = sql
 	a.mu.Unlock()
