@@ -409,6 +409,8 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 		next, err := pc+1, error(nil)
 		if cmd.Kind == SQL {
 			err = c.execSQL(ctx, cs, pc, cmd)
+		} else if i, ok := c.drawn(cs, cmd); ok {
+			c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
 		} else {
 			if c.sh.Trace != nil {
 				c.traceMeta(cmd)
@@ -455,12 +457,9 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 	s := cs.s
 	switch cmd.Meta {
 	case MetaSet:
-		if cmd.draw != nil && !cmd.badName {
-			if i, ok := c.evalDraw(cs, cmd.draw); ok {
-				c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
-				return pc + 1, nil
-			}
-		} else if cmd.intExpr && !cmd.badName {
+		// A draw that failed in Run left the random state as it was:
+		// eval says what stopped it.
+		if cmd.draw == nil && cmd.intExpr && !cmd.badName {
 			rnd := c.rnd
 			if i, ok := c.evalInt(cs, cmd.expr); ok {
 				c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
@@ -502,6 +501,15 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 		return pc + 1, c.endPipeline(ctx, cs, pc)
 	}
 	return pc + 1, nil
+}
+
+// drawn is the value of a \set that is an intDraw (Command.draw), when
+// evalDraw gives it; not with -d, whose line exec writes first.
+func (c *Client) drawn(cs *clientScript, cmd *Command) (int64, bool) {
+	if cmd.draw == nil || cmd.badName || c.sh.Trace != nil {
+		return 0, false
+	}
+	return c.evalDraw(cs, cmd.draw)
 }
 
 // startPipeline enters pipeline mode on PostgreSQL; elsewhere the
@@ -709,6 +717,11 @@ func (c *Client) stmt(ctx context.Context, cs *clientScript, pc int) (target.Stm
 	if st := cs.stmts[pc]; st != nil {
 		return st, nil
 	}
+	return c.prepare(ctx, cs, pc)
+}
+
+// prepare prepares command pc's statement.
+func (c *Client) prepare(ctx context.Context, cs *clientScript, pc int) (target.Stmt, error) {
 	cmd := cs.s.Commands[pc]
 	st, err := c.conn.Prepare(ctx, c.statementText(cmd))
 	if err != nil {

@@ -69,6 +69,15 @@ func TestEvalIntAsEval(t *testing.T) {
 			t.Errorf("%s: taken by evalDraw = %v; want %v", e, got, want)
 		}
 	}
+	ifs, err := Parse("if.sql", "\\if random(1, 2)\nSELECT 1;\n\\elif random(0, :scale)\nSELECT 2;\n\\endif\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ifs.Commands {
+		if c.draw != nil {
+			t.Errorf("line %d, %s: a condition taken by evalDraw, which sets a variable", c.Line, c.Label)
+		}
+	}
 	for _, e := range []string{"random(1, 10) / 2", "1.5 + random(1, 2)", "random_exponential(1, 10, 2)", "abs(:scale)"} {
 		s, err := Parse("n.sql", "\\set r "+e+"\n")
 		if err != nil {

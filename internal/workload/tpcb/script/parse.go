@@ -95,7 +95,7 @@ type Command struct {
 	// meta-commands
 	expr    *node
 	intExpr bool     // expr is intOnly: \set tries evalInt first
-	draw    *intDraw // expr as an intDraw, tried before evalInt
+	draw    *intDraw // \set: expr as an intDraw, tried before evalInt
 	setSlot int      // \set, \setshell target
 	badName bool     // the target is no variable name: an error when the command runs, as in pgbench
 	next    int      // \if, \elif: the next branch or \endif; \elif, \else: the \endif
@@ -531,7 +531,10 @@ func (p *scriptParser) meta() error {
 			cmd.Label = p.chompText(bs)
 			return synErr(perr.msg, perr.more, perr.at-bs, true)
 		}
-		cmd.expr, cmd.intExpr, cmd.draw = n, intOnly(n), drawOf(n)
+		cmd.expr, cmd.intExpr = n, intOnly(n)
+		if cmd.Meta == MetaSet {
+			cmd.draw = drawOf(n)
+		}
 		p.advance(ep.pos - p.pos)
 		cmd.Label = p.chompText(bs)
 		cmd.Text = cmd.Label
