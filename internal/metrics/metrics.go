@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -91,8 +92,11 @@ type Handle struct {
 	npending uint8
 	// counts holds completions of operations that are not timed, by op,
 	// for workers that skip the clock read and the histogram entry (as
-	// pgbench times its statements only with -r).
-	counts []int64
+	// pgbench times its statements only with -r). They are added and
+	// taken atomically, without mu: one locked add an operation, where
+	// the mutex was two locked instructions and a call a transaction.
+	counts []atomic.Int64
+	taken  []int64 // counts as a drain took them; the drain's alone
 	// group is the group (the server its worker's client talks to) whose
 	// totals the handle's data also goes to; fixed when it is made.
 	group int
@@ -148,14 +152,14 @@ func (h *Handle) Record(op Op, d time.Duration) {
 // none) and zeroes n. A worker batches a transaction's statements into one
 // call.
 func (h *Handle) AddCounts(ops []Op, n []int64) {
-	h.mu.Lock()
 	for i, k := range n[:len(ops)] {
-		if k != 0 && ops[i] >= 0 {
-			h.counts[ops[i]] += k
+		if k != 0 {
+			if op := ops[i]; op >= 0 {
+				h.counts[op].Add(k)
+			}
+			n[i] = 0
 		}
-		n[i] = 0
 	}
-	h.mu.Unlock()
 }
 
 // fold records the pending values; h.mu is held.
@@ -311,7 +315,7 @@ func (r *Registry) NewHandle() *Handle { return r.NewHandleIn(0) }
 // NewHandleIn returns a fresh handle for one worker of group g (with
 // SetGroups; 0 otherwise).
 func (r *Registry) NewHandleIn(g int) *Handle {
-	h := &Handle{ops: make([]opCounts, len(r.specs)), counts: make([]int64, len(r.specs)), group: g}
+	h := &Handle{ops: make([]opCounts, len(r.specs)), counts: make([]atomic.Int64, len(r.specs)), group: g}
 	r.mu.Lock()
 	r.handles = append(r.handles, h)
 	r.mu.Unlock()
@@ -406,6 +410,13 @@ func (t *Totals) drain(h *Handle, g *Totals) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.fold()
+	if cap(h.taken) < len(h.counts) {
+		h.taken = make([]int64, len(h.counts))
+	}
+	taken := h.taken[:len(h.counts)]
+	for i := range taken {
+		taken[i] = h.counts[i].Swap(0)
+	}
 	for _, to := range []*Totals{g, t} { // t last: its merge empties the handle's tables
 		if to == nil {
 			continue
@@ -413,7 +424,7 @@ func (t *Totals) drain(h *Handle, g *Totals) {
 		last := to == t
 		for i := range h.ops {
 			src, dst := &h.ops[i], &to.Ops[i]
-			dst.Count += h.counts[i]
+			dst.Count += taken[i]
 			if src.count == 0 {
 				continue
 			}
@@ -444,7 +455,6 @@ func (t *Totals) drain(h *Handle, g *Totals) {
 		}
 	}
 	for i := range h.ops {
-		h.counts[i] = 0
 		h.ops[i].count, h.ops[i].sumNS = 0, 0
 	}
 	clear(h.errs)

@@ -63,3 +63,45 @@ func TestSkipLateUnderRate(t *testing.T) {
 		t.Fatalf("only %d of 200 skipped at ten times the possible rate", skipped)
 	}
 }
+
+// TestQuietCommitsObservesTheRest: with Load.QuietCommits, Observe is
+// told of the failed events and of those committed after a retry, never
+// of one committed at its first try; without it, of every event. The
+// counter's row is locked for the first 300 ms, so early events fail
+// after their tries and later ones commit.
+func TestQuietCommitsObservesTheRest(t *testing.T) {
+	for _, q := range []bool{false, true} {
+		tg, holder := lockedCounter(t)
+		time.AfterFunc(300*time.Millisecond, func() { holder.Exec(context.Background(), "COMMIT") })
+		var mu sync.Mutex
+		seen := map[workload.EventStatus]int{}
+		firstTry := 0
+		load := script(increment)
+		load.QuietCommits = q
+		load.Observe = func(_ workload.Worker, e workload.EventInfo) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[e.Status]++
+			if e.Status == workload.EventCommitted && e.Tries == 1 {
+				firstTry++
+			}
+		}
+		c := cfg()
+		c.Duration, c.MaxTries, c.CountFailed = 600*time.Millisecond, 3, true
+		out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
+		if out.Err != nil {
+			t.Fatal(out.Err)
+		}
+		s := out.Summary
+		committed := s.Events + s.DrainEvents
+		if committed == 0 || seen[workload.EventFailed] == 0 {
+			t.Fatalf("quiet %v: %d committed, %d failed observed: want both > 0", q, committed, seen[workload.EventFailed])
+		}
+		if q && firstTry != 0 {
+			t.Errorf("quiet: %d events committed at their first try observed; want none", firstTry)
+		}
+		if !q && int64(seen[workload.EventCommitted]) != committed {
+			t.Errorf("not quiet: %d commits observed; want every one, %d", seen[workload.EventCommitted], committed)
+		}
+	}
+}

@@ -769,7 +769,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		} else {
 			wk.h.Record(a.op, took)
 		}
-		if r.load.Observe != nil {
+		if r.load.Observe != nil && (a.tries > 1 || !r.load.QuietCommits) {
 			r.observe(wk, workload.EventInfo{Op: a.op, Tries: a.tries, Intended: intended, Began: began, End: end})
 		}
 		wk.done++

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/secret"
@@ -168,8 +169,16 @@ type Activity struct {
 	sql string
 }
 
-// Set records sql as the statement being run.
+// Set records sql as the statement being run. The same string again (a
+// prepared statement's next run: its text at the same address) is a
+// comparison of two words, not the lock; only the connection's goroutine
+// writes sql, so it reads it without the lock. Texts are not compared:
+// statements of one length that differ late (a table's number) would
+// cost more than the lock.
 func (a *Activity) Set(sql string) {
+	if len(a.sql) == len(sql) && unsafe.StringData(a.sql) == unsafe.StringData(sql) {
+		return
+	}
 	a.mu.Lock()
 	a.sql = sql
 	a.mu.Unlock()

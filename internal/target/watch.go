@@ -2,7 +2,7 @@ package target
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 )
 
 // Watch ends a connection's statement when the context it runs under
@@ -36,13 +36,22 @@ type Watch struct {
 }
 
 // watchReg is one registration: what the callback and the connection's
-// goroutine share, under mu.
+// goroutine share. Its state moves by atomic operations alone, two a
+// statement (a mutex taken at Begin and at End was four): the goroutine
+// marks the statement in flight and takes the mark back; the callback
+// claims a statement in flight, interrupts it and says it is done.
 type watchReg struct {
-	mu    sync.Mutex
-	busy  bool // a statement under the context is in flight
-	fired bool // the context ended during it and Interrupt was called
-	stop  func() bool
+	state atomic.Int32
+	// interrupted is closed when the callback's Interrupt has returned.
+	interrupted chan struct{}
+	stop        func() bool
 }
+
+const (
+	regIdle   int32 = iota // no statement in flight
+	regBusy                // a statement under the context is in flight
+	regFiring              // the context ended during it: Interrupt runs
+)
 
 // Begin starts a statement under ctx: it returns ctx's error if ctx has
 // ended, and otherwise arranges for Interrupt to be called if ctx ends
@@ -55,32 +64,31 @@ func (w *Watch) Begin(ctx context.Context) error {
 			return nil // a context that never ends: nothing to watch
 		}
 		w.Release()
-		reg := &watchReg{}
+		reg := &watchReg{interrupted: make(chan struct{})}
 		interrupt := w.Interrupt
 		reg.stop = context.AfterFunc(ctx, func() {
-			reg.mu.Lock()
-			defer reg.mu.Unlock()
-			if reg.busy && !reg.fired {
-				reg.fired = true
+			if reg.state.CompareAndSwap(regBusy, regFiring) {
 				interrupt()
+				close(reg.interrupted)
 			}
 		})
 		w.ctx, w.done, w.reg = ctx, done, reg
 	}
 	r := w.reg
-	r.mu.Lock()
-	// Checked under mu: a context that ends after this check runs the
-	// callback after busy is set, and so interrupts the statement. A
-	// look at the channel costs a fifth of ctx.Err's calls through the
-	// run's contexts, once a statement.
+	// Marked before the look at the channel: a context that ends after
+	// the look runs the callback after the mark, and so interrupts the
+	// statement. A look at the channel costs a fifth of ctx.Err's calls
+	// through the run's contexts, once a statement.
+	r.state.Store(regBusy)
 	select {
 	case <-w.done:
-		r.mu.Unlock()
+		if !r.state.CompareAndSwap(regBusy, regIdle) {
+			w.active = r
+			w.End() // the callback took the mark: undo its interrupt
+		}
 		return ctx.Err()
 	default:
 	}
-	r.busy = true
-	r.mu.Unlock()
 	w.active = r
 	return nil
 }
@@ -93,18 +101,16 @@ func (w *Watch) End() bool {
 		return false
 	}
 	w.active = nil
-	r.mu.Lock()
-	r.busy = false
-	fired := r.fired
-	r.mu.Unlock()
-	if fired {
-		// The registration is spent: the next Begin makes another.
-		w.ctx, w.done, w.reg = nil, nil, nil
-		if w.Restore != nil {
-			w.Restore()
-		}
+	if r.state.CompareAndSwap(regBusy, regIdle) {
+		return false
 	}
-	return fired
+	<-r.interrupted
+	// The registration is spent: the next Begin makes another.
+	w.ctx, w.done, w.reg = nil, nil, nil
+	if w.Restore != nil {
+		w.Restore()
+	}
+	return true
 }
 
 // Release drops the registration; a connection calls it when it closes.

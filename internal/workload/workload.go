@@ -187,6 +187,10 @@ type Load struct {
 	// w's events ended (pgbench's per-transaction logs, its late and
 	// skipped counts); w is what NewWorker returned.
 	Observe func(w Worker, e EventInfo)
+	// QuietCommits spares Observe the events committed at their first
+	// try, for a load that counts nothing of them (pgbench's without its
+	// log and latency limit): it saves a call an event.
+	QuietCommits bool
 	// Close releases shared state after the run.
 	Close func(ctx context.Context) error
 	// WorkerRate, when set, gives each worker its own open-loop rate in

@@ -300,6 +300,9 @@ func (w *Workload) Load(ctx context.Context, env workload.Env) (*workload.Load, 
 		},
 		// Every worker is one of rs's.
 		Observe: func(w workload.Worker, e workload.EventInfo) { w.(*worker).observe(e) },
+		// observe counts a transaction committed at its first try only in
+		// the log and as late.
+		QuietCommits: rs.log == nil && rs.limit <= 0,
 		Tick: func(iv metrics.Interval, p *result.Interval) {
 			rs.tick(iv, p)
 			if rs.check != nil {

@@ -403,22 +403,29 @@ func (c *Client) Run(ctx context.Context, s *Script, rec Recorder) error {
 	if c.sh.Trace != nil {
 		fmt.Fprintf(c.sh.Trace, "pgbench: client %d executing script \"%s\"\n", c.id, s.Name)
 	}
-	for pc := 0; pc < len(s.Commands); {
+	for pc, n := 0, len(s.Commands); pc < n; {
 		cmd := s.Commands[pc]
 		c.cmdIdx = pc
-		if c.sh.Trace != nil && cmd.Kind != SQL {
-			c.traceMeta(cmd)
+		next, err := pc+1, error(nil)
+		if cmd.Kind == SQL {
+			err = c.execSQL(ctx, cs, pc, cmd)
+		} else if i, ok := c.drawn(cs, cmd); ok {
+			c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
+		} else {
+			if c.sh.Trace != nil {
+				c.traceMeta(cmd)
+			}
+			next, err = c.exec(ctx, cs, pc, cmd)
 		}
-		next, err := c.exec(ctx, cs, pc, cmd)
 		if err != nil {
 			c.abortPipeline()
 			return c.commandError(s, err)
 		}
-		if cmd.MustFind && rec != nil && c.rows >= 0 {
-			rec.Found(pc, c.rows > 0)
-		}
 		if rec != nil {
-			if next >= len(s.Commands) || rec.Wants(pc) {
+			if cmd.MustFind && c.rows >= 0 {
+				rec.Found(pc, c.rows > 0)
+			}
+			if next >= n || rec.Wants(pc) {
 				now := rec.Now()
 				rec.Command(pc, now, now-last)
 				last = now
@@ -445,15 +452,14 @@ func (c *Client) abortPipeline() {
 	c.inPipe = false
 }
 
-// exec runs command pc and returns the index of the next one.
+// exec runs meta-command pc and returns the index of the next command.
 func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Command) (int, error) {
 	s := cs.s
-	if cmd.Kind == SQL {
-		return pc + 1, c.execSQL(ctx, cs, pc, cmd)
-	}
 	switch cmd.Meta {
 	case MetaSet:
-		if cmd.intExpr && !cmd.badName {
+		// A draw that failed in Run left the random state as it was:
+		// eval says what stopped it.
+		if cmd.draw == nil && cmd.intExpr && !cmd.badName {
 			rnd := c.rnd
 			if i, ok := c.evalInt(cs, cmd.expr); ok {
 				c.setVal(cs.slots[cmd.setSlot], value{k: kInt, i: i})
@@ -495,6 +501,15 @@ func (c *Client) exec(ctx context.Context, cs *clientScript, pc int, cmd *Comman
 		return pc + 1, c.endPipeline(ctx, cs, pc)
 	}
 	return pc + 1, nil
+}
+
+// drawn is the value of a \set that is an intDraw (Command.draw), when
+// evalDraw gives it; not with -d, whose line exec writes first.
+func (c *Client) drawn(cs *clientScript, cmd *Command) (int64, bool) {
+	if cmd.draw == nil || cmd.badName || c.sh.Trace != nil {
+		return 0, false
+	}
+	return c.evalDraw(cs, cmd.draw)
 }
 
 // startPipeline enters pipeline mode on PostgreSQL; elsewhere the
@@ -702,6 +717,11 @@ func (c *Client) stmt(ctx context.Context, cs *clientScript, pc int) (target.Stm
 	if st := cs.stmts[pc]; st != nil {
 		return st, nil
 	}
+	return c.prepare(ctx, cs, pc)
+}
+
+// prepare prepares command pc's statement.
+func (c *Client) prepare(ctx context.Context, cs *clientScript, pc int) (target.Stmt, error) {
 	cmd := cs.s.Commands[pc]
 	st, err := c.conn.Prepare(ctx, c.statementText(cmd))
 	if err != nil {

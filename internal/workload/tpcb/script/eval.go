@@ -274,6 +274,100 @@ func (c *Client) evalInt(cs *clientScript, n *node) (int64, bool) {
 	return c.rnd.Int64Range(l, r), true
 }
 
+// intTerm is a bound of an intDraw: a constant (a negative one too), an
+// integer variable, or their product.
+type intTerm struct {
+	k    int64 // the constant; 1 for a variable alone
+	slot int   // the variable's script slot; -1 for a constant
+	// vmin and vmax bound the variable's values whose product with k
+	// does not overflow, worked out once: no division when it runs.
+	vmin, vmax int64
+}
+
+// product is the term of constant k times the variable in slot.
+func product(k int64, slot int) intTerm {
+	t := intTerm{k: k, slot: slot, vmin: math.MinInt64, vmax: math.MaxInt64}
+	switch {
+	case k == -1:
+		t.vmin = math.MinInt64 + 1
+	case k < 0:
+		t.vmin, t.vmax = math.MaxInt64/k, math.MinInt64/k
+	case k > 0:
+		t.vmin, t.vmax = math.MinInt64/k, math.MaxInt64/k
+	}
+	return t
+}
+
+// intDraw is a \set of random(lo, hi) whose bounds are intTerms, as every
+// \set of the builtin scripts is (random(1, 100000 * :scale)).
+type intDraw struct{ lo, hi intTerm }
+
+// drawOf returns n as an intDraw, or nil when it has another form.
+func drawOf(n *node) *intDraw {
+	if n.op != nCall || n.f != fRandom || len(n.args) != 2 {
+		return nil
+	}
+	lo, ok := termOf(n.args[0])
+	if !ok {
+		return nil
+	}
+	hi, ok := termOf(n.args[1])
+	if !ok {
+		return nil
+	}
+	return &intDraw{lo, hi}
+}
+
+func termOf(n *node) (intTerm, bool) {
+	isInt := func(n *node) bool { return n.op == nConst && n.val.k == kInt }
+	switch {
+	case isInt(n):
+		return intTerm{k: n.val.i, slot: -1}, true
+	case n.op == nVar:
+		return product(1, n.slot), true
+	case n.op == nCall && n.f == fSub && len(n.args) == 2 && isInt(n.args[0]) && n.args[0].val.i == 0 && isInt(n.args[1]):
+		// a negative constant: unary minus is 0 - x
+		if k, ok := subInt(0, n.args[1].val.i); ok {
+			return intTerm{k: k, slot: -1}, true
+		}
+	case n.op == nCall && n.f == fMul && len(n.args) == 2:
+		a, b := n.args[0], n.args[1]
+		if isInt(a) && b.op == nVar {
+			return product(a.val.i, b.slot), true
+		}
+		if a.op == nVar && isInt(b) {
+			return product(b.val.i, a.slot), true
+		}
+	}
+	return intTerm{}, false
+}
+
+// evalDraw evaluates d as evalInt evaluates its expression, with neither
+// its calls nor its walk of the tree; it draws only when it succeeds.
+func (c *Client) evalDraw(cs *clientScript, d *intDraw) (int64, bool) {
+	l, ok := c.term(cs, d.lo)
+	if !ok {
+		return 0, false
+	}
+	r, ok := c.term(cs, d.hi)
+	if !ok {
+		return 0, false
+	}
+	if d := r - l; l > r || d < 0 || d == math.MaxInt64 {
+		return 0, false
+	}
+	return c.rnd.Int64Range(l, r), true
+}
+
+func (c *Client) term(cs *clientScript, t intTerm) (int64, bool) {
+	if t.slot < 0 {
+		return t.k, true
+	}
+	v := &c.vars[cs.slots[t.slot]]
+	i := v.val.i
+	return t.k * i, v.set && v.val.k == kInt && i >= t.vmin && i <= t.vmax
+}
+
 // apply runs a function or operator on evaluated, non-null arguments.
 func (c *Client) apply(cs *clientScript, f fn, a []value) (value, error) {
 	switch f {

@@ -94,10 +94,11 @@ type Command struct {
 
 	// meta-commands
 	expr    *node
-	intExpr bool // expr is intOnly: \set tries evalInt first
-	setSlot int  // \set, \setshell target
-	badName bool // the target is no variable name: an error when the command runs, as in pgbench
-	next    int  // \if, \elif: the next branch or \endif; \elif, \else: the \endif
+	intExpr bool     // expr is intOnly: \set tries evalInt first
+	draw    *intDraw // \set: expr as an intDraw, tried before evalInt
+	setSlot int      // \set, \setshell target
+	badName bool     // the target is no variable name: an error when the command runs, as in pgbench
+	next    int      // \if, \elif: the next branch or \endif; \elif, \else: the \endif
 	endif   int
 	sleep   sleepArg
 	txn     target.Txn // a builtin's BEGIN or END, which engines spell their own way
@@ -531,6 +532,9 @@ func (p *scriptParser) meta() error {
 			return synErr(perr.msg, perr.more, perr.at-bs, true)
 		}
 		cmd.expr, cmd.intExpr = n, intOnly(n)
+		if cmd.Meta == MetaSet {
+			cmd.draw = drawOf(n)
+		}
 		p.advance(ep.pos - p.pos)
 		cmd.Label = p.chompText(bs)
 		cmd.Text = cmd.Label
