@@ -22,6 +22,16 @@
 #            Per round and tool a query's time is the median of its
 #            iterations (the hot column: the fastest); its ratio is the
 #            median over rounds of dbmark's time over the client's.
+#            Server time (BENCH_SERVER_TIME=1): the server logs its own
+#            time for every execution (PostgreSQL: log_min_duration_statement
+#            = 0 on the bench database, from the server's log file; MariaDB:
+#            the slow query log with long_query_time = 0 into mysql.slow_log,
+#            microseconds), paired with the tool's time for that execution:
+#            the tool's overhead is its time minus the server's. Per query
+#            the ratio (S + dbmark's overhead) / (S + the client's), S the
+#            server's median time over both tools' executions and each
+#            overhead the median over the tool's executions, takes the
+#            server's own spread out of the comparison.
 #   load     `dbmark prepare wisconsin` at LOAD_SCALE on PostgreSQL against
 #            a plain COPY of the same rows into the same tables (the rows
 #            dumped once from dbmark's tables to files, loaded by psql's
@@ -43,6 +53,9 @@
 #   BENCH_LOAD_THREADS=1     dbmark prepare --threads (the COPY is one psql)
 #   BENCH_RESULTS=DIR        where the TSV of every timing and the summary go (default: bench/results)
 #   BENCH_OUT=DIR            where the tools' logs and the row files go (default: a new /tmp/dbmark-queries-bench.XXXXXX)
+#   BENCH_SERVER_TIME=1      0: no server time (neither log is needed)
+#   BENCH_PG_LOG=FILE        PostgreSQL's log file (default: scripts/testenv.sh's,
+#                            beside DBMARK_TEST_PG_SOCKETDIR); read from this machine
 #   DBMARK=PATH              the dbmark binary (default: bin/dbmark, built by make build)
 # The servers are those of scripts/testenv.sh, or the ones named by
 # DBMARK_TEST_POSTGRES, DBMARK_TEST_MYSQL and DBMARK_TEST_PG_* / _MY_*
@@ -64,6 +77,7 @@ ORDER=${BENCH_ORDER:-query}
 MY_SKIP=${BENCH_MY_SKIP-q9_join_aselb_noindex q10_join_abprime_noindex q11_join_cselaselb_noindex}
 LOAD_SCALE=${BENCH_LOAD_SCALE:-1000000}
 LOAD_THREADS=${BENCH_LOAD_THREADS:-1}
+SERVER_TIME=${BENCH_SERVER_TIME:-1}
 QDB=${BENCH_DB:-dbmark_queries_bench}
 LDB=${BENCH_LOAD_DB:-dbmark_load_bench}
 
@@ -77,6 +91,7 @@ esac
 need_whole BENCH_SCALE="$SCALE" BENCH_ITERATIONS="$ITERATIONS" BENCH_ROUNDS="$ROUNDS" BENCH_LOAD_SCALE="$LOAD_SCALE" BENCH_LOAD_THREADS="$LOAD_THREADS"
 for d in "$QDB" "$LDB"; do [[ $d =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB/BENCH_LOAD_DB=$d: use lower-case letters, digits and _"; done
 case $ORDER in query | suite) ;; *) die "BENCH_ORDER=$ORDER: query or suite" ;; esac
+case $SERVER_TIME in 0 | 1) ;; *) die "BENCH_SERVER_TIME=$SERVER_TIME: 0 or 1" ;; esac
 for p in $PARTS; do
 	case $p in queries | load) ;; *) die "BENCH_PARTS: unknown part $p (queries load)" ;; esac
 done
@@ -92,13 +107,21 @@ dbmark_binary
 if [[ -z ${DBMARK_TEST_POSTGRES:-} ]]; then
 	eval "$(bash scripts/testenv.sh env)"
 fi
+PG_LOG=
+if ((SERVER_TIME)) && [[ " $PARTS " == *" queries "* && " $ENGINES " == *" postgres "* ]]; then
+	PG_LOG=${BENCH_PG_LOG:-${DBMARK_TEST_PG_SOCKETDIR:+$(dirname "$DBMARK_TEST_PG_SOCKETDIR")/postgresql.log}}
+	[[ -n $PG_LOG && -r $PG_LOG ]] ||
+		die "PostgreSQL's log file ${PG_LOG:-(unknown)} is not readable here: set BENCH_PG_LOG, or BENCH_SERVER_TIME=0"
+fi
 
 OUT=${BENCH_OUT:-$(mktemp -d /tmp/dbmark-queries-bench.XXXXXX)}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 results_open queries
 # Every timing, one line each: a query's iteration, or a load step.
-echo "part	engine	tool	round	query	iteration	seconds" >"$RESULTS_TSV"
+# server_seconds: the server's own time for that execution, from its log
+# ("-" when not measured).
+echo "part	engine	tool	round	query	iteration	seconds	server_seconds" >"$RESULTS_TSV"
 export PGPASSWORD=$DBMARK_TEST_PG_PASSWORD DBMARK_HOME=$OUT/dbmark-home
 
 PSQL=(env PGOPTIONS="-c client_min_messages=warning" psql -X -q -tA -v ON_ERROR_STOP=1 -h "$DBMARK_TEST_PG_HOST" -p "$DBMARK_TEST_PG_PORT" -U "$DBMARK_TEST_PG_USER")
@@ -106,17 +129,102 @@ pg_client() { "${PSQL[@]}" "$@"; }
 my_client() { mariadb --no-defaults --protocol=TCP -h "$DBMARK_TEST_MY_HOST" -P "$DBMARK_TEST_MY_PORT" -u"$DBMARK_TEST_MY_USER" -p"$DBMARK_TEST_MY_PASSWORD" "$@"; }
 with_db() { sed -E "s#^([a-z]+://[^/]*)/[^?]*#\1/$2#" <<<"$1"; }
 
+# MariaDB's slow log settings as they were, restored at the end.
+MY_LOG_SAVED=
+
+# my_log_on: MariaDB logs every statement (long_query_time 0, set globally:
+# each run's connection is new) into mysql.slow_log, whose query_time
+# has microseconds.
+my_log_on() {
+	MY_LOG_SAVED=$(my_client -N -B -e "SELECT @@global.log_output, @@global.slow_query_log, @@global.long_query_time")
+	my_client -e "SET GLOBAL log_output = 'TABLE', GLOBAL long_query_time = 0, GLOBAL slow_query_log = 1"
+}
+
+my_log_restore() {
+	[[ -n $MY_LOG_SAVED ]] || return 0
+	local out slow long
+	read -r out slow long <<<"$MY_LOG_SAVED"
+	my_client -e "SET GLOBAL slow_query_log = $slow, GLOBAL long_query_time = $long, GLOBAL log_output = '$out'; TRUNCATE TABLE mysql.slow_log" || true
+	MY_LOG_SAVED=
+}
+
 cleanup() {
+	my_log_restore
 	pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE IF EXISTS $QDB WITH (FORCE)" -c "DROP DATABASE IF EXISTS $LDB WITH (FORCE)" || true
 	if [[ " $ENGINES " == *" mariadb "* && " $PARTS " == *" queries "* ]]; then my_client -e "DROP DATABASE IF EXISTS $QDB" || true; fi
 }
 trap cleanup EXIT
 cleanup
 
-# tsv PART ENGINE TOOL ROUND QUERY ITERATION SECONDS: one line of the TSV.
+# tsv PART ENGINE TOOL ROUND QUERY ITERATION SECONDS [SERVER]: one line of the TSV.
 tsv() {
 	local IFS=$'\t'
 	echo "$*" >>"$RESULTS_TSV"
+}
+
+# ------------------------------------------------------------ server time
+
+# server_mark ENGINE: where the server's log of the next run begins.
+server_mark() {
+	((SERVER_TIME)) || return 0
+	if [[ $1 == postgres ]]; then
+		MARK=$(stat -c %s "$PG_LOG")
+	else
+		my_client -e "TRUNCATE TABLE mysql.slow_log"
+	fi
+}
+
+# server_times ENGINE: "label<TAB>seconds" for each statement of the suite
+# the server logged since server_mark, in the order run. A statement is
+# told by its text (its trailing ; and blanks aside): the tools' other
+# statements (settings, dbmark's checks of the relations) are left out.
+# PostgreSQL's duration is that of the simple protocol's one message,
+# which both tools use: from the statement's arrival to its last row
+# handed to the socket.
+server_times() {
+	local map=$OUT/$1-stmts.tsv
+	if [[ $1 == postgres ]]; then
+		tail -c "+$((MARK + 1))" "$PG_LOG" |
+			awk -F'\t' -v map="$map" "$(<"$ROOT/bench/stmts.awk")"'
+			match($0, /LOG:  duration: [0-9.]+ ms  statement: /) {
+				head = substr($0, RSTART, RLENGTH); split(head, h, " ")
+				l = lookup(substr($0, RSTART + RLENGTH))
+				if (l != "") printf "%s\t%.6f\n", l, h[3] / 1000
+			}'
+	else
+		# The slow log's row is written after the reply is sent: a run's
+		# last one may follow the tool's exit by a moment.
+		my_client -N -B -e "SELECT TIME_TO_SEC(query_time), sql_text FROM mysql.slow_log WHERE db = '$QDB' ORDER BY start_time, thread_id" |
+			awk -F'\t' -v map="$map" "$(<"$ROOT/bench/stmts.awk")"'
+			{ l = lookup(substr($0, length($1) + 2)); if (l != "") printf "%s\t%.6f\n", l, $1 }'
+	fi
+}
+
+# attach_server ENGINE RUNTSV: RUNTSV's lines (one run's, of the query
+# part) to the TSV, each with the server's time for the same execution:
+# the k-th execution of a statement by the run is the k-th the server
+# logged.
+attach_server() {
+	local engine=$1 run=$2 st=$OUT/server.times try
+	if ! ((SERVER_TIME)); then
+		awk -v OFS='\t' '{ print $0, "-" }' "$run" >>"$RESULTS_TSV"
+		return
+	fi
+	for try in 1 2 3 4 5; do
+		server_times "$engine" >"$st"
+		[[ $(wc -l <"$st") -lt $(grep -c '^queries' "$run") ]] || break
+		sleep 0.2
+	done
+	awk -F'\t' -v OFS='\t' -v e="$engine" -v map="$OUT/$engine-stmts.tsv" "$(<"$ROOT/bench/stmts.awk")"'
+		NR == FNR { s[$1, ++n[$1]] = $2; next }
+		$1 == "queries" {
+			l = canon[$5]; k = ++used[l]
+			if (!((l, k) in s)) { print "bench: ERROR: " e ": the server logged " n[l] + 0 " runs of " l "'"'"'s statement, fewer than the tool ran" > "/dev/stderr"; bad = 1; exit }
+			print $0, s[l, k]; next
+		}
+		{ print $0, "-" }
+		END { if (bad) exit 1; for (l in n) if (n[l] != used[l]) { print "bench: ERROR: " e ": the server logged " n[l] " runs of " l ", the tool " used[l] + 0 > "/dev/stderr"; exit 1 } }
+	' "$st" "$run" >>"$RESULTS_TSV" || die "$engine: the server's log does not match the run's statements (log: $st, run: $run)"
 }
 
 # ------------------------------------------------------------ queries
@@ -137,15 +245,19 @@ labels() {
 # dbmark; its runs' times, and its CPU, go to the TSV.
 run_dbmark() {
 	local engine=$1 url=$2 round=$3 only=$4 json=$OUT/$1-$3-${5:-suite}-dbmark.json rc=0
+	server_mark "$engine"
 	timed "$json.time" "$DBMARK" run wisconsin --target "$url" --scale "$SCALE" --iterations "$ITERATIONS" --only "$only" \
 		--no-store -q --json "$json" >"${json%.json}.log" 2>&1 || rc=$?
 	((rc == 0)) && [[ $(jq -r .status "$json") == ok ]] || {
 		tail -5 "${json%.json}.log" >&2
 		die "dbmark run wisconsin on $engine failed (exit $rc; log: ${json%.json}.log)"
 	}
+	# The runs in the order they ran: a query's iterations in a row, the
+	# queries in the suite's order (one stream).
 	jq -r --arg e "$engine" --arg r "$round" '.queries.list[] | .label as $l | .runs[] |
-		["queries", $e, "dbmark", $r, $l, .iteration, .s] | @tsv' "$json" >>"$RESULTS_TSV"
-	tsv cpu "$engine" dbmark "$round" - - "$(time_of "$json.time" | cut -d' ' -f2)"
+		["queries", $e, "dbmark", $r, $l, .iteration, .s] | @tsv' "$json" >"$OUT/run.tsv"
+	attach_server "$engine" "$OUT/run.tsv"
+	tsv cpu "$engine" dbmark "$round" - - "$(time_of "$json.time" | cut -d' ' -f2)" -
 }
 
 # client_script ENGINE JSON FILE: the client's script: each query of
@@ -178,6 +290,7 @@ client_script() {
 # client seconds to the millisecond.
 run_client() {
 	local engine=$1 db=$2 round=$3 file=$4 log=$OUT/$1-$3-${5:-suite}-client.log times=$OUT/$1-$3-${5:-suite}-client.times
+	server_mark "$engine"
 	if [[ $engine == postgres ]]; then
 		timed "$log.time" "${PSQL[@]}" -d "$db" -f "$file" >"$log" 2>&1 || {
 			tail -5 "$log" >&2
@@ -199,8 +312,9 @@ run_client() {
 	got=$(wc -l <"$times")
 	((want == got)) || die "$engine client: $got statement times in $log, want $want (one per statement)"
 	paste "$file.labels" "$times" | awk -F'\t' -v e="$engine" -v r="$round" -v OFS='\t' '
-		$1 != last { it = 0; last = $1 } { print "queries", e, "client", r, $1, ++it, $2 }' >>"$RESULTS_TSV"
-	tsv cpu "$engine" client "$round" - - "$(time_of "$log.time" | cut -d' ' -f2)"
+		$1 != last { it = 0; last = $1 } { print "queries", e, "client", r, $1, ++it, $2 }' >"$OUT/run.tsv"
+	attach_server "$engine" "$OUT/run.tsv"
+	tsv cpu "$engine" client "$round" - - "$(time_of "$log.time" | cut -d' ' -f2)" -
 }
 
 queries_engine() {
@@ -223,11 +337,20 @@ queries_engine() {
 	log "$engine: dbmark prepare wisconsin --scale $SCALE"
 	"$DBMARK" prepare wisconsin --target "$url" --scale "$SCALE" -q >"$OUT/$engine-prepare.log" 2>&1 ||
 		die "prepare on $engine failed (log: $OUT/$engine-prepare.log)"
+	if ((SERVER_TIME)); then
+		# Logged from here on, for the runs' new connections only.
+		if [[ $engine == postgres ]]; then
+			pg_client -d "$DBMARK_TEST_PG_DB" -c "ALTER DATABASE $QDB SET log_min_duration_statement = 0"
+		else
+			my_log_on
+		fi
+	fi
 	# The warm-up: dbmark once, whose statements become the client's script.
 	log "$engine: warm-up (dbmark once, discarded)"
 	"$DBMARK" run wisconsin --target "$url" --scale "$SCALE" --iterations 1 --only "$only" --no-store -q \
 		--json "$OUT/$engine-warmup.json" >"$OUT/$engine-warmup.log" 2>&1 ||
 		die "dbmark run wisconsin on $engine failed (log: $OUT/$engine-warmup.log)"
+	jq -r '.queries.list[] | [.label, .sql] | @tsv' "$OUT/$engine-warmup.json" >"$OUT/$engine-stmts.tsv"
 	client_script "$engine" "$OUT/$engine-warmup.json" "$OUT/$engine-suite.sql"
 	local q i
 	for ((r = 1; r <= ROUNDS; r++)); do
@@ -254,7 +377,12 @@ queries_engine() {
 			fi
 		done
 	done
-	if [[ $engine == mariadb ]]; then my_client -e "DROP DATABASE $QDB"; else pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE $QDB WITH (FORCE)"; fi
+	if [[ $engine == mariadb ]]; then
+		my_log_restore
+		my_client -e "DROP DATABASE $QDB"
+	else
+		pg_client -d "$DBMARK_TEST_PG_DB" -c "DROP DATABASE $QDB WITH (FORCE)"
+	fi
 }
 
 # ------------------------------------------------------------ load
@@ -267,7 +395,7 @@ timed_step() {
 		tail -5 "$log" >&2
 		die "load round $round, $tool failed (log: $log)"
 	}
-	tsv load postgres "$tool" "$round" - - "$(tail -n 1 "$tf" | awk '{ print $1 }')"
+	tsv load postgres "$tool" "$round" - - "$(tail -n 1 "$tf" | awk '{ print $1 }')" -
 }
 
 load_dbmark() {
@@ -391,6 +519,51 @@ summary_queries() {
 	}' "$RESULTS_TSV"
 }
 
+# summary_overhead: per query, each tool's overhead (its time for an
+# execution minus the server's logged time for the same execution, the
+# median over the tool's executions) and the ratio the server's spread
+# does not reach: (S + dbmark's overhead) / (S + the client's), S the
+# median of the server's time over both tools' executions. A query counts
+# as one of 10 ms or more when S + the client's overhead is.
+summary_overhead() {
+	echo "| engine | query | server ms | server ms: client / dbmark runs | overhead ms: client | dbmark | dbmark - client ms | ratio | ratio by round |"
+	echo "|---|---|---:|---|---:|---:|---:|---:|---|"
+	awk -F'\t' "$(<"$ROOT/bench/medians.awk")"'
+	$1 != "queries" || $8 == "" || $8 == "-" { next }
+	{
+		k = $2 SUBSEP $5
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		if (!(($2, $4) in rseen)) { rseen[$2, $4] = 1; rounds[$2] = rounds[$2] " " $4 }
+		add(S, k, $8); add(ST, k SUBSEP $3, $8)
+		add(O, k SUBSEP $3, $7 - $8); add(OR, k SUBSEP $3 SUBSEP $4, $7 - $8)
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, kk, SUBSEP); e = kk[1]
+			if (!((k, "client") in O) || !((k, "dbmark") in O)) continue
+			s = median(S[k]); oc = median(O[k, "client"]); od = median(O[k, "dbmark"])
+			r = (s + od) / (s + oc)
+			n = split(rounds[e], rs, " "); by = ""
+			for (j = 1; j <= n; j++) {
+				c = k SUBSEP "client" SUBSEP rs[j]; d = k SUBSEP "dbmark" SUBSEP rs[j]
+				if ((c in OR) && (d in OR))
+					by = by (by == "" ? "" : ", ") sprintf("%.3f", (s + median(OR[d])) / (s + median(OR[c])))
+			}
+			printf "| %s | %s | %.3f | %.3f / %.3f | %.3f | %.3f | %+.3f | %.4f | %s |\n", e, kk[2], s * 1000,
+				median(ST[k, "client"]) * 1000, median(ST[k, "dbmark"]) * 1000, oc * 1000, od * 1000, (od - oc) * 1000, r, by
+			if ((s + oc) * 1000 >= 10) {
+				big[e]++; lg[e] += log(r)
+				if (r <= 1.02) ok[e]++
+				if (!(e in worst) || r > worst[e]) { worst[e] = r; wq[e] = kk[2] }
+			}
+		}
+		print ""
+		for (e in big)
+			printf "%s, queries of 10 ms or more: %d of %d within 2%% (ratio <= 1.02); geometric mean of ratios %.4f, highest %.4f (%s)\n",
+				e, ok[e] + 0, big[e], exp(lg[e] / big[e]), worst[e], wq[e]
+	}' "$RESULTS_TSV"
+}
+
 summary_load() {
 	echo "| rows | COPY s | COPY + the other steps s | dbmark prepare s | ratio to COPY | ratio to COPY + steps | ratio to COPY by round |"
 	echo "|---|---:|---:|---:|---:|---:|---|"
@@ -430,7 +603,15 @@ Queries: scale $SCALE, $ITERATIONS iterations per tool and round, $ROUNDS rounds
 Load: scale $LOAD_SCALE, $ROUNDS rounds, dbmark --threads $LOAD_THREADS. Raw figures: $(basename "$RESULTS_TSV").
 
 EOF
-	if [[ " $PARTS " == *" queries "* ]]; then summary_queries; fi
+	if [[ " $PARTS " == *" queries "* ]]; then
+		summary_queries
+		if ((SERVER_TIME)); then
+			echo
+			echo "Server time taken out: each tool's overhead per execution is its time minus the server's logged time for that execution."
+			echo
+			summary_overhead
+		fi
+	fi
 	if [[ " $PARTS " == *" load "* ]]; then
 		echo
 		summary_load
