@@ -6,7 +6,8 @@
 #
 #   bash bench/queries.sh                    # servers must be up (make testenv-start)
 #   BENCH_PARTS=load bash bench/queries.sh
-#   bash bench/queries.sh summary FILE.tsv   # the tables again, from a kept TSV
+#   bash bench/queries.sh summary FILE.tsv   # the tables again, from a kept TSV (with the
+#                                            # run's BENCH_LOAD_SCALE, _THREADS for the load's rows)
 #
 # Two parts:
 #   queries  per query: `dbmark run wisconsin` against psql with \timing
@@ -433,19 +434,19 @@ load_dbmark() {
 load_copy() {
 	local engine=$1 round=$2
 	if [[ $engine == postgres ]]; then
-		pg_client -d "$LDB" -c "DROP SCHEMA IF EXISTS copypeer CASCADE" -c "CREATE SCHEMA copypeer" -f "$OUT/copy-ddl.sql"
+		pg_client -d "$LDB" -c "DROP SCHEMA IF EXISTS copypeer CASCADE" -c "CREATE SCHEMA copypeer" -f "$OUT/$engine-copy-ddl.sql"
 		pg_client -d "$LDB" -c CHECKPOINT
 		log "$engine load round $round: COPY of the same rows, then the prepare's other steps"
-		timed_step "$engine" "$round" copy "${PSQL[@]}" -d "$LDB" -f "$OUT/copy-rows.sql"
-		timed_step "$engine" "$round" finish "${PSQL[@]}" -d "$LDB" -f "$OUT/copy-finish.sql"
+		timed_step "$engine" "$round" copy "${PSQL[@]}" -d "$LDB" -f "$OUT/$engine-copy-rows.sql"
+		timed_step "$engine" "$round" finish "${PSQL[@]}" -d "$LDB" -f "$OUT/$engine-copy-finish.sql"
 		pg_client -d "$LDB" -c "DROP SCHEMA copypeer CASCADE"
 		return
 	fi
 	my_client -e "DROP DATABASE IF EXISTS ${LDB}_copy; CREATE DATABASE ${LDB}_copy"
-	my_client -D "${LDB}_copy" <"$OUT/my-copy-ddl.sql"
+	my_client -D "${LDB}_copy" <"$OUT/$engine-copy-ddl.sql"
 	log "$engine load round $round: LOAD DATA LOCAL INFILE of the same rows, then the prepare's other steps"
-	TIMED_IN=$OUT/my-copy-rows.sql timed_step "$engine" "$round" copy "${MYSQL[@]}" --local-infile=1 -D "${LDB}_copy"
-	TIMED_IN=$OUT/my-copy-finish.sql timed_step "$engine" "$round" finish "${MYSQL[@]}" -D "${LDB}_copy"
+	TIMED_IN=$OUT/$engine-copy-rows.sql timed_step "$engine" "$round" copy "${MYSQL[@]}" --local-infile=1 -D "${LDB}_copy"
+	TIMED_IN=$OUT/$engine-copy-finish.sql timed_step "$engine" "$round" finish "${MYSQL[@]}" -D "${LDB}_copy"
 	# The same rows as dbmark's tables, or the comparison is void.
 	local t want got
 	for t in onektup tenktup1 tenktup2 bprime onektup_noindex tenktup1_noindex tenktup2_noindex bprime_noindex; do
@@ -458,48 +459,46 @@ load_copy() {
 
 # copy_scripts ENGINE: the rows of dbmark's generated relations dumped to
 # files (both copies hold the same rows), and the client's scripts that
-# make the tables and load them.
+# make the tables (ENGINE-copy-ddl.sql), load them (-rows) and take the
+# prepare's other steps (-finish).
 copy_scripts() {
-	local t s
-	if [[ $1 == mariadb ]]; then
-		for t in onektup tenktup1 tenktup2; do
+	local e=$1 t s q=
+	for t in onektup tenktup1 tenktup2; do
+		if [[ $e == postgres ]]; then
+			pg_client -d "$LDB" -c "\\copy $t TO '$OUT/$t.rows'"
+		else
 			# Batch mode writes what LOAD DATA's defaults read: tabs, \n,
 			# backslash escapes (the relations hold no NULL).
 			my_client -N -B --quick -D "$LDB" -e "SELECT * FROM $t" >"$OUT/$t.rows"
-		done
-		: >"$OUT/my-copy-ddl.sql"
-		: >"$OUT/my-copy-rows.sql"
-		for t in onektup tenktup1 tenktup2 bprime; do
-			for s in "" _noindex; do
-				echo "CREATE TABLE $t$s LIKE $LDB.$t$s;" >>"$OUT/my-copy-ddl.sql"
-				[[ -n $s ]] || echo "ALTER TABLE $t DROP INDEX ${t}_unique1;" >>"$OUT/my-copy-ddl.sql"
-				[[ $t == bprime ]] || echo "LOAD DATA LOCAL INFILE '$OUT/$t.rows' INTO TABLE $t$s;" >>"$OUT/my-copy-rows.sql"
-			done
-		done
-		{
-			for s in "" _noindex; do echo "INSERT INTO bprime$s SELECT * FROM tenktup2$s WHERE unique2 < $((LOAD_SCALE / 10));"; done
-			for t in onektup tenktup1 tenktup2 bprime; do echo "CREATE INDEX ${t}_unique1 ON $t (unique1);"; done
-			for t in onektup tenktup1 tenktup2 bprime; do for s in "" _noindex; do echo "ANALYZE TABLE $t$s;"; done; done
-		} >"$OUT/my-copy-finish.sql"
-		return
-	fi
-	for t in onektup tenktup1 tenktup2; do
-		pg_client -d "$LDB" -c "\\copy $t TO '$OUT/$t.rows'"
+		fi
 	done
-	: >"$OUT/copy-ddl.sql"
-	: >"$OUT/copy-rows.sql"
+	[[ $e == mariadb ]] || q=copypeer.
+	: >"$OUT/$e-copy-ddl.sql"
+	: >"$OUT/$e-copy-rows.sql"
 	for t in onektup tenktup1 tenktup2 bprime; do
 		for s in "" _noindex; do
-			echo "CREATE TABLE copypeer.$t$s (LIKE public.$t$s INCLUDING DEFAULTS INCLUDING CONSTRAINTS);" >>"$OUT/copy-ddl.sql"
-			[[ -n $s ]] || echo "ALTER TABLE copypeer.$t ADD PRIMARY KEY (unique2);" >>"$OUT/copy-ddl.sql"
-			[[ $t == bprime ]] || echo "\\copy copypeer.$t$s FROM '$OUT/$t.rows'" >>"$OUT/copy-rows.sql"
+			if [[ $e == postgres ]]; then
+				echo "CREATE TABLE $q$t$s (LIKE public.$t$s INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
+				[[ -n $s ]] || echo "ALTER TABLE $q$t ADD PRIMARY KEY (unique2);"
+			else
+				echo "CREATE TABLE $t$s LIKE $LDB.$t$s;"
+				[[ -n $s ]] || echo "ALTER TABLE $t DROP INDEX ${t}_unique1;"
+			fi >>"$OUT/$e-copy-ddl.sql"
+			[[ $t == bprime ]] && continue
+			if [[ $e == postgres ]]; then
+				echo "\\copy $q$t$s FROM '$OUT/$t.rows'"
+			else
+				echo "LOAD DATA LOCAL INFILE '$OUT/$t.rows' INTO TABLE $t$s;"
+			fi >>"$OUT/$e-copy-rows.sql"
 		done
 	done
 	{
-		for s in "" _noindex; do echo "INSERT INTO copypeer.bprime$s SELECT * FROM copypeer.tenktup2$s WHERE unique2 < $((LOAD_SCALE / 10));"; done
-		for t in onektup tenktup1 tenktup2 bprime; do echo "CREATE INDEX ON copypeer.$t (unique1);"; done
-		for t in onektup tenktup1 tenktup2 bprime; do for s in "" _noindex; do echo "VACUUM ANALYZE copypeer.$t$s;"; done; done
-	} >"$OUT/copy-finish.sql"
+		for s in "" _noindex; do echo "INSERT INTO ${q}bprime$s SELECT * FROM ${q}tenktup2$s WHERE unique2 < $((LOAD_SCALE / 10));"; done
+		for t in onektup tenktup1 tenktup2 bprime; do echo "CREATE INDEX ${t}_unique1 ON $q$t (unique1);"; done
+		for t in onektup tenktup1 tenktup2 bprime; do
+			for s in "" _noindex; do echo "$([[ $e == postgres ]] && echo VACUUM ANALYZE || echo ANALYZE TABLE) $q$t$s;"; done
+		done
+	} >"$OUT/$e-copy-finish.sql"
 }
 
 # load_part ENGINE: the rounds of the load part on ENGINE.
@@ -702,7 +701,7 @@ summaries() {
 		fi
 	fi
 	if grep -q '^load' "$RESULTS_TSV"; then
-		echo
+		if grep -q '^queries' "$RESULTS_TSV"; then echo; fi
 		summary_load
 	fi
 }
@@ -736,8 +735,8 @@ kill "$LOAD_SAMPLER"
 
 $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -r), load average (1 min) during the run, every 30 s: $(sort -n "$OUT/loadavg" | awk '{ a[NR] = $1 } END { printf "min %s, median %s, max %s", a[1], a[int((NR + 1) / 2)], a[NR] }');
 $("$DBMARK" version); $(psql --version)$(command -v mariadb >/dev/null && echo "; $(mariadb --version)").
-$([[ " $PARTS " != *" queries "* ]] || echo "Queries: scale $SCALE on ${ENGINES// /, }, $ITERATIONS iterations per tool and round, $ROUNDS rounds, BENCH_ORDER=$ORDER, over TCP; skipped on MariaDB: ${MY_SKIP:-none}; server time: $( ((SERVER_TIME)) && echo "from the servers' logs" || echo "not measured").")
-$([[ " $PARTS " != *" load "* ]] || echo "Load: scale $LOAD_SCALE on ${LOAD_ENGINES// /, }, $ROUNDS rounds, dbmark --threads $LOAD_THREADS.") Raw figures: $(basename "$RESULTS_TSV").
+$([[ " $PARTS " != *" queries "* ]] || echo "Queries: scale $SCALE on ${ENGINES// /, }, $ITERATIONS iterations per tool and round, $ROUNDS rounds, BENCH_ORDER=$ORDER, over TCP; skipped on MariaDB: ${MY_SKIP:-none}; server time: $( ((SERVER_TIME)) && echo "from the servers' logs" || echo "not measured").")$([[ " $PARTS " != *" load "* ]] || echo "
+Load: scale $LOAD_SCALE on ${LOAD_ENGINES// /, }, $ROUNDS rounds, dbmark --threads $LOAD_THREADS.") Raw figures: $(basename "$RESULTS_TSV").
 
 EOF
 	summaries
