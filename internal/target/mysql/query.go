@@ -77,6 +77,17 @@ func (c *Conn) tally(rows driver.Rows, t *target.Tally, each func([][]byte) erro
 				text[i] = nil
 			case []byte:
 				text[i] = x // already the text the server sent
+			case int64:
+				if each != nil || r.form[i] != free {
+					bufs[i] = r.appendValue(bufs[i][:0], i, v)
+					text[i] = bufs[i]
+					break
+				}
+				// Only counted: the length of its text, not written (a
+				// whole number is summed from x below, never from text).
+				text[i] = nil
+				cur.Bytes += int64(decimalLen(x))
+				continue
 			default:
 				// A number the driver parsed, printed back as the text
 				// protocol sends it, into a buffer kept from row to row.

@@ -96,6 +96,19 @@ func appendText(b []byte, v driver.Value) []byte {
 	return fmt.Append(b, v)
 }
 
+// decimalLen is the length of strconv.AppendInt(nil, x, 10): x's digits
+// and its sign.
+func decimalLen(x int64) int {
+	n, u := 1, uint64(x)
+	if x < 0 {
+		n, u = 2, -u
+	}
+	for ; u >= 10; u /= 10 {
+		n++
+	}
+	return n
+}
+
 // appendFloat writes v as the server does in a text result: FLOAT with 6
 // significant digits, DOUBLE (digits < 0) with as many as it takes to
 // read back the same value, in plain notation from 1e-15 to below 1e15

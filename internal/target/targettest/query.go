@@ -40,6 +40,13 @@ func (s *suite) queryTallies(t *testing.T) {
 	if len(tl.Columns) != 2 || !strings.EqualFold(tl.Columns[0], "i") || tl.Columns[1] != "s" {
 		t.Errorf("columns %q: want i and s", tl.Columns)
 	}
+	// Counted without a look at the values, the same bytes and sum.
+	if tl, err = c.Query(ctx, sql, target.QueryOptions{}); err != nil || tl.Rows != n || tl.Sum != n*(n+1)/2 || tl.Bytes != wantBytes {
+		t.Errorf("tally without Each %+v, %v: want %d rows, sum %d, %d bytes", tl, err, n, n*(n+1)/2, wantBytes)
+	}
+	if tl, err = c.Query(ctx, "SELECT -12345 AS n, 0 AS z", target.QueryOptions{}); err != nil || tl.Sum != -12345 || tl.Bytes != 7 {
+		t.Errorf("a negative number: %+v, %v: want sum -12345 and 7 bytes (-12345 and 0)", tl, err)
+	}
 	tl, err = c.Query(ctx, "SELECT 'a' AS s, 1 AS n", target.QueryOptions{})
 	if err != nil || tl.Rows != 1 || tl.SumValid {
 		t.Errorf("a text first column: %+v, %v: want one row and no sum", tl, err)
