@@ -206,6 +206,17 @@ func (s *Shared) Close() error {
 	return s.srv.Close()
 }
 
+// Main is a package's TestMain: it runs the tests, then closes the
+// server, and exits with the tests' code, or 1 when closing failed.
+func (s *Shared) Main(m *testing.M) {
+	code := m.Run()
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "closing the private server: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
 // freePort is a TCP port on 127.0.0.1 that nothing listens on now.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -22,14 +22,7 @@ var tcp, socket, tls = targettest.Cells("DBMARK_TEST_MYSQL")
 // restart it in turn, as starting a server takes seconds.
 var own = testsrv.NewShared(testsrv.MariaDB)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := own.Close(); err != nil {
-		fmt.Fprintf(os.Stderr, "closing the private server: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { own.Main(m) }
 
 // serverURL returns the test server's URL in envVar, or skips.
 func serverURL(t *testing.T, envVar string) string {

@@ -21,14 +21,7 @@ var tcp, socket, tls = targettest.Cells("DBMARK_TEST_POSTGRES")
 // restart it in turn, as starting a server takes seconds.
 var own = testsrv.NewShared(testsrv.Postgres)
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := own.Close(); err != nil {
-		fmt.Fprintf(os.Stderr, "closing the private server: %v\n", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { own.Main(m) }
 
 func open(t *testing.T, raw string, opts target.Options) target.Target {
 	t.Helper()
