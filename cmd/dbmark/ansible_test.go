@@ -83,7 +83,7 @@ func TestAnsibleRecipe(t *testing.T) {
 		began = time.Now()
 		out, err = ansible(playbook, "-vvv", "-i", inv, "--vault-password-file", pw, "-e", "@"+vars, "-e", string(extra), filepath.Join(recipe, "playbook.yml"))
 		all = append(all, out...)
-		if err == nil || !startAtPassed.Match(out) || startIn >= 120 {
+		if err == nil || !startAtPassed.Match(out) || startIn >= 60 {
 			break
 		}
 		t.Logf("the instant %ds ahead had passed when a host started (%s): once more with %ds", startIn, startAtPassed.Find(out), 2*startIn)
