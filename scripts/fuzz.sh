@@ -10,8 +10,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 FUZZTIME=${FUZZTIME:-5s}
 GO=${GO:-go}
+TAGS=sqlite_dbstat
 
-# package and target, one pair a line.
+# package and target, one pair a line; a package's targets together.
 targets="
 ./internal/target FuzzRegistryOpen
 ./internal/target FuzzRedact
@@ -31,20 +32,47 @@ targets="
 
 ran=0
 failed=()
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=$work/log
+# Where `go test -fuzz` keeps the inputs that found new coverage, per
+# package: the binary run directly is told the same place.
+fuzzcache=$($GO env GOCACHE)/fuzz
+
+# Each package's test binary is built once, instrumented for fuzzing as
+# `go test -fuzz` builds it (any -fuzz pattern instruments the binary; the
+# target is chosen when it runs), and each of its targets runs from it in
+# the package's directory, where testdata/fuzz is, instead of a build and
+# a link per target.
+built=""
+bin=""
+dir=""
+importpath=""
 while read -r pkg name; do
 	[[ -z $pkg ]] && continue
 	if (($# > 0)) && [[ " $* " != *" $name "* ]]; then
 		continue
 	fi
+	if [[ $pkg != "$built" ]]; then
+		built=$pkg
+		bin=$work/$(echo "${pkg#./}" | tr / _).test
+		echo "fuzz: building $pkg's test binary"
+		if ! $GO test -tags "$TAGS" -c -fuzz . -o "$bin" "$pkg"; then
+			failed+=("$pkg (build)")
+			bin=""
+			continue
+		fi
+		read -r dir importpath < <($GO list -tags "$TAGS" -f '{{.Dir}} {{.ImportPath}}' "$pkg")
+	fi
+	[[ -z $bin ]] && continue
 	echo "fuzz: $pkg $name for $FUZZTIME"
 	# Go's fuzzing engine can end a run with "context deadline exceeded"
 	# when the time runs out while a worker is still minimizing an input;
 	# no input failed and none is written, so that run is tried once more.
 	# A failing input is always reported ("Failing input written to").
 	for try in 1 2; do
-		if $GO test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" "$pkg" 2>&1 | tee "$log"; then
+		if (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$FUZZTIME" \
+			-test.fuzzcachedir "$fuzzcache/$importpath" -test.paniconexit0 </dev/null) 2>&1 | tee "$log"; then
 			ran=$((ran + 1))
 			break
 		fi

@@ -33,7 +33,10 @@ var binary struct {
 }
 
 // dbmarkBinary builds cmd/dbmark once per test process, into a directory
-// of its own that the next run of this package replaces.
+// of its own that the next run of this package replaces. It is built with
+// the tags of `make build` and of the tests (sqlite_dbstat): then the
+// packages already built for the tests serve it, where other tags would
+// compile SQLite's C source once more.
 func dbmarkBinary(t *testing.T) string {
 	t.Helper()
 	binary.once.Do(func() {
@@ -48,7 +51,7 @@ func dbmarkBinary(t *testing.T) string {
 			return
 		}
 		path := filepath.Join(dir, "dbmark")
-		cmd := exec.Command("go", "build", "-o", path, "../../cmd/dbmark")
+		cmd := exec.Command("go", "build", "-tags", "sqlite_dbstat", "-o", path, "../../cmd/dbmark")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binary.err = fmt.Errorf("go build: %v: %s", err, out)
 			return

@@ -168,6 +168,55 @@ func Lazy(outer testing.TB, start Starter) func(t testing.TB) *Server {
 	}
 }
 
+// Shared is one server that the tests of a package share: started by the
+// first test that asks for it, closed by the package's TestMain once
+// every test has ended. Starting a server (initdb, mariadb-install-db)
+// takes seconds, and tests that each kill and restart it in turn need no
+// server of their own.
+type Shared struct {
+	start Starter
+	once  sync.Once
+	srv   *Server
+	err   error
+}
+
+// NewShared returns a server that its first Get starts.
+func NewShared(start Starter) *Shared { return &Shared{start: start} }
+
+// Get starts the server the first time it is called, and returns it; a
+// server that could not start skips or fails every caller.
+func (s *Shared) Get(t testing.TB) *Server {
+	t.Helper()
+	s.once.Do(func() { s.srv, s.err = s.start(context.Background()) })
+	if errors.Is(s.err, ErrUnavailable) {
+		t.Skip(s.err)
+	}
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s.srv
+}
+
+// Close closes the server if a test started it; it is called after the
+// package's tests have ended (TestMain), when no Get runs.
+func (s *Shared) Close() error {
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Close()
+}
+
+// Main is a package's TestMain: it runs the tests, then closes the
+// server, and exits with the tests' code, or 1 when closing failed.
+func (s *Shared) Main(m *testing.M) {
+	code := m.Run()
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(os.Stderr, "closing the private server: %v\n", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
 // freePort is a TCP port on 127.0.0.1 that nothing listens on now.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

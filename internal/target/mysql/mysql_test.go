@@ -17,6 +17,13 @@ import (
 
 var tcp, socket, tls = targettest.Cells("DBMARK_TEST_MYSQL")
 
+// own is the private server that the suite's ServerRestart kills and
+// starts again: one for every cell of both conformance tests, which
+// restart it in turn, as starting a server takes seconds.
+var own = testsrv.NewShared(testsrv.MariaDB)
+
+func TestMain(m *testing.M) { own.Main(m) }
+
 // serverURL returns the test server's URL in envVar, or skips.
 func serverURL(t *testing.T, envVar string) string {
 	t.Helper()
@@ -53,16 +60,16 @@ func connect(t *testing.T, tg target.Target) target.Conn {
 	return c
 }
 
-// engine is the suite's engine for one cell; own gives the cell's tests
-// that kill the server a private one.
-func engine(c targettest.Cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
+// engine is the suite's engine for one cell; private gives the cell's
+// tests that kill the server a server of their own.
+func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
 			tg := open(t, c.URL(t), opts)
 			return tg
 		},
 		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
-			s := own(t)
+			s := private(t)
 			return open(t, c.Own(s), opts), s
 		},
 		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT SLEEP(%g)", s) },
@@ -124,12 +131,11 @@ func offersTLS(t *testing.T, raw string) bool {
 // TestConformance runs the suite over TCP, the unix socket and TLS, with
 // server-side prepared statements and without.
 func TestConformance(t *testing.T) {
-	own := testsrv.Lazy(t, testsrv.MariaDB)
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
 		opts := target.Options{PSMode: mode}
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, opts, own)) })
-		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(socket, opts, own)) })
-		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, opts, own)) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, opts, own.Get)) })
+		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(socket, opts, own.Get)) })
+		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, opts, own.Get)) })
 	}
 }
 
@@ -137,9 +143,8 @@ func TestConformance(t *testing.T) {
 // TLS on the blocking transport, and checks that the result's driver line
 // says which transport ran; a transport that is none is refused.
 func TestConformanceBlocking(t *testing.T) {
-	own := testsrv.Lazy(t, testsrv.MariaDB)
 	opts := target.Options{Transport: transport.Blocking}
-	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own) },
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
 		transport.Describe(transport.Blocking), tcp, socket, tls)
 	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
 	u, _ := url.Parse("mysql://u@127.0.0.1/db")

@@ -16,6 +16,13 @@ import (
 
 var tcp, socket, tls = targettest.Cells("DBMARK_TEST_POSTGRES")
 
+// own is the private server that the suite's ServerRestart kills and
+// starts again: one for every cell of both conformance tests, which
+// restart it in turn, as starting a server takes seconds.
+var own = testsrv.NewShared(testsrv.Postgres)
+
+func TestMain(m *testing.M) { own.Main(m) }
+
 func open(t *testing.T, raw string, opts target.Options) target.Target {
 	t.Helper()
 	u, err := url.Parse(raw)
@@ -29,15 +36,15 @@ func open(t *testing.T, raw string, opts target.Options) target.Target {
 	return tg
 }
 
-// engine is the suite's engine for one cell; own gives the cell's tests
-// that kill the server a private one.
-func engine(c targettest.Cell, opts target.Options, own func(testing.TB) *testsrv.Server) targettest.Engine {
+// engine is the suite's engine for one cell; private gives the cell's
+// tests that kill the server a server of their own.
+func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
 		Open: func(t *testing.T) target.Target {
 			return open(t, c.URL(t), opts)
 		},
 		OwnServer: func(t *testing.T) (target.Target, *testsrv.Server) {
-			s := own(t)
+			s := private(t)
 			return open(t, c.Own(s), opts), s
 		},
 		SleepSQL:        func(s float64) string { return fmt.Sprintf("SELECT pg_sleep(%g)", s) },
@@ -79,13 +86,12 @@ func engine(c targettest.Cell, opts target.Options, own func(testing.TB) *testsr
 // TestConformance runs the suite over TCP, the unix socket and TLS (as
 // servers are packaged and hosted: ssl on), in every protocol mode.
 func TestConformance(t *testing.T) {
-	own := testsrv.Lazy(t, testsrv.Postgres)
 	for _, mode := range []string{postgres.ModePrepared, postgres.ModeExtended, postgres.ModeSimple} {
-		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, target.Options{PGMode: mode}, own)) })
-		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, target.Options{PGMode: mode}, own)) })
+		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, target.Options{PGMode: mode}, own.Get)) })
+		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, target.Options{PGMode: mode}, own.Get)) })
 	}
 	t.Run("socket/prepared", func(t *testing.T) {
-		targettest.Run(t, engine(socket, target.Options{PGMode: postgres.ModePrepared}, own))
+		targettest.Run(t, engine(socket, target.Options{PGMode: postgres.ModePrepared}, own.Get))
 	})
 }
 
@@ -93,9 +99,8 @@ func TestConformance(t *testing.T) {
 // TLS on the blocking transport, and checks that the result's driver line
 // says which transport ran.
 func TestConformanceBlocking(t *testing.T) {
-	own := testsrv.Lazy(t, testsrv.Postgres)
 	opts := target.Options{Transport: transport.Blocking}
-	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own) },
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
 		transport.Describe(transport.Blocking), tcp, socket, tls)
 	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
 }
