@@ -27,14 +27,11 @@ TAGS    := sqlite_dbstat
 RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
-# The step without the race detector runs three test binaries at once on
-# two cores: its packages mostly wait (on servers, peers and timed runs),
-# and internal/cli alone, run serially, is most of the step's length.
 test: testenv-start assets deploy-tools
 	eval "$$($(TESTENV) env)"; \
 	eval "$$($(DEPLOYTOOLS) env)"; \
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
-	$(GO) test -tags $(TAGS) -p 3 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
+	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
 	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
 	FUZZTIME=3s bash scripts/fuzz.sh
 
