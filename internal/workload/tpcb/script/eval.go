@@ -268,6 +268,12 @@ func (c *Client) evalInt(cs *clientScript, n *node) (int64, bool) {
 		return mulInt(l, r)
 	}
 	// fRandom
+	return c.drawInt(l, r)
+}
+
+// drawInt draws from [l, r] where the full evaluator would: not when the
+// range is empty or its width overflows (that path reports the error).
+func (c *Client) drawInt(l, r int64) (int64, bool) {
 	if d := r - l; l > r || d < 0 || d == math.MaxInt64 {
 		return 0, false
 	}
@@ -353,10 +359,7 @@ func (c *Client) evalDraw(cs *clientScript, d *intDraw) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if d := r - l; l > r || d < 0 || d == math.MaxInt64 {
-		return 0, false
-	}
-	return c.rnd.Int64Range(l, r), true
+	return c.drawInt(l, r)
 }
 
 func (c *Client) term(cs *clientScript, t intTerm) (int64, bool) {
