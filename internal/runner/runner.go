@@ -741,7 +741,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			wk.h.AddRetries(a.tries - 1)
 		}
 		if !a.ok {
-			// Failed after its tries, ignored, or interrupted: not committed.
+			// Failed after its tries, or interrupted: not committed.
 			if a.failed {
 				r.observe(wk, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
 				if r.cfg.CountFailed {
@@ -792,7 +792,7 @@ func (r *run) observe(wk *worker, e workload.EventInfo) {
 type attempt struct {
 	op     metrics.Op
 	ok     bool   // committed
-	failed bool   // given up after its tries, or an ignored error
+	failed bool   // given up after its tries
 	code   string // the last error's code
 	tries  int
 	err    error // fatal: ends the run
@@ -804,15 +804,18 @@ type attempt struct {
 // error allows.
 func (r *run) event(ctx context.Context, wk *worker, began time.Duration, op metrics.Op, err error) attempt {
 	id, h := wk.id, wk.h
+	restart := false
 	for try := 1; ; try++ {
 		// A lost connection's outage starts with the try that found it:
 		// the first starts with the event, a retry reads the clock.
 		tryStart := began
-		if try > 1 {
+		if try > 1 || restart {
 			tryStart = wk.clock.Read()
-			if op, err = wk.w.Event(ctx, true); err == nil {
+			// A retry repeats the event's values; a restart draws new ones.
+			if op, err = wk.w.Event(ctx, !restart); err == nil {
 				return attempt{op: op, ok: true, tries: try}
 			}
+			restart = false
 		}
 		if errors.Is(err, workload.ErrWorkerDone) {
 			return attempt{err: err}
@@ -867,8 +870,17 @@ func (r *run) event(ctx context.Context, wk *worker, began time.Duration, op met
 		default:
 			wk.sess.Reset(ctx)
 			if r.ignored(info.Code) {
-				r.tell(id, "ends the transaction after an ignored error", try, err)
-				return attempt{op: op, failed: true, code: info.Code, tries: try}
+				// As sysbench restarts an event after an ignored error: a
+				// new transaction, timed from the event's start, so that
+				// the wait that ended in the error shows in a latency
+				// (a lock wait before a unique violation can last a
+				// deadlock timeout).
+				if workload.Stop(ctx).Err() != nil {
+					return attempt{}
+				}
+				r.tell(id, "starts a new transaction after an ignored error", try, err)
+				restart, try = true, 0
+				continue
 			}
 			return attempt{err: &FatalError{Worker: id, Code: info.Code, Err: err}}
 		}

@@ -274,6 +274,44 @@ func TestIgnoredErrorsAreCountedAndTheRunGoesOn(t *testing.T) {
 	}
 }
 
+// TestIgnoredErrorRestartsTheEvent: as sysbench does, an ignored error
+// starts the event again with a new transaction, and the event's latency
+// runs from its first start. The time spent before the error (here a slow
+// query, on a server a lock wait) is then in a latency, and Little's law
+// finds the client in flight; ended there, half the run went unseen.
+func TestIgnoredErrorRestartsTheEvent(t *testing.T) {
+	tg := counterTable(t, "")
+	const slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c"
+	load := script(func(n int64) []string {
+		if n%2 == 1 {
+			return []string{slow, "UPDATE no_such_table SET x = 1"}
+		}
+		return increment(n)
+	})
+	c := cfg()
+	c.Duration = 1500 * time.Millisecond
+	c.IgnoreErrors = []string{"all"}
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", out.Status, out.Err)
+	}
+	s := out.Summary
+	if s.ErrorsTotal == 0 || s.Events == 0 {
+		t.Fatalf("errors %d events %d; want both > 0", s.ErrorsTotal, s.Events)
+	}
+	// Every committed event was restarted once: errors and events match
+	// (the last restart may be cut off by the time limit).
+	if d := s.ErrorsTotal - s.Events; d < 0 || d > 1 {
+		t.Errorf("%d ignored errors for %d events: each event should have restarted once", s.ErrorsTotal, s.Events)
+	}
+	if s.Concurrency < 0.8 || len(s.Warnings) > 0 {
+		t.Errorf("one client in flight %.2f of the run, warnings %q", s.Concurrency, s.Warnings)
+	}
+	if s.Retries != 0 {
+		t.Errorf("a restart counted as %d retries", s.Retries)
+	}
+}
+
 func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
 	tg := counterTable(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
