@@ -262,7 +262,9 @@ type Summary struct {
 	DrainEvents int64   `json:"drain_events,omitempty"`
 	// Concurrency is Little's law's count of events in flight (events/s
 	// x mean latency) in a closed loop, where it should be the number of
-	// clients; 0 under a rate.
+	// clients; 0 under a rate. It is summed exactly: the clients' time
+	// inside events, committed or not, within the measured window, over
+	// its length (an event at an edge counts with its part inside).
 	Concurrency float64 `json:"effective_concurrency,omitempty"`
 	// ReadCheck counts the reads that must find rows and those that came
 	// back short, where the workload knows which reads must (a point

@@ -159,3 +159,31 @@ func TestRateNotReachedIsWarned(t *testing.T) {
 		t.Fatalf("warnings %q at %.0f/s of 20/s asked", out.Summary.Warnings, out.Summary.EventsPerS)
 	}
 }
+
+// Little's law counts the events' time inside the measured window only:
+// an event under way when the warm-up ends, or when the time limit comes,
+// counts with its part inside, not its whole latency. Each event here is
+// 300 ms long, so on a 1 s window after a 250 ms warm-up the edges alone
+// would add a fifth to events/s x mean latency (1.2 clients for 1).
+func TestInFlightCountsTheWindowOnly(t *testing.T) {
+	load := &workload.Load{
+		Ops: []metrics.OpSpec{{Name: "txn", Kind: metrics.Event}},
+		NewWorker: func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+			return workerFunc(func(ctx context.Context) error {
+				time.Sleep(300 * time.Millisecond)
+				return nil
+			}), nil
+		},
+	}
+	c := cfg()
+	c.Duration, c.Warmup = time.Second, 250*time.Millisecond
+	out := sqlclient.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events == 0 {
+		t.Fatalf("run: %s %v", out.Status, out.Err)
+	}
+	// The client is never outside an event but for the runner's own
+	// microseconds between them.
+	if got := out.Summary.Concurrency; got < 0.97 || got > 1.01 {
+		t.Fatalf("effective concurrency %.3f for one client always inside an event", got)
+	}
+}

@@ -613,6 +613,18 @@ type worker struct {
 	clock  *workload.Clock // shared with a worker that reads the time itself
 	cl     *client
 	out    *outage // since it lost its connection, until its next committed event
+	// lo and hi bound the measured window on clock: the events' time
+	// inside it is what Little's law sums.
+	lo, hi time.Duration
+}
+
+// flew adds the part of an event from began to end (readings of wk's
+// clock) that lies inside the measured window to the client's time in
+// flight.
+func (wk *worker) flew(began, end time.Duration) {
+	if d := min(end, wk.hi) - max(began, wk.lo); d > 0 {
+		wk.cl.flight.Add(int64(d))
+	}
 }
 
 // newWorker connects worker id; nil when it has nothing to do or the run
@@ -668,6 +680,10 @@ func (r *run) serve(ctx context.Context, id int, events int64, connected func(),
 	}
 	if rate > 0 {
 		wk.sched = newSchedule(rate, r.cfg.Seed, uint64(id), wk.clock.Of(r.start))
+	}
+	wk.lo, wk.hi = wk.clock.Of(r.start.Add(r.cfg.Warmup)), math.MaxInt64
+	if r.cfg.Duration > 0 {
+		wk.hi = wk.lo + r.cfg.Duration
 	}
 	err = r.runWorker(ctx, wk)
 	r.settle(wk, 0) // an outage the run ended in
@@ -741,9 +757,15 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			wk.h.AddRetries(a.tries - 1)
 		}
 		if !a.ok {
-			// Failed after its tries, or interrupted: not committed.
+			// Failed after its tries, or interrupted: not committed, but
+			// in flight all the same until it ended (a lost connection's
+			// wait is an outage's, reported as such).
+			end := wk.clock.Read()
+			if !a.lost {
+				wk.flew(began, end)
+			}
 			if a.failed {
-				r.observe(wk, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: wk.clock.Read()})
+				r.observe(wk, workload.EventInfo{Op: a.op, Status: workload.EventFailed, Code: a.code, Tries: a.tries, Intended: intended, Began: began, End: end})
 				if r.cfg.CountFailed {
 					wk.done++
 				}
@@ -761,9 +783,11 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		took := end - began
 		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
+			wk.cl.selfRecorded.Store(true)
 			wk.done++
 			continue
 		}
+		wk.flew(began, end)
 		if wk.sched != nil {
 			wk.h.RecordScheduled(a.op, end-intended, took, began-intended)
 		} else {
@@ -795,6 +819,7 @@ type attempt struct {
 	failed bool   // given up after its tries
 	code   string // the last error's code
 	tries  int
+	lost   bool  // the connection was lost (the client reconnected or gave up)
 	err    error // fatal: ends the run
 	after  error // fatal, once the committed event is counted
 }
@@ -836,7 +861,7 @@ func (r *run) event(ctx context.Context, wk *worker, began time.Duration, op met
 		case errclass.Reconnect:
 			if workload.Stop(ctx).Err() != nil {
 				// Past the time limit: the worker is done with it.
-				return attempt{}
+				return attempt{lost: true}
 			}
 			h.Reconnect()
 			r.lost(wk, tryStart)
@@ -846,14 +871,14 @@ func (r *run) event(ctx context.Context, wk *worker, began time.Duration, op met
 			nw, ns, err := r.connect(ctx, wk, true)
 			if err != nil {
 				if ctx.Err() != nil {
-					return attempt{}
+					return attempt{lost: true}
 				}
 				return attempt{err: &FatalError{Worker: id, Err: fmt.Errorf("lost the connection (%s) and could not reconnect for %v: %w", info.Code, r.cfg.ReconnectFor, err)}}
 			}
 			wk.w, wk.sess = nw, ns
 			wk.cl.setSession(ns)
 			wk.out.back = wk.clock.Read()
-			return attempt{}
+			return attempt{lost: true}
 		case errclass.Retryable:
 			wk.sess.Reset(ctx)
 			if workload.Stop(ctx).Err() != nil {
@@ -1127,7 +1152,7 @@ func (r *run) servers(out *Outcome, secs float64) {
 		head := r.headHist(tot)
 		sv.Latency = result.LatencyOf(head, r.cfg.Percentiles)
 		if h := tot.EventHist(); r.cfg.Rate == 0 && r.load.WorkerRate == nil && h.TotalCount() > 0 && secs > 0 {
-			sv.Concurrency = float64(h.TotalCount()) / secs * h.Mean() / 1e9
+			sv.Concurrency = r.inFlight(secs, h, func(id int) bool { return workload.ServerOf(id, len(groups)) == g })
 		}
 		var hists []result.Histogram
 		sv.Ops, hists = r.ops(tot, counts, per)
@@ -1146,7 +1171,7 @@ func (r *run) concurrency(s *result.Summary, tot *metrics.Totals) {
 	if h.TotalCount() == 0 || s.DurationS <= 0 {
 		return
 	}
-	s.Concurrency = float64(h.TotalCount()) / s.DurationS * h.Mean() / 1e9
+	s.Concurrency = r.inFlight(s.DurationS, h, func(int) bool { return true })
 	// With an event limit the last clients to finish run alone, and a
 	// workload that ends itself may stop some clients early: only a run
 	// that all clients spend working is held to the count.
@@ -1158,6 +1183,31 @@ func (r *run) concurrency(s *result.Summary, tot *metrics.Totals) {
 			"%d clients, but events/s x mean latency = %.2f (Little's law): clients spent %.0f%% of the run outside the events measured, waiting where no latency shows",
 			r.cfg.Threads, s.Concurrency, 100*(1-s.Concurrency/n)))
 	}
+}
+
+// inFlight is Little's law's count of events in flight over the measured
+// window of secs, for the clients that in picks: the time they spent
+// inside events within the window (committed or not), over its length.
+// That is events/s x mean latency summed exactly: an event under way at
+// either edge of the window, or through a stall there, counts with its
+// part inside, not with its whole latency or not at all. When a worker
+// timed its events itself (queued I/O), the runner has no such sum and
+// the count is events/s x the mean of h, their latencies.
+func (r *run) inFlight(secs float64, h *hdr.Histogram, in func(id int) bool) float64 {
+	var ns int64
+	for id := range r.clients {
+		c := &r.clients[id]
+		if c.selfRecorded.Load() {
+			return float64(h.TotalCount()) / secs * h.Mean() / 1e9
+		}
+		if in(id) {
+			ns += c.flight.Load()
+		}
+	}
+	if r.cfg.Duration > 0 {
+		secs = min(secs, r.cfg.Duration.Seconds())
+	}
+	return time.Duration(ns).Seconds() / secs
 }
 
 // lowConcurrency is the share of the clients that Little's law must find

@@ -32,8 +32,14 @@ type client struct {
 	// alone, read once the run ended, even from a client that never returned.
 	events atomic.Int64
 	busy   atomic.Int64
-	mu     sync.Mutex
-	sess   workload.Session
+	// flight is the nanoseconds the client spent inside events within the
+	// measured window, committed or not (Little's law's sum), and
+	// selfRecorded that its worker timed some events itself, which the
+	// runner cannot sum; both written by its worker alone.
+	flight       atomic.Int64
+	selfRecorded atomic.Bool
+	mu           sync.Mutex
+	sess         workload.Session
 }
 
 func (c *client) begin(since time.Duration) { c.since.Store(int64(since) + 1) }
