@@ -227,7 +227,7 @@ type Stmt struct {
 // Run executes the statement, reads and discards its rows, and returns
 // how many rows it returned or affected.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	if err := s.c.watch(ctx); err != nil {
 		return 0, err
 	}
@@ -250,7 +250,7 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	s.row.Columns = s.row.Columns[:0]
 	if err := s.c.watch(ctx); err != nil {
 		return target.Row{}, err
