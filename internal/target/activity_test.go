@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// TestActivityShowsTheLastStatement: Current is the text last Set, for
-// statements of one length that differ late and for a text built anew
-// equal to the last, while another goroutine reads it (run with -race).
+// TestActivityShowsTheLastStatement: Current is the text last Set or
+// SetStmt, for statements of one length that differ late, for a text
+// built anew equal to the last, and for a prepared statement's text after
+// another's or after a Set, while another goroutine reads it (run with
+// -race).
 func TestActivityShowsTheLastStatement(t *testing.T) {
 	var a Activity
 	stop := make(chan struct{})
@@ -24,17 +26,31 @@ func TestActivityShowsTheLastStatement(t *testing.T) {
 		}
 	})
 	one, two := "SELECT c FROM sbtest1 WHERE id=?", "SELECT c FROM sbtest2 WHERE id=?"
-	for i := range 1000 {
-		want := one
-		if i%3 == 1 {
+	prepared := []string{"SELECT c FROM sbtest3 WHERE id=?", "SELECT c FROM sbtest4 WHERE id=?"}
+	for i := range 1200 {
+		var want string
+		switch i % 6 {
+		case 0, 3:
+			want = one
+			a.Set(want)
+		case 1:
 			want = two
-		} else if i%3 == 2 {
+			a.Set(want)
+		case 2:
 			want = strings.Clone(one)
+			a.Set(want)
+		case 4, 5:
+			// A prepared statement after a Set, then another.
+			p := &prepared[(i/6)%2]
+			if i%6 == 5 {
+				p = &prepared[1-(i/6)%2]
+			}
+			want = *p
+			a.SetStmt(p)
 		}
-		a.Set(want)
 		if got := a.Current(); got != want {
 			close(stop)
-			t.Fatalf("Set %q: Current = %q", want, got)
+			t.Fatalf("step %d: Current = %q, want %q", i, got, want)
 		}
 	}
 	close(stop)

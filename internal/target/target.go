@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -161,33 +162,63 @@ type Options struct {
 const ConnectTimeout = 10 * time.Second
 
 // Activity is what a connection is running, or ran last: the text of the
-// statement, read by the runner to say where a stuck client waits. Set is
-// called by the connection's goroutine and Current from any other; Set
-// takes the text without copying it.
+// statement, read by the runner to say where a stuck client waits. Set
+// and SetStmt are called by the connection's goroutine and Current from
+// any other; neither copies the text.
 type Activity struct {
-	mu  sync.Mutex
-	sql string
+	// stmt is the text SetStmt recorded last, nil after a Set: a
+	// prepared statement's, switched without the lock (a client of
+	// sysbench's point select runs the statements of four tables in
+	// turn, and took the lock for three in four). last is its copy that
+	// the connection's goroutine alone reads and writes, without an
+	// atomic load.
+	stmt atomic.Pointer[string]
+	last *string
+	mu   sync.Mutex
+	sql  string // Set's, when stmt is nil
 }
 
 // Set records sql as the statement being run. The same string again (a
-// prepared statement's next run: its text at the same address) is a
-// comparison of two words, not the lock; only the connection's goroutine
-// writes sql, so it reads it without the lock. Texts are not compared:
-// statements of one length that differ late (a table's number) would
-// cost more than the lock.
+// text at the same address) is a comparison of two words, not the lock;
+// only the connection's goroutine writes sql, so it reads it without the
+// lock. Texts are not compared: statements of one length that differ late
+// (a table's number) would cost more than the lock. The comparison is
+// small enough to be inlined; the lock is taken out of line.
 func (a *Activity) Set(sql string) {
-	if len(a.sql) == len(sql) && unsafe.StringData(a.sql) == unsafe.StringData(sql) {
-		return
+	if a.last != nil || len(a.sql) != len(sql) || unsafe.StringData(a.sql) != unsafe.StringData(sql) {
+		a.set(sql)
 	}
+}
+
+func (a *Activity) set(sql string) {
 	a.mu.Lock()
 	a.sql = sql
+	a.last = nil
+	a.stmt.Store(nil)
 	a.mu.Unlock()
 }
 
-// Current returns the statement last Set.
+// SetStmt records *sql as the statement being run: a text that stays
+// unchanged at its address while the connection may run it (a prepared
+// statement's). It is an atomic store of the address, made only when it
+// changes, and no lock.
+func (a *Activity) SetStmt(sql *string) {
+	if a.last != sql {
+		a.last = sql
+		a.stmt.Store(sql)
+	}
+}
+
+// Current returns the statement last Set or SetStmt.
 func (a *Activity) Current() string {
+	if p := a.stmt.Load(); p != nil {
+		return *p
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if p := a.stmt.Load(); p != nil {
+		return *p // SetStmt came after the look above
+	}
 	return a.sql
 }
 

@@ -399,7 +399,7 @@ func (p *params) encode(args []target.Value) [][]byte {
 
 // reader sends one execution of the statement in the extended protocol.
 func (s *Stmt) reader(ctx context.Context, args []target.Value) *pgconn.ResultReader {
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	if s.sd != nil {
 		return s.c.pc.ExecStatement(ctx, s.sd, s.args.encode(args), nil, nil)
 	}
@@ -415,7 +415,7 @@ func (s *Stmt) render(args []target.Value) (string, error) {
 		return "", err
 	}
 	s.text = b
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	return string(b), nil
 }
 

@@ -295,7 +295,7 @@ type Stmt struct {
 
 // RunRow executes the statement and keeps the last row it returned.
 func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, error) {
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	s.bind(args)
 	s.row.Columns = s.row.Columns[:0]
 	if !s.rows {
@@ -317,7 +317,7 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 
 // Run executes the statement and discards its rows.
 func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
-	s.c.cur.Set(s.sql)
+	s.c.cur.SetStmt(&s.sql)
 	s.bind(args)
 	// Between statements the connection hands its page cache counts to
 	// the sampler when asked (cachestat.go).
