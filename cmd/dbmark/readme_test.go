@@ -8,9 +8,12 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,11 +55,16 @@ var shorter = []string{
 // TestReadmeExamples runs the README's example block in order, as pasted,
 // in a fresh data directory: the embedded SQLite ones always, the server
 // ones against the private test servers (bash scripts/testenv.sh start),
-// in a database of their own. Every command must exit 0.
+// in a database of their own. Every command must exit 0. Each command is
+// the built dbmark, as bin/dbmark is, run in the test's directory with
+// the test's environment: nothing of the test process changes, so the
+// examples run at the same time as the other tests of several hosts.
 func TestReadmeExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the README's examples take a couple of minutes")
 	}
+	t.Parallel()
+	bin := buildDbmark(t)
 	block := exampleBlock(t)
 	// The example files the README names by their place in the repository.
 	examples, err := filepath.Abs(filepath.Join("..", "..", "docs", "examples"))
@@ -64,10 +72,15 @@ func TestReadmeExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	t.Setenv("DBMARK_HOME", filepath.Join(work, "home"))
-	t.Setenv("DBMARK_TARGET", "")
-	t.Setenv("DBMARK_STORE", "")
-	t.Chdir(work)
+	env := append(os.Environ(), "DBMARK_HOME="+filepath.Join(work, "home"), "DBMARK_TARGET=", "DBMARK_STORE=")
+	// inWork is a path of a command line, relative to the test's directory
+	// as the shell's are to its working directory.
+	inWork := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(work, p)
+	}
 	// File I/O with --direct needs a real disk, as the README's /var/tmp is.
 	fileDir := filepath.Join(work, "fileio")
 	if d, err := os.MkdirTemp("/var/tmp", "dbmark-readme-"); err == nil {
@@ -100,7 +113,6 @@ func TestReadmeExamples(t *testing.T) {
 	}
 	_, chartErr := htmlreport.ChartLibrary()
 
-	ctx := context.Background()
 	ran := 0
 	// A command sent to the background (the results site) runs until the
 	// README's "kill %1", or the end of the test.
@@ -118,29 +130,15 @@ func TestReadmeExamples(t *testing.T) {
 		}
 		for _, c := range cmds {
 			// NAME=value before a command sets it for that command only, as
-			// a shell does.
-			var restore []func()
+			// a shell does (the last of a name in Env wins).
+			cmdEnv := slices.Clone(env)
 			for len(c.args) > 1 && envAssign.MatchString(c.args[0]) {
-				name, value, _ := strings.Cut(c.args[0], "=")
-				old, had := os.LookupEnv(name)
-				t.Setenv(name, value)
-				restore = append(restore, func() {
-					if had {
-						os.Setenv(name, old)
-					} else {
-						os.Unsetenv(name)
-					}
-				})
+				cmdEnv = append(cmdEnv, c.args[0])
 				c.args = c.args[1:]
-			}
-			unset := func() {
-				for _, r := range restore {
-					r()
-				}
 			}
 			switch {
 			case c.args[0] == "make":
-				t.Logf("skipped (the test runs dbmark in-process, built with the test): %s", line)
+				t.Logf("skipped (the test runs the dbmark it built): %s", line)
 				continue
 			case c.args[0] == "kill" && len(c.args) == 2 && c.args[1] == "%1":
 				if stopBackground == nil {
@@ -161,7 +159,7 @@ func TestReadmeExamples(t *testing.T) {
 				stopBackground, waitBackground = nil, nil
 				continue
 			case c.args[0] == "mkdir":
-				if err := os.MkdirAll(c.args[len(c.args)-1], 0o755); err != nil {
+				if err := os.MkdirAll(inWork(c.args[len(c.args)-1]), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				continue
@@ -170,23 +168,22 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			if kind := needsServer(line); kind != "" && !servers[kind] {
 				t.Logf("skipped (no %s test server: bash scripts/testenv.sh start, then eval its env): %s", kind, line)
-				unset()
 				continue
 			}
 			if (c.args[1] == "quick" || c.args[1] == "report") && chartErr != nil {
 				t.Logf("skipped (%v): %s", chartErr, line)
-				unset()
 				continue
 			}
 			if c.background {
-				stopBackground, waitBackground = background(t, c.args[1:])
+				stopBackground, waitBackground = background(t, exampleCmd(bin, work, cmdEnv, c.args[1:]))
 				ran++
 				continue
 			}
 			var out, errb bytes.Buffer
+			cmd := exampleCmd(bin, work, cmdEnv, c.args[1:])
+			cmd.Stdout, cmd.Stderr = &out, &errb
 			start := time.Now()
-			code := cli.Main(ctx, c.args[1:], &out, &errb)
-			unset()
+			code := exitCode(t, cmd.Run())
 			t.Logf("%.1fs exit %d: %s", time.Since(start).Seconds(), code, strings.Join(c.args, " "))
 			if code != 0 && strings.Contains(line, "--strict") && strings.Contains(errb.String(), "--strict") {
 				continue // exit 1 while a preflight warning stands, as the README says
@@ -195,7 +192,7 @@ func TestReadmeExamples(t *testing.T) {
 				t.Fatalf("README example failed with exit %d:\n%s\nstderr:\n%s", code, line, errb.String())
 			}
 			if c.stdout != "" {
-				if err := os.WriteFile(c.stdout, out.Bytes(), 0o644); err != nil {
+				if err := os.WriteFile(inWork(c.stdout), out.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -334,14 +331,46 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// background runs dbmark with args until the returned stop is called; a
-// command with --listen is waited for until it answers there.
-func background(t *testing.T, args []string) (stop func(), wait func() int) {
+// exampleCmd is the built dbmark at bin with args, in dir with env.
+func exampleCmd(bin, dir string, env, args []string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return cmd
+}
+
+// exitCode is the exit code of a command that ran with err; a command
+// that could not start fails t.
+func exitCode(t *testing.T, err error) int {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return -1
+}
+
+// background starts cmd and returns a stop, which sends it SIGTERM as a
+// shell's kill does, and a wait for its end by itself; a command with
+// --listen is waited for until it answers there.
+func background(t *testing.T, cmd *exec.Cmd) (stop func(), wait func() int) {
+	t.Helper()
+	// errb is read only once the command has ended (Wait has copied all).
 	var errb bytes.Buffer
-	done := make(chan int, 1)
-	go func() { done <- cli.Main(ctx, args, io.Discard, &errb) }()
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	args := cmd.Args[1:]
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(ended)
+	}()
 	for i, a := range args {
 		if a != "--listen" || i+1 >= len(args) {
 			continue
@@ -353,33 +382,30 @@ func background(t *testing.T, args []string) (stop func(), wait func() int) {
 				break
 			}
 			select {
-			case code := <-done:
-				cancel()
-				t.Fatalf("dbmark %s ended with exit %d before it listened: %s", strings.Join(args, " "), code, errb.String())
+			case <-ended:
+				t.Fatalf("dbmark %s ended (%v) before it listened: %s", strings.Join(args, " "), waitErr, errb.String())
 			case <-time.After(50 * time.Millisecond):
 			}
 			if time.Now().After(deadline) {
-				cancel()
+				_ = cmd.Process.Kill()
+				<-ended
 				t.Fatalf("dbmark %s does not listen on %s", strings.Join(args, " "), args[i+1])
 			}
 		}
 	}
-	var code int
-	ended := make(chan struct{})
-	go func() {
-		code = <-done
-		close(ended)
-	}()
 	stop = func() {
-		cancel()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-ended:
 		case <-time.After(15 * time.Second):
-			t.Errorf("dbmark %s did not end 15 s after it was told to", strings.Join(args, " "))
+			t.Errorf("dbmark %s did not end 15 s after SIGTERM", strings.Join(args, " "))
+			_ = cmd.Process.Kill()
+			<-ended
 		}
 	}
 	wait = func() int {
 		<-ended
+		code := exitCode(t, waitErr)
 		if code != 0 {
 			t.Logf("dbmark %s: %s", strings.Join(args, " "), errb.String())
 		}

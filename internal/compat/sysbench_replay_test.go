@@ -314,13 +314,14 @@ var (
 	reCount    = regexp.MustCompile(`(?m)^(\s+(write|other|total|queries|total number of events):\s+)[0-9]+`)
 	reDbmark   = regexp.MustCompile(`(?m)^dbmark: .*\n`)
 	reLiveLine = regexp.MustCompile(`(?m)^\[ [0-9]+s \] .*\n`)
+	reReplayDB = regexp.MustCompile(replayDB + `[0-9]+_(sb|db)`)
 )
 
 // masked is o as the cram file compares it.
 func (s step) masked(o outcome) outcome {
 	norm := func(t string) string {
 		t = reBanner.ReplaceAllString(t, "sysbench VERSION (*)")
-		t = strings.NewReplacer(replayDB+"sb", "DB", replayDB+"db", "DB").Replace(t)
+		t = reReplayDB.ReplaceAllString(t, "DB")
 		t = reLuaPlace.ReplaceAllString(t, "")
 		if !s.live {
 			t = reLiveLine.ReplaceAllString(t, "")
@@ -403,13 +404,29 @@ func lsOutcome(names []string) outcome {
 	return outcome{stdout: strings.Join(there, "\n")}
 }
 
-// replayDBs are the driver options of the test servers, in a database of
-// the replay's own; nil for a server that is not there.
-func replayDBs(t *testing.T, db string) (my, pg []string) {
-	if os.Getenv("DBMARK_TEST_MY_HOST") != "" {
-		host, port, user, pass := os.Getenv("DBMARK_TEST_MY_HOST"), os.Getenv("DBMARK_TEST_MY_PORT"), os.Getenv("DBMARK_TEST_MY_USER"), os.Getenv("DBMARK_TEST_MY_PASSWORD")
+// replayArgs are the driver options of the test servers, for the
+// database db; nil for a server that is not there.
+func replayArgs(db string) (my, pg []string) {
+	if host := os.Getenv("DBMARK_TEST_MY_HOST"); host != "" {
+		my = []string{"--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + os.Getenv("DBMARK_TEST_MY_PORT"),
+			"--mysql-user=" + os.Getenv("DBMARK_TEST_MY_USER"), "--mysql-password=" + os.Getenv("DBMARK_TEST_MY_PASSWORD"), "--mysql-db=" + db}
+	}
+	if host := os.Getenv("DBMARK_TEST_PG_HOST"); host != "" {
+		pg = []string{"--db-driver=pgsql", "--pgsql-host=" + host, "--pgsql-port=" + os.Getenv("DBMARK_TEST_PG_PORT"),
+			"--pgsql-user=" + os.Getenv("DBMARK_TEST_PG_USER"), "--pgsql-password=" + os.Getenv("DBMARK_TEST_PG_PASSWORD"), "--pgsql-db=" + db}
+	}
+	return my, pg
+}
+
+// createReplayDB creates the empty database db on the test server of
+// driver ("mysql" or "pgsql"), and drops it when t ends.
+func createReplayDB(t *testing.T, driver, db string) {
+	t.Helper()
+	switch driver {
+	case "mysql":
 		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = user, pass, "tcp", net.JoinHostPort(host, port), os.Getenv("DBMARK_TEST_MY_DB")
+		cfg.User, cfg.Passwd, cfg.Net, cfg.DBName = os.Getenv("DBMARK_TEST_MY_USER"), os.Getenv("DBMARK_TEST_MY_PASSWORD"), "tcp", os.Getenv("DBMARK_TEST_MY_DB")
+		cfg.Addr = net.JoinHostPort(os.Getenv("DBMARK_TEST_MY_HOST"), os.Getenv("DBMARK_TEST_MY_PORT"))
 		c, err := openSQL(t.Context(), "mysql", cfg.FormatDSN())
 		if err != nil {
 			t.Fatalf("MariaDB: %v", err)
@@ -417,11 +434,9 @@ func replayDBs(t *testing.T, db string) (my, pg []string) {
 		mustExec(t, c, "DROP DATABASE IF EXISTS "+db)
 		mustExec(t, c, "CREATE DATABASE "+db)
 		t.Cleanup(func() { _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db); c.Close() })
-		my = []string{"--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=" + user, "--mysql-password=" + pass, "--mysql-db=" + db}
-	}
-	if os.Getenv("DBMARK_TEST_PG_HOST") != "" {
-		host, port, user, pass := os.Getenv("DBMARK_TEST_PG_HOST"), os.Getenv("DBMARK_TEST_PG_PORT"), os.Getenv("DBMARK_TEST_PG_USER"), os.Getenv("DBMARK_TEST_PG_PASSWORD")
-		u := fmt.Sprintf("postgres://%s:%s@%s/%s?sslmode=disable", user, pass, net.JoinHostPort(host, port), os.Getenv("DBMARK_TEST_PG_DB"))
+	case "pgsql":
+		u := fmt.Sprintf("postgres://%s:%s@%s/%s?sslmode=disable", os.Getenv("DBMARK_TEST_PG_USER"), os.Getenv("DBMARK_TEST_PG_PASSWORD"),
+			net.JoinHostPort(os.Getenv("DBMARK_TEST_PG_HOST"), os.Getenv("DBMARK_TEST_PG_PORT")), os.Getenv("DBMARK_TEST_PG_DB"))
 		c, err := pgx.Connect(t.Context(), u)
 		if err != nil {
 			t.Fatalf("PostgreSQL: %v", err)
@@ -430,9 +445,9 @@ func replayDBs(t *testing.T, db string) (my, pg []string) {
 		mustExec(t, p, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)")
 		mustExec(t, p, "CREATE DATABASE "+db)
 		t.Cleanup(func() { _ = p.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)"); p.Close() })
-		pg = []string{"--db-driver=pgsql", "--pgsql-host=" + host, "--pgsql-port=" + port, "--pgsql-user=" + user, "--pgsql-password=" + pass, "--pgsql-db=" + db}
+	default:
+		t.Fatalf("no test server for driver %q", driver)
 	}
-	return my, pg
 }
 
 // TestSysbenchReplay replays sysbench 1.0.20's cram files through both
@@ -446,20 +461,27 @@ func TestSysbenchReplay(t *testing.T) {
 		t.Skipf("sysbench's scripts are not in %s: %v", scriptDir, err)
 	}
 	t.Setenv("DBMARK_HOME", t.TempDir())
-	// Each tool has a database of its own, so that both run a file's
-	// commands at once, from the same start (an empty database), as cram
-	// would; the files in a directory run one tool after the other (the
-	// in-process dbmark works in the test's directory).
-	my, pg := replayDBs(t, replayDB+"sb")
-	replayDBs(t, replayDB+"db")
+	// Each file's commands name the database placeholder; a file of a
+	// server runs them with a database of its own for each tool, so
+	// that both tools run its commands at once, from the same start (an
+	// empty database), as cram would, and the files run at once too. The
+	// files in a directory run one tool after the other (the in-process
+	// dbmark works in the test's directory).
+	const placeholder = replayDB + "0_sb"
 	var mu sync.Mutex
 	tally := map[string]string{}
-	files := replayFiles(my, pg)
-	replay := func(t *testing.T, f replayFile) {
+	files := replayFiles(replayArgs(placeholder))
+	replay := func(t *testing.T, k int, f replayFile) {
 		t.Run(f.name, func(t *testing.T) {
 			var sbOut, dbOut []outcome
 			dbmarkSteps := f
-			dbmarkSteps.steps = stepsInDB(f.steps, replayDB+"sb", replayDB+"db")
+			if f.driver != "" {
+				t.Parallel()
+				sb, db := fmt.Sprintf("%s%d_sb", replayDB, k+1), fmt.Sprintf("%s%d_db", replayDB, k+1)
+				createReplayDB(t, f.driver, sb)
+				createReplayDB(t, f.driver, db)
+				f.steps, dbmarkSteps.steps = stepsInDB(f.steps, placeholder, sb), stepsInDB(f.steps, placeholder, db)
+			}
 			if f.dir || f.driver == "" {
 				sbOut = replaySteps(t, f, runSysbench)
 				dbOut = replaySteps(t, dbmarkSteps, runDbmarkSysbench)
@@ -498,23 +520,18 @@ func TestSysbenchReplay(t *testing.T) {
 		})
 	}
 	// The files without a database, which change directory, one after the
-	// other; then each driver's files on their own server, the two
-	// servers' at once (a driver's files share the driver's databases).
-	for _, f := range files {
+	// other; then the servers' files, as many at once as -test.parallel
+	// lets, in their databases of their own.
+	for k, f := range files {
 		if f.driver == "" {
-			replay(t, f)
+			replay(t, k, f)
 		}
 	}
 	t.Run("servers", func(t *testing.T) {
-		for _, drv := range []string{"mysql", "pgsql"} {
-			t.Run(drv, func(t *testing.T) {
-				t.Parallel()
-				for _, f := range files {
-					if f.driver == drv {
-						replay(t, f)
-					}
-				}
-			})
+		for k, f := range files {
+			if f.driver != "" {
+				replay(t, k, f)
+			}
 		}
 	})
 	var lines []string
@@ -533,7 +550,8 @@ func indent(s string) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
 }
 
-// replayDB starts the names of the replay's databases, one per tool.
+// replayDB starts the names of the replay's databases: one per tool and
+// file, replayDB + "<file>_sb" and replayDB + "<file>_db".
 const replayDB = "dbmark_replay_"
 
 // stepsInDB is steps with the database old in their arguments replaced by new.

@@ -83,6 +83,14 @@ func Preflight(ctx context.Context, c Check) []string {
 	return w
 }
 
+// Activity watches /proc under root for d and names other work on the
+// machine: CPU that is not this process's, and busy disks. It is
+// Preflight's last check (Check.Sample), for a caller that watches while
+// it does other work of its own.
+func Activity(ctx context.Context, root string, d time.Duration) []string {
+	return activity(ctx, root, d)
+}
+
 // activity watches /proc for a moment and names other work on the machine:
 // CPU that is not dbmark's, and busy disks.
 func activity(ctx context.Context, root string, d time.Duration) []string {
