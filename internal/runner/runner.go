@@ -298,8 +298,10 @@ func (r *run) measure(wctx context.Context, done <-chan struct{}, cancel, stop c
 		defer t.Stop()
 		deadline = t.C
 	}
+	var closedAt time.Time
 	closeWindow := func(now time.Time) {
 		deadline = nil
+		closedAt = now
 		tick(now)
 		r.window = snapshot(reg)
 		r.cpuTo = readCPU()
@@ -353,11 +355,35 @@ loop:
 		}
 	}
 	end := time.Now()
+	if r.window != nil && len(r.stuck) == 0 {
+		end = r.drainEnd(closedAt, end)
+	}
 	r.lastPoint(points, end, warmupEnd, tickEvery)
 	if r.window == nil {
 		r.cpuTo = readCPU()
 	}
 	return points.Points(), end
+}
+
+// drainEnd is when the drain after the window closed at closedAt ended:
+// when the last event under way then ended (closedAt if none was), not
+// when every client had closed its connection and returned by now. The
+// clients' teardown, long on a loaded machine, is no time of the run's:
+// counted, it would thin out the last point's rate into a dip.
+func (r *run) drainEnd(closedAt, now time.Time) time.Time {
+	clock := workload.ClockFrom(r.base)
+	end := closedAt
+	for i := range r.clients {
+		if d := time.Duration(r.clients[i].lastEnd.Load()); d > 0 {
+			if t := clock.Time(d); t.After(end) {
+				end = t
+			}
+		}
+	}
+	if end.After(now) {
+		return now
+	}
+	return end
 }
 
 // lastPoint adds what the clients did since the last tick to the series.
@@ -616,6 +642,8 @@ type worker struct {
 	// lo and hi bound the measured window on clock: the events' time
 	// inside it is what Little's law sums.
 	lo, hi time.Duration
+	// lastEnd is when its last event ended, on clock.
+	lastEnd time.Duration
 }
 
 // flew adds the part of an event from began to end (readings of wk's
@@ -686,6 +714,7 @@ func (r *run) serve(ctx context.Context, id int, events int64, connected func(),
 		wk.hi = wk.lo + r.cfg.Duration
 	}
 	err = r.runWorker(ctx, wk)
+	wk.cl.lastEnd.Store(int64(wk.lastEnd))
 	r.settle(wk, 0) // an outage the run ended in
 	if err != nil && r.cfg.AbortClient && ctx.Err() == nil {
 		r.abort(err)
@@ -761,6 +790,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			// in flight all the same until it ended (a lost connection's
 			// wait is an outage's, reported as such).
 			end := wk.clock.Read()
+			wk.lastEnd = end
 			if !a.lost {
 				wk.flew(began, end)
 			}
@@ -781,6 +811,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			r.settle(wk, end)
 		}
 		took := end - began
+		wk.lastEnd = end
 		wk.cl.committed(took)
 		if a.op == metrics.SelfRecorded {
 			wk.cl.selfRecorded.Store(true)

@@ -38,8 +38,11 @@ type client struct {
 	// runner cannot sum; both written by its worker alone.
 	flight       atomic.Int64
 	selfRecorded atomic.Bool
-	mu           sync.Mutex
-	sess         workload.Session
+	// lastEnd is when the client's last event ended, as a reading of the
+	// clients' clocks (0: none), stored once its worker returned.
+	lastEnd atomic.Int64
+	mu      sync.Mutex
+	sess    workload.Session
 }
 
 func (c *client) begin(since time.Duration) { c.since.Store(int64(since) + 1) }
