@@ -325,7 +325,9 @@ func testInsertPostgres(t *testing.T, e *engine) {
 	ctx := t.Context()
 	for _, autoInc := range []string{"on", "off"} {
 		t.Run("auto_inc="+autoInc, func(t *testing.T) {
-			args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--events=300", "--time=0", "--auto_inc=" + autoInc}
+			// A second of inserts, not a count: 300 took a tenth of one,
+			// which a loaded machine's polls of pg_stat_activity can miss.
+			args := []string{"--tables=" + strconv.Itoa(tables), "--table-size=" + strconv.Itoa(tableSize), "--time=1", "--auto_inc=" + autoInc}
 			sb := watchStatements(t, e, "INSERT INTO", func() { sysbench(t, ctx, e, "oltp_insert", append(args, "run")...) })
 			db := watchStatements(t, e, "INSERT INTO", func() {
 				dbmark(t, ctx, append([]string{"run", "oltp_insert", "--target", e.target, "--no-store", "-q"}, args...)...)
