@@ -355,10 +355,11 @@ loop:
 		}
 	}
 	end := time.Now()
+	last := end // the end of the last point: the drain's, after a time limit
 	if r.window != nil && len(r.stuck) == 0 {
-		end = r.drainEnd(closedAt, end)
+		last = r.drainEnd(closedAt, end)
 	}
-	r.lastPoint(points, end, warmupEnd, tickEvery)
+	r.lastPoint(points, last, warmupEnd, tickEvery)
 	if r.window == nil {
 		r.cpuTo = readCPU()
 	}
