@@ -27,13 +27,20 @@ TAGS    := sqlite_dbstat
 RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
+# The fuzz targets' instrumented binaries are built at the lowest priority
+# while the tests run (they leave a core idle much of the time, waiting on
+# servers and timed runs), then fuzzed after them.
 test: testenv-start assets deploy-tools
 	eval "$$($(TESTENV) env)"; \
 	eval "$$($(DEPLOYTOOLS) env)"; \
+	fuzzbin=$$(mktemp -d); fuzzbuild=; \
+	trap '[[ -n $$fuzzbuild ]] && kill $$fuzzbuild 2>/dev/null; rm -rf "$$fuzzbin"' EXIT; \
+	FUZZ_BIN_DIR=$$fuzzbin FUZZ_BUILD_ONLY=1 nice -n 19 bash scripts/fuzz.sh > $$fuzzbin/build.log 2>&1 & fuzzbuild=$$!; \
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
 	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
 	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
-	FUZZTIME=3s bash scripts/fuzz.sh
+	wait $$fuzzbuild || { cat $$fuzzbin/build.log; exit 1; }; fuzzbuild=; \
+	FUZZTIME=3s FUZZ_BIN_DIR=$$fuzzbin bash scripts/fuzz.sh
 
 build: assets
 	$(GO) build -tags $(TAGS) -o bin/dbmark -ldflags "$(LDFLAGS)" ./cmd/dbmark

@@ -5,6 +5,10 @@
 # the package's testdata/fuzz/<target>/: fix the bug, keep the file.
 #   FUZZTIME=1m bash scripts/fuzz.sh            every target for a minute
 #   bash scripts/fuzz.sh FuzzValues FuzzEval     only these
+# FUZZ_BIN_DIR keeps the packages' fuzz binaries there and reuses those
+# already built; with FUZZ_BUILD_ONLY=1 the script only builds them (make
+# test builds them at low priority while the other tests run: the
+# instrumented build of every dependency is the phase's longest part).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,9 +35,11 @@ targets="
 "
 
 ran=0
+built_n=0
 failed=()
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+bindir=${FUZZ_BIN_DIR:-$work}
 log=$work/log
 # Where `go test -fuzz` keeps the inputs that found new coverage, per
 # package: the binary run directly is told the same place.
@@ -55,16 +61,21 @@ while read -r pkg name; do
 	fi
 	if [[ $pkg != "$built" ]]; then
 		built=$pkg
-		bin=$work/$(echo "${pkg#./}" | tr / _).test
-		echo "fuzz: building $pkg's test binary"
-		if ! $GO test -tags "$TAGS" -c -fuzz . -o "$bin" "$pkg"; then
-			failed+=("$pkg (build)")
-			bin=""
-			continue
+		bin=$bindir/$(echo "${pkg#./}" | tr / _).test
+		if [[ ! -x $bin ]]; then
+			echo "fuzz: building $pkg's test binary"
+			# Written under another name first: a build cut off halfway
+			# leaves no binary to be taken for a whole one.
+			if ! $GO test -tags "$TAGS" -c -fuzz . -o "$bin.part" "$pkg" || ! mv "$bin.part" "$bin"; then
+				failed+=("$pkg (build)")
+				bin=""
+				continue
+			fi
+			built_n=$((built_n + 1))
 		fi
 		read -r dir importpath < <($GO list -tags "$TAGS" -f '{{.Dir}} {{.ImportPath}}' "$pkg")
 	fi
-	[[ -z $bin ]] && continue
+	[[ -z $bin || ${FUZZ_BUILD_ONLY:-} == 1 ]] && continue
 	echo "fuzz: $pkg $name for $FUZZTIME"
 	# Go's fuzzing engine can end a run with "context deadline exceeded"
 	# when the time runs out while a worker is still minimizing an input;
@@ -88,6 +99,10 @@ done <<<"$targets"
 if ((${#failed[@]} > 0)); then
 	printf 'fuzz: failed: %s\n' "${failed[@]}" >&2
 	exit 1
+fi
+if [[ ${FUZZ_BUILD_ONLY:-} == 1 ]]; then
+	echo "fuzz: built $built_n test binaries in $bindir"
+	exit 0
 fi
 if ((ran == 0)); then
 	echo "fuzz: no target matched: $*" >&2
