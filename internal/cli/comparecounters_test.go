@@ -28,7 +28,7 @@ func TestCompareShowsTheCountersThatMoved(t *testing.T) {
 	tg := []string{"--target", srv.TCP}
 	prepared(t, "tpcb", append(tg, "-s", "1", "-q")...)
 	for _, sync := range []string{"on", "off"} {
-		o := dbmark(t, ctx, append([]string{"run", "tpcb", "-c", "4", "-T", "3", "--server-set", "fsync=on", "--server-set", "synchronous_commit=" + sync}, tg...)...)
+		o := dbmark(t, ctx, append([]string{"run", "tpcb", "-c", "4", "-T", "5", "--server-set", "fsync=on", "--server-set", "synchronous_commit=" + sync}, tg...)...)
 		if o.code != 0 {
 			t.Fatalf("synchronous_commit=%s: exit %d: %s", sync, o.code, o.stderr)
 		}
