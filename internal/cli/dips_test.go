@@ -135,12 +135,12 @@ func TestDipFound(t *testing.T) {
 	writes := []string{"db.rows_updated", "db.handler_update", "db.row_lock_", "db.wal_", "db.log_", "db.pages_flushed", "db.dirty_pages",
 		"db.buffers_alloc", "db.backend_buffers", "db.io_", "db.fsyncs", "db.threads_running", "os.disk.", "os.mem.dirty"}
 	// What a FLUSH TABLES ... WITH READ LOCK moves, from run to run: the
-	// sessions it holds wait (threads_running), the flush writes the
+	// sessions it holds wait (lock_waiters, threads_running), the flush writes the
 	// table's pages (pages flushed, dirty pages down, the kernel's dirty
 	// memory up, disk writes, fsyncs), and the server answers late; on a
 	// quiet machine whose flush is quick, only the CPUs left idle while
 	// every session waits.
-	flushed := []string{"db.threads_running", "db.pages_flushed", "db.dirty_pages", "db.fsyncs", "db.status_read_ms", "os.disk.", "os.mem.dirty", "os.cpu.idle"}
+	flushed := []string{"db.lock_waiters", "db.threads_running", "db.pages_flushed", "db.dirty_pages", "db.fsyncs", "db.status_read_ms", "os.disk.", "os.mem.dirty", "os.cpu.idle"}
 	cases := []dipCase{
 		{engine: "sqlite", source: "lock", url: shared("sqlite"), provoke: holdFor([]string{"BEGIN IMMEDIATE"}, []string{"COMMIT"}, hold)},
 		{engine: "postgres", source: "SIGSTOP", url: private(pgSrv), provoke: freeze(pgSrv, hold), movers: []string{"db.status_read_ms"}},

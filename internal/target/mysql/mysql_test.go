@@ -64,6 +64,7 @@ func connect(t *testing.T, tg target.Target) target.Conn {
 // tests that kill the server a server of their own.
 func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
+		LockWaiters: true,
 		Open: func(t *testing.T) target.Target {
 			tg := open(t, c.URL(t), opts)
 			return tg

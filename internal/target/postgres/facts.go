@@ -128,7 +128,10 @@ var counterQueries = []counterQuery{
 	// checkpoint is in progress most of the time, and writes little at a
 	// time. Another role's wait events are hidden from a user without
 	// pg_read_all_stats, whose counter is left out.
+	// lock_waiters counts the backends waiting on another's lock (a row's,
+	// a table's): the wait of a role's own sessions is visible to it.
 	{0, 0, `SELECT count(*) FILTER (WHERE state = 'active') AS active_backends, count(*) AS backends,
+		count(*) FILTER (WHERE wait_event_type = 'Lock') AS lock_waiters,
 		CASE WHEN pg_has_role('pg_read_all_stats', 'USAGE') THEN
 			100 * count(*) FILTER (WHERE backend_type = 'checkpointer'
 				AND coalesce(wait_event, '') NOT IN ('CheckpointerMain', 'CheckpointWriteDelay')) END
@@ -136,7 +139,7 @@ var counterQueries = []counterQuery{
 		FROM pg_stat_activity`},
 }
 
-var gauges = map[string]bool{"active_backends": true, "backends": true, "checkpointer_busy": true}
+var gauges = map[string]bool{"active_backends": true, "backends": true, "lock_waiters": true, "checkpointer_busy": true}
 
 // OpenCounters opens a connection for the sampler.
 func (t *Target) OpenCounters(ctx context.Context) (target.CounterReader, error) {

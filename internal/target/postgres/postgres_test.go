@@ -40,6 +40,7 @@ func open(t *testing.T, raw string, opts target.Options) target.Target {
 // tests that kill the server a server of their own.
 func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *testsrv.Server) targettest.Engine {
 	return targettest.Engine{
+		LockWaiters: true,
 		Open: func(t *testing.T) target.Target {
 			return open(t, c.URL(t), opts)
 		},

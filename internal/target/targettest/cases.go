@@ -435,6 +435,78 @@ func (s *suite) counters(t *testing.T) {
 	}
 }
 
+// A session waiting on a row another transaction holds is counted in
+// lock_waiters while it waits, and no longer once the holder commits.
+func (s *suite) lockWaitersCounted(t *testing.T) {
+	ctx := context.Background()
+	mustExec(t, s.c, fmt.Sprintf("INSERT INTO %s (id, k, c) VALUES (424242, 1, 'held')", s.table))
+	holder, err := s.tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	waiter, err := s.tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	r, err := s.tg.(target.CounterSource).OpenCounters(ctx)
+	if err != nil {
+		t.Fatalf("open counters: %v", err)
+	}
+	defer r.Close()
+	waiters := func() float64 {
+		t.Helper()
+		cs, err := r.ReadCounters(ctx)
+		if err != nil {
+			t.Fatalf("read counters: %v", err)
+		}
+		for _, c := range cs {
+			if c.Name == "lock_waiters" {
+				if !c.Gauge {
+					t.Fatalf("lock_waiters is not a gauge: %+v", c)
+				}
+				return c.Value
+			}
+		}
+		t.Fatalf("no lock_waiters among the counters: %v", cs)
+		return 0
+	}
+	// until polls the counter for up to 5 s: the servers show a wait
+	// once the waiter's statement has reached the lock.
+	until := func(want func(float64) bool) float64 {
+		t.Helper()
+		v := waiters()
+		for deadline := time.Now().Add(5 * time.Second); !want(v) && time.Now().Before(deadline); v = waiters() {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return v
+	}
+	if v := until(func(v float64) bool { return v == 0 }); v != 0 {
+		t.Fatalf("lock_waiters %g before any lock was taken", v)
+	}
+	update := fmt.Sprintf("UPDATE %s SET k = k + 1 WHERE id = 424242", s.table)
+	mustExec(t, holder, "BEGIN")
+	mustExec(t, holder, update)
+	done := make(chan error, 1)
+	go func() { done <- waiter.Exec(ctx, update) }()
+	if v := until(func(v float64) bool { return v >= 1 }); v < 1 {
+		t.Errorf("lock_waiters %g while a session waits on a row lock", v)
+	}
+	mustExec(t, holder, "COMMIT")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the waiting update: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting update did not end after the holder committed")
+	}
+	if v := until(func(v float64) bool { return v == 0 }); v != 0 {
+		t.Errorf("lock_waiters %g after the holder committed, want 0", v)
+	}
+}
+
 func (s *suite) cancelInterruptsWithinASecond(t *testing.T) {
 	t.Run("Text", func(t *testing.T) {
 		s.cancelWithinASecond(t, func(ctx context.Context, c target.Conn, sql string) error { return c.Exec(ctx, sql) })

@@ -46,6 +46,9 @@ type Engine struct {
 	// Conflict, if set, provokes an error that must be classed retryable
 	// (a deadlock, a serialization failure, SQLITE_BUSY) on c1 or c2.
 	Conflict func(ctx context.Context, t *testing.T, c1, c2 target.Conn, table string) error
+	// LockWaiters says the engine's counters count the sessions waiting on
+	// another's lock (lock_waiters): the cause a dip's counters name.
+	LockWaiters bool
 }
 
 // suite is what the cases of Run share: the engine, its target, one
@@ -96,6 +99,9 @@ func Run(t *testing.T, e Engine) {
 	t.Run("Inspect", s.inspect)
 	t.Run("Facts", s.facts)
 	t.Run("Counters", s.counters)
+	if e.LockWaiters {
+		t.Run("LockWaitersCounted", s.lockWaitersCounted)
+	}
 	t.Run("CancelInterruptsWithinASecond", s.cancelInterruptsWithinASecond)
 
 	t.Run("ConnOutlivesItsContexts", func(t *testing.T) { connOutlivesItsContexts(t, tg) })
