@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +29,10 @@ const readmeDB = "dbmark_readme"
 
 // envAssign is a shell variable assignment before a command.
 var envAssign = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
+
+// instantAssign is the one shell variable the examples set on a line of
+// its own: an instant ahead, in RFC 3339, for hosts to start together.
+var instantAssign = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)=\$\(date -u -d '\+([0-9]+) sec' \+%Y-%m-%dT%H:%M:%SZ\)`)
 
 // shorter keeps the examples to a couple of minutes: the same commands
 // with shorter runs and smaller data. Each pair is replaced everywhere in
@@ -50,6 +55,7 @@ var shorter = []string{
 	"--max-rows 12e5", "--max-rows 12e4",
 	"--db-ps-mode disable", "--db-ps-mode disable --time 1s",
 	"quick -o quick.html", "quick -o quick.html --time 1 --warmup 0",
+	"'+10 sec'", "'+5 sec'",
 }
 
 // TestReadmeExamples runs the README's example block in order, as pasted,
@@ -123,7 +129,16 @@ func TestReadmeExamples(t *testing.T) {
 			stopBackground()
 		}
 	})
+	vars := map[string]string{}
 	for _, line := range strings.Split(block, "\n") {
+		if m := instantAssign.FindStringSubmatch(line); m != nil {
+			secs, _ := strconv.Atoi(m[2])
+			vars[m[1]] = time.Now().UTC().Add(time.Duration(secs) * time.Second).Format("2006-01-02T15:04:05Z")
+			continue
+		}
+		for name, v := range vars {
+			line = strings.ReplaceAll(line, "$"+name, v)
+		}
 		cmds, err := parseLine(line)
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
