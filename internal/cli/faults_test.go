@@ -238,11 +238,16 @@ func TestFaultKillDuringResultWrite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	saved, kills, whole := 3, 0, 0
 	for i := 0; i < 30; i++ {
+		began := time.Now()
 		p := startDbmark(t, args...)
 		// Uniform over the second half of a run and a little past its end.
 		at := time.Duration(float64(full) * (0.5 + 0.6*rng.Float64()))
 		select {
 		case <-p.done:
+			// A run that ended before its kill times the runs again: a
+			// machine whose load fell since the first runs would put
+			// most kills after the end.
+			full = time.Since(began)
 		case <-time.After(at):
 			_ = p.cmd.Process.Signal(syscall.SIGKILL)
 			kills++
