@@ -393,6 +393,14 @@ func (r *run) lastPoint(points *series.Bounded[result.Interval], end, warmupEnd 
 	if iv.Totals.KindCount(metrics.Event) == 0 && iv.Seconds() <= 0.05 {
 		return
 	}
+	if iv.Seconds() <= 0 {
+		// Events that ended before the last tick but were recorded after
+		// it (a client taken off its CPU between its clock read and its
+		// record), and nothing since: they join the point before over
+		// a microsecond, which adds their count to it; over no time
+		// their rates would be infinite, and the merge's NaN.
+		iv.End = iv.Start + time.Microsecond
+	}
 	// A last interval much shorter than a tick joins the one before
 	// (result.MergeIntervals weighs each by its length): drawn on its
 	// own, the few events of a drain look like a collapse.
