@@ -5,6 +5,7 @@
 package dips
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -35,6 +36,12 @@ const (
 	// typical value over the rest of the run.
 	moverK    = 3.0
 	maxMovers = 3
+	// Beyond farK robust standard deviations a counter is far outside
+	// its noise, and how far no longer ranks it: among such counters the
+	// engine's (the server under test) come first, the machine's after
+	// them, since any other work on the machine moves those (a build's
+	// disk reads during a server's stall).
+	farK = 10.0
 )
 
 // Find returns the dips of r's measured throughput, oldest first, each
@@ -146,12 +153,19 @@ func movers(c *result.Counters, d result.Dip) []result.Mover {
 		}
 		all = append(all, scored{result.Mover{Name: s.Name, Unit: s.Unit, During: during, Typical: typical}, score})
 	}
+	engine := func(s scored) bool { return strings.HasPrefix(s.m.Name, "db.") }
 	slices.SortStableFunc(all, func(a, b scored) int {
+		fa, fb := min(a.score, farK), min(b.score, farK)
 		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
+		case fa != fb:
+			return cmp.Compare(fb, fa)
+		case engine(a) != engine(b):
+			if engine(a) {
+				return -1
+			}
 			return 1
+		case a.score != b.score:
+			return cmp.Compare(b.score, a.score)
 		}
 		return strings.Compare(a.m.Name, b.m.Name)
 	})

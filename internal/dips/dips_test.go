@@ -57,27 +57,11 @@ func TestFind(t *testing.T) {
 func TestMoversFromZero(t *testing.T) {
 	r := run(0.05, 370, 1)
 	zero := func(name, unit string, during float64) result.CounterSeries {
-		s := result.CounterSeries{Name: name, Unit: unit, Kind: result.CounterRate}
-		for t := 1.0; t <= 60; t++ {
-			v := 0.0
-			if t >= 42 && t <= 44 {
-				v = during
-			}
-			s.Points = append(s.Points, [2]float64{t, v})
-		}
-		return s
+		return counter(name, unit, result.CounterRate, 0, during)
 	}
 	r.Counters.Series = append(r.Counters.Series, zero("os.net.eth0.rx_mib", "MiB/s", 0.0006), zero("os.cpu.steal", "%", 0.5),
 		zero("db.checkpoint_buffers", "pages/s", 6712))
-	got := Find(r)
-	if len(got) != 1 {
-		t.Fatalf("%d dips", len(got))
-	}
-	var names []string
-	for _, m := range got[0].Movers {
-		names = append(names, m.Name)
-	}
-	if strings.Join(names, ",") != "db.checkpoint_buffers,os.disk.vda.util" {
+	if names := moverNames(t, r); strings.Join(names, ",") != "db.checkpoint_buffers,os.disk.vda.util" {
 		t.Errorf("movers %v, want the checkpoint's buffers and the disk", names)
 	}
 }
@@ -119,4 +103,56 @@ func TestStallAndWarmup(t *testing.T) {
 	if got := Find(r); len(got) > 0 {
 		t.Errorf("the warm-up taken for a dip: %+v", got)
 	}
+}
+
+// Counters far outside their noise (ten robust standard deviations and
+// more) are ranked the engine's first: a server stopped while a build on
+// the machine read its disk names the server's late answers before the
+// disk's reads, however many more reads there were. Nearer their noise,
+// how far each moved still ranks them.
+func TestEngineFirstAmongTheFarMoved(t *testing.T) {
+	r := run(0.05, 370, 1)
+	r.Counters.Series = append(r.Counters.Series,
+		counter("os.disk.vda.reads", "/s", result.CounterRate, 20, 8669),
+		counter("os.disk.vda.read_mib", "MiB/s", result.CounterRate, 0.1, 135),
+		counter("db.status_read_ms", "ms", result.CounterGauge, 6.5, 2289),
+		counter("os.cpu.user", "%", result.CounterGauge, 60, 75), // 5 spreads of 3 points above: a mover, nearer its noise
+	)
+	names := moverNames(t, r)
+	if len(names) != 3 || names[0] != "db.status_read_ms" || strings.HasPrefix(names[1], "db.") {
+		t.Errorf("movers %v: want db.status_read_ms first, then the machine's far movers", names)
+	}
+	for _, n := range names {
+		if n == "os.cpu.user" {
+			t.Errorf("movers %v: a counter near its noise outranked one far outside it", names)
+		}
+	}
+}
+
+// counter is a counter of run's 60 seconds about typical (within 2%),
+// at during in the dip's seconds 42-44.
+func counter(name, unit, kind string, typical, during float64) result.CounterSeries {
+	s := result.CounterSeries{Name: name, Unit: unit, Kind: kind}
+	for t := 1.0; t <= 60; t++ {
+		v := typical * (1 + 0.01*float64(int(t)%3))
+		if t >= 42 && t <= 44 {
+			v = during
+		}
+		s.Points = append(s.Points, [2]float64{t, v})
+	}
+	return s
+}
+
+// moverNames finds r's one dip and names its movers, in their order.
+func moverNames(t *testing.T, r *result.Result) []string {
+	t.Helper()
+	got := Find(r)
+	if len(got) != 1 {
+		t.Fatalf("%d dips, want 1: %+v", len(got), got)
+	}
+	var names []string
+	for _, m := range got[0].Movers {
+		names = append(names, m.Name)
+	}
+	return names
 }
