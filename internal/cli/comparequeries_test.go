@@ -128,6 +128,10 @@ func TestCompareQueryRuns(t *testing.T) {
 				}
 				ratio, _ := strconv.ParseFloat(slowed[7], 64)
 				if !strings.HasSuffix(strings.Join(slowed, " "), " slower") || ratio < c.minRat || ratio > c.maxRat {
+					if try < 3 { // a loaded machine oversleeps; a pair of runs again
+						t.Logf("try %d: the slowed query: %q, want slower by %g to %g", try, slowed, c.minRat, c.maxRat)
+						continue
+					}
 					t.Fatalf("try %d: the slowed query: %q, want slower by %g to %g:\n%s", try, slowed, c.minRat, c.maxRat, o.stdout)
 				}
 				// The geometric mean of the queries' ratios, each the
