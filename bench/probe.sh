@@ -35,9 +35,14 @@
 # dbmark, before or probe tool +blocking runs on the blocking transport
 # (--transport blocking; probe+lock+blocking for both).
 #
-# Client CPU: user + system of the whole process (GNU time, connecting and
-# starting included; with BENCH_TX transactions that is under 1% here).
-# The rate is reported too but on a shared machine it is noise.
+# Client CPU: user + system of the whole process (GNU time), less its
+# start-up: each round also runs every tool BENCH_START_RUNS times with one
+# transaction per client, and a transaction's CPU is (CPU of the run - the
+# mean of those) / (its transactions - one per client). dbmark's start-up
+# (its commands, the machine's description, connecting) is tens of ms, a
+# few percent of a 100,000-transaction run on a fast machine, which would
+# be counted as a cost per transaction it is not. The rate is reported
+# too but on a shared machine it is noise.
 # BENCH_CALLGRIND=1 runs each tool under valgrind --tool=callgrind at
 # BENCH_CG_TX and twice that, and reports (Ir(2n) - Ir(n)) / n:
 # user-space instructions per transaction, start-up cancelled out, in all
@@ -50,6 +55,7 @@
 #   BENCH_ROUNDS=3       rounds; each runs every tool once, in an order that turns
 #   BENCH_CLIENTS=8      clients (connections) of every tool; pgbench -j 2
 #   BENCH_CG_TX=4000     transactions of the smaller callgrind run
+#   BENCH_START_RUNS=3   start-up runs (one transaction per client) per tool and round; 0: none
 #   BENCH_WAIT_CLIENTS=32 BENCH_WAIT_TX=32000   the wait cells' clients and transactions
 #   BENCH_DB=dbmark_probe_bench   database made on each server (dropped at the end)
 #   BENCH_RESULTS=DIR    where the TSV and the summary go (default: bench/results)
@@ -69,6 +75,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 CLIENTS=${BENCH_CLIENTS:-8}
 CG=${BENCH_CALLGRIND:-0}
 CG_TX=${BENCH_CG_TX:-4000}
+START_RUNS=${BENCH_START_RUNS:-3}
 WAIT_CLIENTS=${BENCH_WAIT_CLIENTS:-32}
 WAIT_TX=${BENCH_WAIT_TX:-32000}
 DB=${BENCH_DB:-dbmark_probe_bench}
@@ -86,17 +93,22 @@ summary() {
 $(nproc) CPUs, $(uname -r).
 $(awk -F'\t' 'NR == 2 { print $9 " clients, " $7 " transactions per run" }' "$1"), $(cut -f3 "$1" | sort -n | tail -n 1) rounds. Raw: $(basename "$1").
 
-| cell | tool | CPU µs/tx | tps | in flight | CPU/tx ÷ probe's (wait cells: dbmark's) | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
-|---|---|---:|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
+$([[ -r ${1%.tsv}-start.tsv ]] && echo "CPU/tx without start-up (the mean of $(awk -F'	' 'NR == 1 { print $5 }' "${1%.tsv}-start.tsv")-transaction runs, subtracted); start-up: its CPU ms, median." || echo "CPU/tx with start-up (no start-up runs).")
+
+| cell | tool | CPU µs/tx | start-up ms | tps | in flight | CPU/tx ÷ probe's (wait cells: dbmark's) | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
+|---|---|---:|---:|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
 EOF
 	awk -F'\t' -v cg="$([[ -r ${1%.tsv}-ir.tsv ]] && echo 1 || echo 0)" "$(<"$ROOT/bench/medians.awk")"'
 	FILENAME ~ /-ir\.tsv$/ { add(I, $2 SUBSEP $1, $4); add(P, $2 SUBSEP $1, $5); next }
 	FILENAME ~ /-flight\.tsv$/ { add(F, $2 SUBSEP $1, $4); next }
+	FILENAME ~ /-start\.tsv$/ { S0[$2, $3, $1] = $4; S0TX[$2, $3, $1] = $5; add(S, $2 SUBSEP $1, $4); next }
 	FNR == 1 { next }
 	{
 		if (!($2 in seen)) { seen[$2] = 1; cells[++nc] = $2 }
 		if (!(($2, $1) in tseen)) { tseen[$2, $1] = 1; tools[$2] = tools[$2] " " $1 }
-		u = $6 * 1e6 / $7; C[$2, $3, $1] = u; add(U, $2 SUBSEP $1, u); add(T, $2 SUBSEP $1, $5)
+		k = $2 SUBSEP $3 SUBSEP $1
+		u = (k in S0) ? ($6 - S0[k]) * 1e6 / ($7 - S0TX[k]) : $6 * 1e6 / $7
+		C[$2, $3, $1] = u; add(U, $2 SUBSEP $1, u); add(T, $2 SUBSEP $1, $5)
 		rounds[$2] = $3 > rounds[$2] ? $3 : rounds[$2]
 	}
 	END {
@@ -110,12 +122,13 @@ EOF
 					x = C[c, r, t] / C[c, r, ref]; R = R (R == "" ? "" : " ") x; by = by (by == "" ? "" : ", ") sprintf("%.3f", x)
 				}
 				fl = (c SUBSEP t) in F ? sprintf("%.2f", median(F[c SUBSEP t])) : ""
-				printf "| %s | %s | %.1f | %.0f | %s | %s | %s |", c, t, median(U[c SUBSEP t]), median(T[c SUBSEP t]), fl, R == "" ? "n/a" : sprintf("%.3f", median(R)), by
+				st = (c SUBSEP t) in S ? sprintf("%.0f", median(S[c SUBSEP t]) * 1000) : "n/a"
+				printf "| %s | %s | %.2f | %s | %.0f | %s | %s | %s |", c, t, median(U[c SUBSEP t]), st, median(T[c SUBSEP t]), fl, R == "" ? "n/a" : sprintf("%.3f", median(R)), by
 				if (cg) printf " %s |", (c SUBSEP t) in I ? sprintf("%.0f (path %.0f)", median(I[c SUBSEP t]), median(P[c SUBSEP t])) : "n/a"
 				printf "\n"
 			}
 		}
-	}' "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv") $([[ -r ${1%.tsv}-flight.tsv ]] && echo "${1%.tsv}-flight.tsv")
+	}' $([[ -r ${1%.tsv}-start.tsv ]] && echo "${1%.tsv}-start.tsv") "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv") $([[ -r ${1%.tsv}-flight.tsv ]] && echo "${1%.tsv}-flight.tsv")
 }
 
 if [[ ${1:-} == summary ]]; then
@@ -130,6 +143,7 @@ case ${1:-} in -h | --help)
 esac
 (($# == 0)) || die "no arguments expected (settings are environment variables; --help lists them)"
 need_whole BENCH_TX="$TX" BENCH_ROUNDS="$ROUNDS" BENCH_CLIENTS="$CLIENTS" BENCH_CG_TX="$CG_TX" BENCH_WAIT_CLIENTS="$WAIT_CLIENTS" BENCH_WAIT_TX="$WAIT_TX"
+[[ $START_RUNS =~ ^[0-9]+$ ]] || die "BENCH_START_RUNS=$START_RUNS: not a whole number (0: no start-up runs)"
 ((TX % CLIENTS == 0 && CG_TX % CLIENTS == 0)) || die "BENCH_TX and BENCH_CG_TX must be multiples of BENCH_CLIENTS=$CLIENTS (pgbench counts per client)"
 ((WAIT_TX % WAIT_CLIENTS == 0)) || die "BENCH_WAIT_TX must be a multiple of BENCH_WAIT_CLIENTS=$WAIT_CLIENTS (pgbench counts per client)"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
@@ -277,13 +291,13 @@ command_of() {
 	return 0
 }
 
-# measure TOOL CELL LOG: one run of the cell's transactions under GNU
+# measure TOOL CELL LOG [TX]: one run of the cell's transactions (or TX) under GNU
 # time; prints "tps cpu_s wall_s maxrss_kb mean_latency_ms in_flight" (the
 # latency and the clients in flight (Little's law) dbmark's, 0 for the
 # others).
 measure() {
 	local tool=$1 cell=$2 log=$3 tf=$3.time json=$3.json rc=0 wall cpu rss tx lat=0 fl=0
-	tx=$(tx_of "$cell")
+	tx=${4:-$(tx_of "$cell")}
 	command_of "$tool" "$cell" "$tx" "$json"
 	(cd "$DIR" && timed "$tf" "${CMD[@]}") >"$log" 2>&1 || rc=$?
 	((rc == 0)) || {
@@ -352,6 +366,16 @@ for cell in $CELLS; do
 			read -r tps cpu wall rss lat fl <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-${tool//[^a-z0-9]/_}.log")"
 			record "$tool" "$cell" "$r" 1 "$tps" "$cpu" "$(tx_of "$cell")" 0 "$(clients_of "$cell")" "$lat" "$wall" "$rss" -1
 			[[ $fl == 0 ]] || echo "$tool	$cell	$r	$fl" >>"${RESULTS_TSV%.tsv}-flight.tsv"
+			if ((START_RUNS > 0)); then
+				c0=$(clients_of "$cell") sum=0
+				for ((k = 1; k <= START_RUNS; k++)); do
+					read -r _ scpu _ <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-start$k-${tool//[^a-z0-9]/_}.log" "$c0")"
+					sum=$(awk -v a="$sum" -v b="$scpu" 'BEGIN { print a + b }')
+				done
+				scpu=$(awk -v a="$sum" -v n="$START_RUNS" 'BEGIN { printf "%.4f", a / n }')
+				log "  $tool $cell round $r: start-up $scpu s CPU (mean of $START_RUNS runs of $c0 transactions)"
+				echo "$tool	$cell	$r	$scpu	$c0" >>"${RESULTS_TSV%.tsv}-start.tsv"
+			fi
 			if [[ $CG != 0 ]]; then
 				read -r ir path <<<"$(ir_split "$(instructions "$tool" "$cell" "$CG_TX")" "$(instructions "$tool" "$cell" $((2 * CG_TX)))" "$CG_TX")"
 				log "  $tool $cell round $r: $ir instructions per transaction, $path on the client path (callgrind)"
