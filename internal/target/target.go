@@ -147,8 +147,8 @@ type Options struct {
 	// statements) or disable.
 	PSMode string
 	// Transport is how a server engine's connections move their bytes
-	// (internal/target/transport): go (the default, also when empty) or
-	// blocking.
+	// (internal/target/transport): auto (the default, also when empty:
+	// the engine chooses), go or blocking.
 	Transport string
 	Logger    *slog.Logger
 	// Notices receives the server's notices (PostgreSQL's NOTICE, WARNING,

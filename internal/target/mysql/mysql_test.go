@@ -130,10 +130,12 @@ func offersTLS(t *testing.T, raw string) bool {
 }
 
 // TestConformance runs the suite over TCP, the unix socket and TLS, with
-// server-side prepared statements and without.
+// server-side prepared statements and without, on Go's transport (the
+// default, auto, chooses the blocking one for these servers on this
+// machine).
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{mysql.PSAuto, mysql.PSDisable} {
-		opts := target.Options{PSMode: mode}
+		opts := target.Options{PSMode: mode, Transport: transport.Go}
 		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, opts, own.Get)) })
 		t.Run("socket/"+mode, func(t *testing.T) { targettest.Run(t, engine(socket, opts, own.Get)) })
 		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, opts, own.Get)) })
@@ -142,12 +144,16 @@ func TestConformance(t *testing.T) {
 
 // TestConformanceBlocking runs the suite over TCP, the unix socket and
 // TLS on the blocking transport, and checks that the result's driver line
-// says which transport ran; a transport that is none is refused.
+// says which transport ran: the default (auto) is the blocking one for a
+// server on this machine; a transport that is none is refused.
 func TestConformanceBlocking(t *testing.T) {
 	opts := target.Options{Transport: transport.Blocking}
 	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
 		transport.Describe(transport.Blocking), tcp, socket, tls)
-	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
+	for _, c := range []targettest.Cell{tcp, socket} {
+		targettest.DriverSays(t, open(t, c.URL(t), target.Options{}), transport.Describe(transport.Blocking)+" (auto)")
+	}
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{Transport: transport.Go}), transport.Describe(transport.Go))
 	u, _ := url.Parse("mysql://u@127.0.0.1/db")
 	if _, err := mysql.Open(context.Background(), u, target.Options{Transport: "epoll"}); err == nil {
 		t.Fatal("transport epoll accepted")

@@ -71,7 +71,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	}
 	// pgconn's own dialer (its keep-alive), on the run's transport; TLS
 	// is pgconn's, on top. Its cancel requests dial through it too.
-	cfg.DialFunc = transport.Wrap(opts.Transport, cfg.DialFunc)
+	// The engine's choice is Go's: bench/probe.sh's A/B found the blocking
+	// transport cheaper in some rounds and costlier in others over
+	// PostgreSQL's TCP, socket and TLS, and costlier on every server wait.
+	tr := opts.Transport
+	if transport.IsAuto(tr) {
+		tr = transport.Go
+	}
+	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc)
 	if cfg.ConnectTimeout == 0 {
 		// A server that accepts and never answers must not hold the run.
 		cfg.ConnectTimeout = target.ConnectTimeout
@@ -84,7 +91,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			fmt.Fprint(opts.Notices, NoticeMessage(n))
 		}
 	}
-	return &Target{cfg: cfg, mode: mode, transport: opts.Transport, redacted: target.Redact(u.String())}, nil
+	return &Target{cfg: cfg, mode: mode, transport: tr, redacted: target.Redact(u.String())}, nil
 }
 
 func (t *Target) Kind() string                        { return "postgres" }

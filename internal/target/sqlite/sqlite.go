@@ -57,7 +57,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if err := transport.Check(opts.Transport); err != nil {
 		return nil, err
 	}
-	if opts.Transport != "" && opts.Transport != transport.Go {
+	if !transport.IsAuto(opts.Transport) && opts.Transport != transport.Go {
 		return nil, fmt.Errorf("--transport %s: SQLite runs inside dbmark, with no connection to a server to carry (drop --transport)", opts.Transport)
 	}
 	path := u.Host + u.Path

@@ -16,6 +16,10 @@ import (
 
 // The names of the transports, as --transport takes them.
 const (
+	// Auto lets the engine choose (each engine's Open says how): the
+	// blocking transport where bench/probe.sh's A/B found it cheaper in
+	// every round, Go's elsewhere. The empty name is Auto too.
+	Auto = "auto"
 	// Go is Go's own connection: the goroutine waits in the network
 	// poller and its thread runs other goroutines meanwhile.
 	Go = "go"
@@ -27,7 +31,7 @@ const (
 )
 
 // Names are the transports, the default first.
-var Names = []string{Go, Blocking}
+var Names = []string{Auto, Go, Blocking}
 
 // Check says whether name is a transport, in one line naming the choices
 // when it is not. The empty name is the default.
@@ -35,7 +39,32 @@ func Check(name string) error {
 	if name == "" || slices.Contains(Names, name) {
 		return nil
 	}
-	return fmt.Errorf("--transport %q: must be go (the Go runtime's network poller) or blocking (a thread per connection, waiting in poll(2))", name)
+	return fmt.Errorf("--transport %q: must be auto (the engine's choice), go (the Go runtime's network poller) or blocking (a thread per connection, waiting in poll(2))", name)
+}
+
+// IsAuto says whether name leaves the choice to the engine.
+func IsAuto(name string) bool { return name == "" || name == Auto }
+
+// Local says whether a server dialed at network and addr (as a dialer
+// takes them) is on this machine: a unix socket, or a loopback address
+// or localhost over TCP. Such a server answers a short statement within
+// microseconds, where waiting in the kernel on the client's own thread
+// costs less than the poller's hand-offs; a remote one answers in a
+// network round trip, which a blocking wait spends holding a processor
+// until the runtime takes it back.
+func Local(network, addr string) bool {
+	if network == "unix" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // DialFunc is the drivers' dialer signature (pgconn.DialFunc,
@@ -43,9 +72,9 @@ func Check(name string) error {
 type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Wrap returns a dialer that dials with dial and hands back the
-// transport name asks for: dial itself for Go (and the empty name), and
-// for Blocking dial's connection turned into a Conn. name must have
-// passed Check.
+// transport name asks for: dial itself for Go, and for Blocking dial's
+// connection turned into a Conn. name must have passed Check, and Auto
+// been resolved by the engine (Wrap takes it as Go).
 func Wrap(name string, dial DialFunc) DialFunc {
 	if name != Blocking {
 		return dial

@@ -77,7 +77,7 @@ func TestConn(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	for _, ok := range []string{"", "go", "blocking"} {
+	for _, ok := range []string{"", "auto", "go", "blocking"} {
 		if err := transport.Check(ok); err != nil {
 			t.Errorf("Check(%q): %v", ok, err)
 		}
@@ -88,6 +88,31 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestLocal: a unix socket, a loopback address and localhost are this
+// machine's servers (auto's blocking transport on MySQL); any other host
+// is not, whatever its name says.
+func TestLocal(t *testing.T) {
+	for _, c := range []struct {
+		network, addr string
+		want          bool
+	}{
+		{"unix", "/run/mysqld/mysqld.sock", true},
+		{"tcp", "127.0.0.1:3306", true},
+		{"tcp", "127.0.0.2:3306", true},
+		{"tcp", "[::1]:3306", true},
+		{"tcp", "localhost:3306", true},
+		{"tcp", "localhost", true},
+		{"tcp", "192.0.2.10:3306", false},
+		{"tcp", "[2001:db8::1]:3306", false},
+		{"tcp", "db.example.com:3306", false},
+		{"tcp", "localhost.example.com:3306", false},
+	} {
+		if got := transport.Local(c.network, c.addr); got != c.want {
+			t.Errorf("Local(%q, %q) = %v, want %v", c.network, c.addr, got, c.want)
+		}
+	}
+}
+
 func TestWrapGoIsTheDialer(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -95,7 +120,7 @@ func TestWrapGoIsTheDialer(t *testing.T) {
 	}
 	defer ln.Close()
 	var d net.Dialer
-	for name, want := range map[string]bool{transport.Go: false, "": false, transport.Blocking: true} {
+	for name, want := range map[string]bool{transport.Go: false, "": false, transport.Auto: false, transport.Blocking: true} {
 		c, err := transport.Wrap(name, d.DialContext)(context.Background(), "tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
