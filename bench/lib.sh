@@ -42,7 +42,7 @@ dbmark_binary() {
 
 # ------------------------------------------------------------ raw figures
 
-TSV_HEADER='tool	cell	round	run	tps	cpu_s	transactions	errors	clients	mean_latency_ms	wall_s	maxrss_kb	server_cpu_s'
+TSV_HEADER='tool	cell	round	run	tps	cpu_s	transactions	errors	clients	mean_latency_ms	wall_s	maxrss_kb	server_cpu_s	switches'
 
 # results_open NAME: the TSV file for this run of script NAME, in
 # $BENCH_RESULTS (default bench/results/), named by the script, the UTC time
@@ -59,25 +59,35 @@ results_open() {
 	echo "$TSV_HEADER" >"$RESULTS_TSV"
 }
 
-# timed TIMEFILE CMD...: runs CMD under GNU time, which writes
-# "wall user sys maxrss_kb" to TIMEFILE; returns CMD's exit code.
+# timed TIMEFILE CMD...: runs CMD under GNU time, which writes "wall user
+# sys maxrss_kb voluntary_switches involuntary_switches" to TIMEFILE;
+# returns CMD's exit code.
 timed() {
 	local tf=$1
 	shift
-	"$GNU_TIME" -f "%e %U %S %M" -o "$tf" "$@"
+	"$GNU_TIME" -f "%e %U %S %M %w %c" -o "$tf" "$@"
 }
 
 # time_of TIMEFILE: "wall_s cpu_s maxrss_kb" (cpu: user + sys). GNU time
 # writes "Command exited with non-zero status" first on failure: the
 # figures are on the last line.
 time_of() {
-	local wall user sys rss
-	read -r wall user sys rss < <(tail -n 1 "$1") || true
+	local wall user sys rss _
+	read -r wall user sys rss _ < <(tail -n 1 "$1") || true
 	[[ -n ${rss:-} ]] || die "no GNU time output in $1"
 	awk -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss" 'BEGIN { printf "%s %.2f %s\n", w, u + s, m }'
 }
 
-# record TOOL CELL ROUND RUN TPS CPU TX ERRORS CLIENTS LATENCY WALL RSS SERVER:
+# switches_of TIMEFILE: the process's context switches, voluntary (it
+# waited) plus involuntary (it was preempted), from timed's TIMEFILE.
+switches_of() {
+	local vol inv
+	read -r _ _ _ _ vol inv < <(tail -n 1 "$1") || true
+	[[ -n ${inv:-} ]] || die "no context switches in $1 (GNU time's %w %c)"
+	echo $((vol + inv))
+}
+
+# record TOOL CELL ROUND RUN TPS CPU TX ERRORS CLIENTS LATENCY WALL RSS SERVER SWITCHES:
 # one line of the TSV (the columns of TSV_HEADER), and the same figures on
 # stderr as progress.
 record() {
@@ -187,8 +197,8 @@ server_seconds() {
 # column.
 summary() {
 	local peer=$1 tsv=$2
-	echo "| cell | clients | $peer tps | dbmark tps | tps ratio | $peer CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | server CPU/tx ratio | dbmark in flight | tps ratio by round |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| cell | clients | $peer tps | dbmark tps | tps ratio | $peer CPU µs/tx | dbmark CPU µs/tx | CPU/tx ratio | server CPU/tx ratio | dbmark in flight | switches/tx: $peer, dbmark | tps ratio by round |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	awk -F'\t' -v peer="$peer" "$(<"$ROOT/bench/medians.awk")"'
 	FNR == 1 && $1 == "tool" { next }
 	{
@@ -201,6 +211,7 @@ summary() {
 		add(T, cell SUBSEP tool, $5)
 		add(C, cell SUBSEP tool, $7 > 0 ? $6 * 1e6 / $7 : 0)
 		if (tool == "dbmark" && $10 > 0) add(F, cell, $5 * $10 / 1000)
+		if (NF >= 14 && $14 != "" && $7 > 0) add(X, cell SUBSEP tool, $14 / $7)
 	}
 	END {
 		for (i = 1; i <= nc; i++) {
@@ -216,10 +227,11 @@ summary() {
 			byround = ""
 			n = split(R[c SUBSEP "tps"], rr, " ")
 			for (j = 1; j <= n; j++) byround = byround (j > 1 ? ", " : "") sprintf("%.3f", rr[j])
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c, clients[c],
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s | %s |\n", c, clients[c],
 				fmt("%.1f", T[c SUBSEP peer]), fmt("%.1f", T[c SUBSEP "dbmark"]), fmt("%.3f", R[c SUBSEP "tps"]),
 				fmt("%.1f", C[c SUBSEP peer]), fmt("%.1f", C[c SUBSEP "dbmark"]), fmt("%.3f", R[c SUBSEP "cpu"]),
-				fmt("%.3f", R[c SUBSEP "srv"]), fmt("%.2f", F[c]), byround == "" ? "n/a" : byround
+				fmt("%.3f", R[c SUBSEP "srv"]), fmt("%.2f", F[c]), fmt("%.2f", X[c SUBSEP peer]), fmt("%.2f", X[c SUBSEP "dbmark"]),
+				byround == "" ? "n/a" : byround
 		}
 	}
 	# fmt FORMAT LIST: the median of LIST in FORMAT, or n/a for an empty list.

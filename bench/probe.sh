@@ -35,6 +35,8 @@
 # dbmark, before or probe tool +blocking runs on the blocking transport
 # (--transport blocking; probe+lock+blocking for both).
 #
+# Context switches a transaction: the process's, voluntary and involuntary
+# (GNU time), less its start-up's likewise.
 # Client CPU: user + system of the whole process (GNU time), less its
 # start-up: each round also runs every tool BENCH_START_RUNS times with one
 # transaction per client, and a transaction's CPU is (CPU of the run - the
@@ -95,13 +97,14 @@ $(awk -F'\t' 'NR == 2 { print $9 " clients, " $7 " transactions per run" }' "$1"
 
 $([[ -r ${1%.tsv}-start.tsv ]] && echo "CPU/tx without start-up (the mean of $(awk -F'	' 'NR == 1 { print $5 }' "${1%.tsv}-start.tsv")-transaction runs, subtracted); start-up: its CPU ms, median." || echo "CPU/tx with start-up (no start-up runs).")
 
-| cell | tool | CPU µs/tx | start-up ms | tps | in flight | CPU/tx ÷ probe's (wait cells: dbmark's) | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
-|---|---|---:|---:|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
+| cell | tool | CPU µs/tx | start-up ms | tps | in flight | switches/tx | CPU/tx ÷ probe's (wait cells: dbmark's) | by round |$([[ -r ${1%.tsv}-ir.tsv ]] && echo " instructions/tx |")
+|---|---|---:|---:|---:|---:|---:|---:|---|$([[ -r ${1%.tsv}-ir.tsv ]] && echo "---:|")
 EOF
 	awk -F'\t' -v cg="$([[ -r ${1%.tsv}-ir.tsv ]] && echo 1 || echo 0)" "$(<"$ROOT/bench/medians.awk")"'
 	FILENAME ~ /-ir\.tsv$/ { add(I, $2 SUBSEP $1, $4); add(P, $2 SUBSEP $1, $5); next }
 	FILENAME ~ /-flight\.tsv$/ { add(F, $2 SUBSEP $1, $4); next }
 	FILENAME ~ /-start\.tsv$/ { S0[$2, $3, $1] = $4; S0TX[$2, $3, $1] = $5; add(S, $2 SUBSEP $1, $4); next }
+	FILENAME ~ /-cs\.tsv$/ { add(X, $2 SUBSEP $1, $4); next }
 	FNR == 1 { next }
 	{
 		if (!($2 in seen)) { seen[$2] = 1; cells[++nc] = $2 }
@@ -123,12 +126,13 @@ EOF
 				}
 				fl = (c SUBSEP t) in F ? sprintf("%.2f", median(F[c SUBSEP t])) : ""
 				st = (c SUBSEP t) in S ? sprintf("%.0f", median(S[c SUBSEP t]) * 1000) : "n/a"
-				printf "| %s | %s | %.2f | %s | %.0f | %s | %s | %s |", c, t, median(U[c SUBSEP t]), st, median(T[c SUBSEP t]), fl, R == "" ? "n/a" : sprintf("%.3f", median(R)), by
+				cs = (c SUBSEP t) in X ? sprintf("%.2f", median(X[c SUBSEP t])) : "n/a"
+				printf "| %s | %s | %.2f | %s | %.0f | %s | %s | %s | %s |", c, t, median(U[c SUBSEP t]), st, median(T[c SUBSEP t]), fl, cs, R == "" ? "n/a" : sprintf("%.3f", median(R)), by
 				if (cg) printf " %s |", (c SUBSEP t) in I ? sprintf("%.0f (path %.0f)", median(I[c SUBSEP t]), median(P[c SUBSEP t])) : "n/a"
 				printf "\n"
 			}
 		}
-	}' $([[ -r ${1%.tsv}-start.tsv ]] && echo "${1%.tsv}-start.tsv") "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv") $([[ -r ${1%.tsv}-flight.tsv ]] && echo "${1%.tsv}-flight.tsv")
+	}' $([[ -r ${1%.tsv}-start.tsv ]] && echo "${1%.tsv}-start.tsv") $([[ -r ${1%.tsv}-cs.tsv ]] && echo "${1%.tsv}-cs.tsv") "$1" $([[ -r ${1%.tsv}-ir.tsv ]] && echo "${1%.tsv}-ir.tsv") $([[ -r ${1%.tsv}-flight.tsv ]] && echo "${1%.tsv}-flight.tsv")
 }
 
 if [[ ${1:-} == summary ]]; then
@@ -292,9 +296,9 @@ command_of() {
 }
 
 # measure TOOL CELL LOG [TX]: one run of the cell's transactions (or TX) under GNU
-# time; prints "tps cpu_s wall_s maxrss_kb mean_latency_ms in_flight" (the
-# latency and the clients in flight (Little's law) dbmark's, 0 for the
-# others).
+# time; prints "tps cpu_s wall_s maxrss_kb mean_latency_ms in_flight
+# switches" (the latency and the clients in flight (Little's law)
+# dbmark's, 0 for the others; switches: the process's context switches).
 measure() {
 	local tool=$1 cell=$2 log=$3 tf=$3.time json=$3.json rc=0 wall cpu rss tx lat=0 fl=0
 	tx=${4:-$(tx_of "$cell")}
@@ -309,7 +313,8 @@ measure() {
 		read -r lat fl < <(jq -r '[(.summary.latency.mean_ms // 0), (.summary.effective_concurrency // 0)] | @tsv' "$json")
 	fi
 	read -r wall cpu rss <<<"$(time_of "$tf")"
-	awk -v w="$wall" -v c="$cpu" -v r="$rss" -v n="$tx" -v l="$lat" -v f="$fl" 'BEGIN { printf "%.1f %s %s %s %s %s\n", (w > 0 ? n / w : 0), c, w, r, l, f }'
+	awk -v w="$wall" -v c="$cpu" -v r="$rss" -v n="$tx" -v l="$lat" -v f="$fl" -v x="$(switches_of "$tf")" \
+		'BEGIN { printf "%.1f %s %s %s %s %s %s\n", (w > 0 ? n / w : 0), c, w, r, l, f, x }'
 }
 
 # instructions TOOL CELL TX: runs the tool under callgrind; prints the
@@ -363,19 +368,25 @@ for cell in $CELLS; do
 		k=$(((r - 1) % n))
 		order=("${order[@]:$k}" "${order[@]:0:$k}")
 		for tool in "${order[@]}"; do
-			read -r tps cpu wall rss lat fl <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-${tool//[^a-z0-9]/_}.log")"
+			read -r tps cpu wall rss lat fl cs <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-${tool//[^a-z0-9]/_}.log")"
 			record "$tool" "$cell" "$r" 1 "$tps" "$cpu" "$(tx_of "$cell")" 0 "$(clients_of "$cell")" "$lat" "$wall" "$rss" -1
 			[[ $fl == 0 ]] || echo "$tool	$cell	$r	$fl" >>"${RESULTS_TSV%.tsv}-flight.tsv"
+			cs0=0
 			if ((START_RUNS > 0)); then
-				c0=$(clients_of "$cell") sum=0
+				c0=$(clients_of "$cell") sum=0 sumcs=0
 				for ((k = 1; k <= START_RUNS; k++)); do
-					read -r _ scpu _ <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-start$k-${tool//[^a-z0-9]/_}.log" "$c0")"
+					read -r _ scpu _ _ _ _ scs <<<"$(measure "$tool" "$cell" "$OUT/$cell-$r-start$k-${tool//[^a-z0-9]/_}.log" "$c0")"
 					sum=$(awk -v a="$sum" -v b="$scpu" 'BEGIN { print a + b }')
+					sumcs=$((sumcs + scs))
 				done
 				scpu=$(awk -v a="$sum" -v n="$START_RUNS" 'BEGIN { printf "%.4f", a / n }')
-				log "  $tool $cell round $r: start-up $scpu s CPU (mean of $START_RUNS runs of $c0 transactions)"
+				cs0=$((sumcs / START_RUNS))
+				log "  $tool $cell round $r: start-up $scpu s CPU, $cs0 context switches (mean of $START_RUNS runs of $c0 transactions)"
 				echo "$tool	$cell	$r	$scpu	$c0" >>"${RESULTS_TSV%.tsv}-start.tsv"
 			fi
+			# Context switches a transaction, start-up's taken out as its CPU is.
+			awk -v t="$tool" -v c="$cell" -v r="$r" -v x="$cs" -v x0="$cs0" -v n="$(tx_of "$cell")" -v n0="$(( START_RUNS > 0 ? $(clients_of "$cell") : 0 ))" \
+				'BEGIN { printf "%s\t%s\t%s\t%.3f\n", t, c, r, (x - x0) / (n - n0) }' >>"${RESULTS_TSV%.tsv}-cs.tsv"
 			if [[ $CG != 0 ]]; then
 				read -r ir path <<<"$(ir_split "$(instructions "$tool" "$cell" "$CG_TX")" "$(instructions "$tool" "$cell" $((2 * CG_TX)))" "$CG_TX")"
 				log "  $tool $cell round $r: $ir instructions per transaction, $path on the client path (callgrind)"

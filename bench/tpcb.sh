@@ -200,7 +200,7 @@ measure() {
 	((tx > 0)) || die "$tool $script -M $mode over $tr: no transaction completed (log: $log)"
 	t=$(time_of "$tf")
 	read -r wall cpu rss <<<"$t"
-	echo "$tps $cpu $tx ${errs:-0} ${lat:-0} $wall $rss $(server_seconds "$s0" "$s1")"
+	echo "$tps $cpu $tx ${errs:-0} ${lat:-0} $wall $rss $(server_seconds "$s0" "$s1") $(switches_of "$tf")"
 }
 
 SKIPPED=()
@@ -224,8 +224,8 @@ for cell in "${sel[@]}"; do
 		for tool in $order; do
 			k=$((k + 1))
 			m=$(measure "$tool" "$script" "$mode" "$tr" "$clients" "$TIME_S" "$OUT/${cell//\//-}-$r-$k-$tool.log")
-			read -r tps cpu tx errs lat wall rss srv <<<"$m"
-			record "$tool" "$cell" "$r" "$k" "$tps" "$cpu" "$tx" "$errs" "$clients" "$lat" "$wall" "$rss" "$srv"
+			read -r tps cpu tx errs lat wall rss srv sw <<<"$m"
+			record "$tool" "$cell" "$r" "$k" "$tps" "$cpu" "$tx" "$errs" "$clients" "$lat" "$wall" "$rss" "$srv" "$sw"
 		done
 	done
 done

@@ -125,8 +125,8 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	// The engine's choice: on MariaDB and MySQL, bench/probe.sh's A/B on
 	// a quiet machine found the blocking transport cheaper than Go's in
 	// every round over TCP, the socket and TLS to a server on the same
-	// machine (client CPU per transaction 0.66-0.73 of Go's, the rate
-	// 12-22% higher), and costlier (1.2-1.4x, the rate level) where each
+	// machine (client CPU per transaction 0.63-0.70 of Go's, the rate
+	// 12-22% higher), and costlier (1.1-1.5x, the rate level) where each
 	// statement waits on the server, as it does for a remote one.
 	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
 	if auto {
