@@ -340,6 +340,15 @@ func TestServersEndToEnd(t *testing.T) {
 			if r.Workload.Options["transport"] != "auto" || !strings.Contains(r.Target.Driver, chosen) {
 				t.Fatalf("default transport recorded as %q, driver %q, want auto and %q", r.Workload.Options["transport"], r.Target.Driver, chosen)
 			}
+			// On the blocking transport each client has a processor of the
+			// Go scheduler to itself, and one spare; on Go's, the default.
+			procs := func(r *result.Result, blocking bool) {
+				t.Helper()
+				if blocking && r.Environment.GoMaxProcs < 3+2 || !blocking && os.Getenv("GOMAXPROCS") == "" && r.Environment.GoMaxProcs != r.Environment.CPUs {
+					t.Fatalf("GOMAXPROCS %d on %d CPUs for 3 clients, blocking transport %v", r.Environment.GoMaxProcs, r.Environment.CPUs, blocking)
+				}
+			}
+			procs(r, chosen != "Go transport")
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--transport", other, "--json", jsonPath}, args...)...)
 			if o.code != 0 {
 				t.Fatalf("%s run: exit %d: %s", other, o.code, o.stderr)
@@ -351,6 +360,7 @@ func TestServersEndToEnd(t *testing.T) {
 			if c := r.Summary.Concurrency; c < 2.7 || len(r.Summary.Warnings) > 0 {
 				t.Fatalf("%s transport: effective concurrency %.2f of 3 clients, warnings %q", other, c, r.Summary.Warnings)
 			}
+			procs(r, other == "blocking")
 		})
 	}
 }

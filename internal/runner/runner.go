@@ -149,6 +149,17 @@ type Outcome struct {
 	Servers []result.Server
 }
 
+// yieldEvery is how often a SyscallBound worker goes through the
+// scheduler between its events. Its waits are system calls that keep its
+// goroutine on its processor, so without a yield the goroutine would never
+// be rescheduled. The runtime's monitor (sysmon) preempts a goroutine that
+// has run for 10 ms without being rescheduled; when the goroutine is in a
+// system call, it takes its processor away instead. Each time it takes one,
+// the monitor goes back to waking every 20 µs, and a worker back from its
+// system call must get a processor again. Yielding well within 10 ms lets
+// the monitor sleep and keeps each worker on its own processor.
+const yieldEvery = 5 * time.Millisecond
+
 // ErrInterrupted is returned when the run's context was cancelled from outside.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -159,9 +170,11 @@ var ErrInterrupted = errors.New("interrupted")
 // own for file I/O): the runner knows of them only their workers, their
 // sessions and the class of their errors.
 func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.Load, sink Sink, log *slog.Logger) *Outcome {
-	// File I/O workers make their reads and writes as raw system calls,
-	// which keep the goroutine's processor (Load.SyscallBound): they need
-	// one each, or a worker back from the kernel waits for one.
+	// Workers that wait in system calls on their own threads (file I/O,
+	// a database connection on the blocking transport) keep the
+	// goroutine's processor while they wait (Load.SyscallBound): they
+	// need one each, and one to spare, or a worker back from the kernel
+	// waits for one and the runtime hands processors between threads.
 	if want := cfg.Threads + 2; load.SyscallBound && want > runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
@@ -744,6 +757,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		al = newAlarm(stop)
 		defer al.close()
 	}
+	var yielded time.Duration // when the worker last went through the scheduler
 	for wk.events == 0 || wk.done < wk.events {
 		select {
 		case <-stopped:
@@ -769,6 +783,10 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			}
 		}
 		began := wk.clock.Read()
+		if r.load.SyscallBound && began-yielded > yieldEvery {
+			runtime.Gosched()
+			yielded = began
+		}
 		if wk.sched == nil {
 			intended = began
 		}

@@ -235,6 +235,14 @@ type Idler interface {
 	Idle() bool
 }
 
+// ThreadHolder is a Target whose connections wait for the server in a
+// system call on the client's own thread (the blocking transport), not in
+// Go's network poller: each client then needs a processor of the Go
+// scheduler to itself (workload.Load.SyscallBound).
+type ThreadHolder interface {
+	HoldsThreads() bool
+}
+
 // Opener builds a Target from a parsed URL.
 type Opener func(ctx context.Context, u *url.URL, opts Options) (Target, error)
 

@@ -206,10 +206,12 @@ type Load struct {
 	// kept (figures only the workload knows, steps that follow the load).
 	Finish func(ctx context.Context, res *result.Result)
 	// SyscallBound says the workers spend their time blocked in system
-	// calls that return quickly (file I/O): the runner
-	// then gives every worker a processor of the Go scheduler, so one back
-	// from a system call never waits for the scheduler to take a processor
-	// from a worker still blocked in one.
+	// calls that return quickly (file I/O; a database connection on the
+	// blocking transport, set by package sqlclient): the runner then gives
+	// every worker a processor of the Go scheduler, so one back from a
+	// system call never waits for the scheduler to take a processor from a
+	// worker still blocked in one, and has each worker yield between
+	// events so that the runtime leaves it its processor.
 	SyscallBound bool
 }
 

@@ -155,6 +155,12 @@ func (t *Target) Dialect() target.Dialect             { return dialect{} }
 func (t *Target) Close() error                        { return nil }
 func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 
+var _ target.ThreadHolder = (*Target)(nil)
+
+// HoldsThreads says whether the connections are on the blocking
+// transport, whose waits keep the client's thread.
+func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking }
+
 // driverConn is what this package needs of the driver's connection.
 type driverConn interface {
 	driver.Conn

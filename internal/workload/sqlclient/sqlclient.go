@@ -30,10 +30,15 @@ var _ workload.Clients = (*Clients)(nil)
 // New returns the clients of load on tg and, when more are given, spread
 // over tg and them round-robin: client i connects to server i mod the
 // number of servers (workload.ServerOf), its reconnects too, so each
-// server's figures are its own clients'. load must have a NewWorker.
+// server's figures are its own clients'. load must have a NewWorker. When
+// the connections hold their threads while they wait (target.ThreadHolder),
+// New marks load SyscallBound.
 func New(tg target.Target, load *workload.Load, more ...target.Target) (*Clients, error) {
 	if load.NewWorker == nil {
 		return nil, fmt.Errorf("the load has no worker to run on a database connection")
+	}
+	if h, ok := tg.(target.ThreadHolder); ok && h.HoldsThreads() {
+		load.SyscallBound = true // each connection keeps its thread while it waits
 	}
 	return &Clients{tgs: append([]target.Target{tg}, more...), newWorker: load.NewWorker}, nil
 }
