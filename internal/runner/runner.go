@@ -160,6 +160,12 @@ type Outcome struct {
 // the monitor sleep and keeps each worker on its own processor.
 const yieldEvery = 5 * time.Millisecond
 
+// maxSyscallProcs bounds the processors a SyscallBound run asks for (128
+// workers and two): the collector's stop of the world visits every
+// processor, and its pauses, which every client's latency shows, grow with
+// them (some milliseconds at 256 workers).
+const maxSyscallProcs = 130
+
 // ErrInterrupted is returned when the run's context was cancelled from outside.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -173,9 +179,9 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	// Workers that wait in system calls on their own threads (file I/O,
 	// a database connection on the blocking transport) keep the
 	// goroutine's processor while they wait (Load.SyscallBound): they
-	// need one each, and one to spare, or a worker back from the kernel
+	// need one each, and two to spare, or a worker back from the kernel
 	// waits for one and the runtime hands processors between threads.
-	if want := cfg.Threads + 2; load.SyscallBound && want > runtime.GOMAXPROCS(0) {
+	if want := min(cfg.Threads+2, maxSyscallProcs); load.SyscallBound && want > runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 	gomaxprocs := runtime.GOMAXPROCS(0)
