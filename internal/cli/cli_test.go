@@ -341,7 +341,7 @@ func TestServersEndToEnd(t *testing.T) {
 				t.Fatalf("default transport recorded as %q, driver %q, want auto and %q", r.Workload.Options["transport"], r.Target.Driver, chosen)
 			}
 			// On the blocking transport each client has a processor of the
-			// Go scheduler to itself, and one spare; on Go's, the default.
+			// Go scheduler to itself, and two to spare; on Go's, the default.
 			procs := func(r *result.Result, blocking bool) {
 				t.Helper()
 				if blocking && r.Environment.GoMaxProcs < 3+2 || !blocking && os.Getenv("GOMAXPROCS") == "" && r.Environment.GoMaxProcs != r.Environment.CPUs {

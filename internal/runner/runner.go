@@ -763,6 +763,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		al = newAlarm(stop)
 		defer al.close()
 	}
+	yields := r.load.SyscallBound
 	var yielded time.Duration // when the worker last went through the scheduler
 	for wk.events == 0 || wk.done < wk.events {
 		select {
@@ -789,7 +790,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 			}
 		}
 		began := wk.clock.Read()
-		if r.load.SyscallBound && began-yielded > yieldEvery {
+		if yields && began-yielded > yieldEvery {
 			runtime.Gosched()
 			yielded = began
 		}
