@@ -127,10 +127,11 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	// every round over TCP, the socket and TLS to a server on the same
 	// machine (client CPU per transaction 0.63-0.70 of Go's, the rate
 	// 12-22% higher), and costlier (1.1-1.5x, the rate level) where each
-	// statement waits on the server, as it does for a remote one.
+	// statement waits on the server, as it does for a remote one; there
+	// the poller transport costs least.
 	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
 	if auto {
-		tr = transport.Go
+		tr = transport.Polled()
 		if transport.Local(network, addr) {
 			tr = transport.Blocking
 		}

@@ -160,6 +160,14 @@ func TestConformanceBlocking(t *testing.T) {
 	}
 }
 
+// TestConformancePoller runs the suite over TCP, the unix socket and TLS
+// on the poller transport (auto's for a server on another machine).
+func TestConformancePoller(t *testing.T) {
+	opts := target.Options{Transport: transport.Poller}
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
+		transport.Describe(transport.Poller), tcp, socket, tls)
+}
+
 // TestTLSParameters: tls=preferred connects whether or not the server
 // offers TLS; tls=skip-verify encrypts when it does, and is refused with
 // one clear line when it does not.

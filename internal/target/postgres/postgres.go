@@ -44,7 +44,9 @@ type Target struct {
 	cfg       *pgconn.Config
 	mode      string
 	transport string
-	redacted  string
+	// autoTransport: transport is the engine's choice (--transport auto).
+	autoTransport bool
+	redacted      string
 }
 
 // Open parses u and checks the options; it does not connect.
@@ -71,12 +73,14 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	}
 	// pgconn's own dialer (its keep-alive), on the run's transport; TLS
 	// is pgconn's, on top. Its cancel requests dial through it too.
-	// The engine's choice is Go's: bench/probe.sh's A/B found the blocking
-	// transport cheaper in some rounds and costlier in others over
-	// PostgreSQL's TCP, socket and TLS, and costlier on every server wait.
-	tr := opts.Transport
-	if transport.IsAuto(tr) {
-		tr = transport.Go
+	// The engine's choice is the poller transport: in bench/'s A/B it
+	// was the cheapest on every server wait and level with or ahead of
+	// Go's elsewhere; the blocking transport was cheaper in some rounds
+	// and costlier in others over TCP, the socket and TLS, and costlier
+	// on every server wait.
+	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
+	if auto {
+		tr = transport.Polled()
 	}
 	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc)
 	if cfg.ConnectTimeout == 0 {
@@ -91,7 +95,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			fmt.Fprint(opts.Notices, NoticeMessage(n))
 		}
 	}
-	return &Target{cfg: cfg, mode: mode, transport: tr, redacted: target.Redact(u.String())}, nil
+	return &Target{cfg: cfg, mode: mode, transport: tr, autoTransport: auto, redacted: target.Redact(u.String())}, nil
 }
 
 func (t *Target) Kind() string                        { return "postgres" }
@@ -202,6 +206,9 @@ func (t *Target) Inspect(ctx context.Context) (target.Engine, error) {
 	}
 	defer pc.Close(context.Background())
 	e := target.Engine{Name: "PostgreSQL", Settings: map[string]string{}, Driver: "pgx/v5 pgconn, -M " + t.mode + ", " + tlsState(pc) + ", " + transport.Describe(t.transport)}
+	if t.autoTransport {
+		e.Driver += " (auto)"
+	}
 	res := pc.ExecParams(ctx, "SELECT name, setting FROM pg_settings", nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		return e, fmt.Errorf("inspect PostgreSQL: read settings: %w", res.Err)

@@ -85,7 +85,8 @@ func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *te
 }
 
 // TestConformance runs the suite over TCP, the unix socket and TLS (as
-// servers are packaged and hosted: ssl on), in every protocol mode.
+// servers are packaged and hosted: ssl on), in every protocol mode, on
+// the default transport (auto: the poller transport).
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{postgres.ModePrepared, postgres.ModeExtended, postgres.ModeSimple} {
 		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, target.Options{PGMode: mode}, own.Get)) })
@@ -96,14 +97,21 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestConformanceBlocking runs the suite over TCP, the unix socket and
-// TLS on the blocking transport, and checks that the result's driver line
-// says which transport ran.
+// TestConformanceBlocking and TestConformanceGo run the suite over TCP,
+// the unix socket and TLS on the transports the default (auto, the
+// poller transport, TestConformance's) does not choose, and check that
+// the result's driver line says which transport ran.
 func TestConformanceBlocking(t *testing.T) {
 	opts := target.Options{Transport: transport.Blocking}
 	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
 		transport.Describe(transport.Blocking), tcp, socket, tls)
-	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Go))
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Poller)+" (auto)")
+}
+
+func TestConformanceGo(t *testing.T) {
+	opts := target.Options{Transport: transport.Go}
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
+		transport.Describe(transport.Go), tcp, socket, tls)
 }
 
 func TestOpenRejectsBadMode(t *testing.T) {

@@ -13,3 +13,12 @@ func FromNet(nc net.Conn) (net.Conn, error) {
 	nc.Close()
 	return nil, errors.New("blocking transport: Linux only")
 }
+
+const pollerAvailable = false
+
+// pollerFromNet refuses: the poller transport's raw reads and writes are
+// Linux's system calls.
+func pollerFromNet(nc net.Conn) (net.Conn, error) {
+	nc.Close()
+	return nil, errors.New("poller transport: Linux only")
+}

@@ -1,7 +1,8 @@
 // Package transport is how a client's connection to a server moves its
 // bytes: Go's own network connection, which parks the goroutine in the
-// runtime's network poller, or a blocking one, whose goroutine waits in
-// the kernel (poll(2)) on a thread of its own. The drivers dial through
+// runtime's network poller; the same with its reads and writes made as
+// raw system calls (the poller transport); or a blocking one, whose
+// goroutine waits in the kernel (poll(2)) on a thread of its own. The drivers dial through
 // their documented hooks (pgconn's DialFunc, go-sql-driver/mysql's
 // Config.DialFunc), and Wrap gives either kind; TLS is the driver's,
 // from crypto/tls, on top.
@@ -18,7 +19,8 @@ import (
 const (
 	// Auto lets the engine choose (each engine's Open says how): the
 	// blocking transport where bench/probe.sh's A/B found it cheaper in
-	// every round, Go's elsewhere. The empty name is Auto too.
+	// every round, the poller transport elsewhere (Go's where there is
+	// none). The empty name is Auto too.
 	Auto = "auto"
 	// Go is Go's own connection: the goroutine waits in the network
 	// poller and its thread runs other goroutines meanwhile.
@@ -28,10 +30,14 @@ const (
 	// waiting are N threads, and a reply wakes its client's thread
 	// directly instead of the poller's and then the scheduler's.
 	Blocking = "blocking"
+	// Poller waits in Go's network poller as Go does, and makes its
+	// reads and writes, which never block, as raw system calls the
+	// runtime's scheduler is not told of (Linux only).
+	Poller = "poller"
 )
 
 // Names are the transports, the default first.
-var Names = []string{Auto, Go, Blocking}
+var Names = []string{Auto, Go, Blocking, Poller}
 
 // Check says whether name is a transport, in one line naming the choices
 // when it is not. The empty name is the default.
@@ -39,7 +45,16 @@ func Check(name string) error {
 	if name == "" || slices.Contains(Names, name) {
 		return nil
 	}
-	return fmt.Errorf("--transport %q: must be auto (the engine's choice), go (the Go runtime's network poller) or blocking (a thread per connection, waiting in poll(2))", name)
+	return fmt.Errorf("--transport %q: must be auto (the engine's choice), go (the Go runtime's network poller), poller (the same poller, raw reads and writes) or blocking (a thread per connection, waiting in poll(2))", name)
+}
+
+// Polled is the transport whose goroutines wait in the network poller
+// at the least cost: Poller where there is one, Go elsewhere.
+func Polled() string {
+	if pollerAvailable {
+		return Poller
+	}
+	return Go
 }
 
 // IsAuto says whether name leaves the choice to the engine.
@@ -76,7 +91,13 @@ type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 // connection turned into a Conn. name must have passed Check, and Auto
 // been resolved by the engine (Wrap takes it as Go).
 func Wrap(name string, dial DialFunc) DialFunc {
-	if name != Blocking {
+	var wrap func(net.Conn) (net.Conn, error)
+	switch name {
+	case Blocking:
+		wrap = FromNet
+	case Poller:
+		wrap = pollerFromNet
+	default:
 		return dial
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -84,7 +105,7 @@ func Wrap(name string, dial DialFunc) DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		c, err := FromNet(nc)
+		c, err := wrap(nc)
 		if err != nil {
 			return nil, fmt.Errorf("dial %s %s: %w", network, addr, err)
 		}
@@ -94,8 +115,11 @@ func Wrap(name string, dial DialFunc) DialFunc {
 
 // Describe is the words a result's driver line adds for the transport.
 func Describe(name string) string {
-	if name == Blocking {
+	switch name {
+	case Blocking:
 		return "blocking transport"
+	case Poller:
+		return "poller transport"
 	}
 	return "Go transport"
 }

@@ -18,10 +18,10 @@ import (
 	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
-// pipe connects a blocking Conn to a peer over network ("tcp" or
-// "unix"): c1 is the dialed end, c2 the accepted one, blocking too when
-// bothBlocking.
-func pipe(t testing.TB, network string, bothBlocking bool) (c1, c2 net.Conn, stop func(), err error) {
+// pipe connects a connection on transport name to a peer over network
+// ("tcp" or "unix"): c1 is the dialed end, c2 the accepted one, on the
+// same transport when both, Go's otherwise.
+func pipe(t testing.TB, network, name string, both bool) (c1, c2 net.Conn, stop func(), err error) {
 	addr := "127.0.0.1:0"
 	if network == "unix" {
 		addr = filepath.Join(t.TempDir(), "s")
@@ -41,7 +41,7 @@ func pipe(t testing.TB, network string, bothBlocking bool) (c1, c2 net.Conn, sto
 		accepted <- c
 	}()
 	var d net.Dialer
-	c1, err = transport.Wrap(transport.Blocking, d.DialContext)(context.Background(), network, ln.Addr().String())
+	c1, err = transport.Wrap(name, d.DialContext)(context.Background(), network, ln.Addr().String())
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -50,8 +50,9 @@ func pipe(t testing.TB, network string, bothBlocking bool) (c1, c2 net.Conn, sto
 		c1.Close()
 		return nil, nil, nil, errors.New("accept failed")
 	}
-	if bothBlocking {
-		if c2, err = transport.FromNet(c2); err != nil {
+	if both {
+		accepted := func(context.Context, string, string) (net.Conn, error) { return c2, nil }
+		if c2, err = transport.Wrap(name, accepted)(context.Background(), network, ""); err != nil {
 			c1.Close()
 			return nil, nil, nil, err
 		}
@@ -59,25 +60,31 @@ func pipe(t testing.TB, network string, bothBlocking bool) (c1, c2 net.Conn, sto
 	return c1, c2, func() { c1.Close(); c2.Close() }, nil
 }
 
+// wrapped are the transports that wrap Go's connection.
+var wrapped = []string{transport.Blocking, transport.Poller}
+
 // TestConn is golang.org/x/net/nettest's conformance suite for a
-// net.Conn, over TCP and a unix socket, with a Go connection and with a
-// blocking one at the other end.
+// net.Conn, for each transport that wraps Go's connection, over TCP and
+// a unix socket, with a Go connection and with one of its own at the
+// other end.
 func TestConn(t *testing.T) {
-	for _, network := range []string{"tcp", "unix"} {
-		for _, both := range []bool{false, true} {
-			name := network + "/go-peer"
-			if both {
-				name = network + "/blocking-peer"
+	for _, tr := range wrapped {
+		for _, network := range []string{"tcp", "unix"} {
+			for _, both := range []bool{false, true} {
+				name := tr + "/" + network + "/go-peer"
+				if both {
+					name = tr + "/" + network + "/" + tr + "-peer"
+				}
+				t.Run(name, func(t *testing.T) {
+					nettest.TestConn(t, func() (net.Conn, net.Conn, func(), error) { return pipe(t, network, tr, both) })
+				})
 			}
-			t.Run(name, func(t *testing.T) {
-				nettest.TestConn(t, func() (net.Conn, net.Conn, func(), error) { return pipe(t, network, both) })
-			})
 		}
 	}
 }
 
 func TestCheck(t *testing.T) {
-	for _, ok := range []string{"", "auto", "go", "blocking"} {
+	for _, ok := range []string{"", "auto", "go", "blocking", "poller"} {
 		if err := transport.Check(ok); err != nil {
 			t.Errorf("Check(%q): %v", ok, err)
 		}
@@ -120,12 +127,16 @@ func TestWrapGoIsTheDialer(t *testing.T) {
 	}
 	defer ln.Close()
 	var d net.Dialer
-	for name, want := range map[string]bool{transport.Go: false, "": false, transport.Auto: false, transport.Blocking: true} {
+	// Go's own connection for Go and Auto (the engine resolves Auto
+	// before Wrap), a transport's own for the others.
+	for name, own := range map[string]bool{transport.Go: false, "": false, transport.Auto: false, transport.Blocking: true, transport.Poller: true} {
 		c, err := transport.Wrap(name, d.DialContext)(context.Background(), "tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, blocking := c.(*transport.Conn); blocking != want {
+		_, goConn := c.(*net.TCPConn)
+		_, blocking := c.(*transport.Conn)
+		if goConn == own || blocking != (name == transport.Blocking) {
 			t.Errorf("Wrap(%q) gave a %T", name, c)
 		}
 		c.Close()
@@ -158,6 +169,12 @@ func threads(t *testing.T) int {
 // right error, no earlier than it may, and the goroutines and threads do
 // not grow from round to round.
 func TestWaitsEndWithoutLeaks(t *testing.T) {
+	for _, tr := range wrapped {
+		t.Run(tr, func(t *testing.T) { waitsEndWithoutLeaks(t, tr) })
+	}
+}
+
+func waitsEndWithoutLeaks(t *testing.T, tr string) {
 	const clients = 8
 	type way struct {
 		name    string
@@ -196,7 +213,7 @@ func TestWaitsEndWithoutLeaks(t *testing.T) {
 		ended := make([]atomic.Pointer[time.Time], clients) // when each way's end was called
 		results := make(chan end, clients)
 		for i := range clients {
-			c1, _, stop, err := pipe(t, []string{"tcp", "unix"}[i%2], false)
+			c1, _, stop, err := pipe(t, []string{"tcp", "unix"}[i%2], tr, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +249,7 @@ func TestWaitsEndWithoutLeaks(t *testing.T) {
 	}
 	// Each read's own outcome is checked per way.
 	for _, w := range ways {
-		c1, c2, stop, err := pipe(t, "tcp", false)
+		c1, c2, stop, err := pipe(t, "tcp", tr, false)
 		if err != nil {
 			t.Fatal(err)
 		}
