@@ -32,8 +32,9 @@
 # dbmark binary DBMARK_BEFORE names, as dbmark runs: an A/B). A tool may
 # carry environment settings after @ (dbmark@GOMAXPROCS=1@GOGC=off), and
 # the probe +lock (each client goroutine locked to its OS thread); a
-# dbmark, before or probe tool +blocking runs on the blocking transport
-# (--transport blocking; probe+lock+blocking for both).
+# dbmark, before or probe tool runs on Go's transport, +blocking on the
+# blocking one, +poller on the poller one (--transport; probe+lock+blocking
+# for both).
 #
 # Context switches a transaction: the process's, voluntary and involuntary
 # (GNU time), less its start-up's likewise.
@@ -157,7 +158,7 @@ for c in $CELLS; do
 	esac
 done
 for t in $TOOLS; do
-	[[ ${t%%@*} =~ ^((probe|probe\+lock|dbmark|before)(\+blocking)?|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, before, each +blocking or not, peer; each with @VAR=VALUE settings)"
+	[[ ${t%%@*} =~ ^((probe|probe\+lock|dbmark|before)(\+blocking|\+poller)?|peer)$ ]] || die "BENCH_TOOLS: $t: unknown (probe, probe+lock, dbmark, before, each +blocking, +poller or neither, peer; each with @VAR=VALUE settings)"
 	[[ ${t%%@*} != before || -x ${DBMARK_BEFORE:-} ]] || die "BENCH_TOOLS: $t needs DBMARK_BEFORE, an executable dbmark"
 done
 command -v jq >/dev/null || die "jq is missing (apt-get install jq)"
@@ -226,7 +227,8 @@ fi
 # kind TOOL: the tool without its settings and transport (dbmark, probe+lock...).
 kind() {
 	local k=${1%%@*}
-	echo "${k%+blocking}"
+	k=${k%+blocking}
+	echo "${k%+poller}"
 }
 
 # tx_of CELL: transactions of one run in CELL; clients_of CELL: its clients.
@@ -239,6 +241,7 @@ command_of() {
 	base=$(kind "$tool")
 	clients=$(clients_of "$cell")
 	[[ ${tool%%@*} == *+blocking ]] && tr=blocking
+	[[ ${tool%%@*} == *+poller ]] && tr=poller
 	[[ $base == before ]] && bin=$DBMARK_BEFORE
 	IFS=@ read -ra kv <<<"${tool#"${tool%%@*}"}"
 	for k in "${kv[@]}"; do [[ -n $k ]] && envs+=("$k"); done

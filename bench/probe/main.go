@@ -54,7 +54,7 @@ func main() {
 	tables := flag.Int("tables", 4, "tables the statement picks from at random (0: the statement names its table)")
 	rows := flag.Int64("rows", 100000, "keys are drawn uniformly from 1 to this")
 	lock := flag.Bool("lock-thread", false, "lock each client goroutine to its OS thread")
-	tr := flag.String("transport", transport.Go, "go or blocking, as dbmark's --transport")
+	tr := flag.String("transport", transport.Go, "go, poller or blocking, as dbmark's --transport")
 	memProfile := flag.String("mem-profile", "", "write the allocation profile here at the end (with GODEBUG=memprofilerate=1, every allocation)")
 	flag.Parse()
 	err := transport.Check(*tr)
