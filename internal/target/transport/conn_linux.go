@@ -76,13 +76,9 @@ func mono() int64 { return int64(time.Since(epoch)) }
 // (any connection whose SyscallConn gives a stream socket).
 func FromNet(nc net.Conn) (net.Conn, error) {
 	defer nc.Close()
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		return nil, fmt.Errorf("blocking transport: a %T has no socket to take over", nc)
-	}
-	raw, err := sc.SyscallConn()
+	raw, err := rawConn(nc, "blocking transport")
 	if err != nil {
-		return nil, fmt.Errorf("blocking transport: %w", err)
+		return nil, err
 	}
 	fd := -1
 	var dupErr error
@@ -111,6 +107,20 @@ func FromNet(nc net.Conn) (net.Conn, error) {
 	c.rd.pfd = [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(c.rd.wake), Events: unix.POLLIN}}
 	c.wd.pfd = [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}, {Fd: int32(c.wd.wake), Events: unix.POLLIN}}
 	return c, nil
+}
+
+// rawConn is nc's socket as a syscall.RawConn; who names the transport
+// in the error.
+func rawConn(nc net.Conn, who string) (syscall.RawConn, error) {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T has no socket", who, nc)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", who, err)
+	}
+	return raw, nil
 }
 
 func (c *Conn) closeFds() {

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -33,15 +32,10 @@ type pollerConn struct {
 // pollerFromNet turns Go's connection nc (a *net.TCPConn or
 // *net.UnixConn) into a pollerConn.
 func pollerFromNet(nc net.Conn) (net.Conn, error) {
-	sc, ok := nc.(syscall.Conn)
-	if !ok {
-		nc.Close()
-		return nil, fmt.Errorf("poller transport: a %T has no socket", nc)
-	}
-	rc, err := sc.SyscallConn()
+	rc, err := rawConn(nc, "poller transport")
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("poller transport: %w", err)
+		return nil, err
 	}
 	return &pollerConn{Conn: nc, rc: rc}, nil
 }

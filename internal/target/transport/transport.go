@@ -2,10 +2,10 @@
 // bytes: Go's own network connection, which parks the goroutine in the
 // runtime's network poller; the same with its reads and writes made as
 // raw system calls (the poller transport); or a blocking one, whose
-// goroutine waits in the kernel (poll(2)) on a thread of its own. The drivers dial through
-// their documented hooks (pgconn's DialFunc, go-sql-driver/mysql's
-// Config.DialFunc), and Wrap gives either kind; TLS is the driver's,
-// from crypto/tls, on top.
+// goroutine waits in the kernel (poll(2)) on a thread of its own. The
+// drivers dial through their documented hooks (pgconn's DialFunc,
+// go-sql-driver/mysql's Config.DialFunc), and Wrap gives any of them;
+// TLS is the driver's, from crypto/tls, on top.
 package transport
 
 import (
@@ -87,9 +87,9 @@ func Local(network, addr string) bool {
 type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Wrap returns a dialer that dials with dial and hands back the
-// transport name asks for: dial itself for Go, and for Blocking dial's
-// connection turned into a Conn. name must have passed Check, and Auto
-// been resolved by the engine (Wrap takes it as Go).
+// transport name asks for: dial itself for Go, and for Blocking or
+// Poller dial's connection turned into theirs. name must have passed
+// Check, and Auto been resolved by the engine (Wrap takes it as Go).
 func Wrap(name string, dial DialFunc) DialFunc {
 	var wrap func(net.Conn) (net.Conn, error)
 	switch name {
