@@ -330,12 +330,16 @@ func TestServersEndToEnd(t *testing.T) {
 				t.Fatalf("rate run: exit %d: %s %s", o.code, o.stdout, o.stderr)
 			}
 			// The transport ran is recorded: the engine's choice by default
-			// (blocking to a MySQL server on this machine, the poller
-			// transport to PostgreSQL), another one when asked, with every
-			// client in flight on it too.
+			// (blocking to a MySQL server on this machine and to
+			// PostgreSQL's socket, the poller transport to PostgreSQL over
+			// TCP), another one when asked, with every client in flight on
+			// it too.
 			chosen, other, otherSays := "poller transport (auto)", "blocking", "blocking transport"
-			if strings.Contains(env, "MYSQL") {
+			switch {
+			case strings.Contains(env, "MYSQL"):
 				chosen, other, otherSays = "blocking transport (auto)", "go", "Go transport"
+			case strings.HasSuffix(env, "_SOCKET"):
+				chosen, other, otherSays = "blocking transport (auto)", "poller", "poller transport"
 			}
 			if r.Workload.Options["transport"] != "auto" || !strings.Contains(r.Target.Driver, chosen) {
 				t.Fatalf("default transport recorded as %q, driver %q, want auto and %q", r.Workload.Options["transport"], r.Target.Driver, chosen)

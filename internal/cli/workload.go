@@ -166,7 +166,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
 		f.pgMode.v = postgres.ModePrepared
 		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
 		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
-		fs.StringVar(&f.transport, "transport", transport.Auto, "how connections to a server move their bytes: go (Go's network poller), poller (the same poller, raw reads and writes), blocking (each client's thread waits in poll(2)) or auto (blocking to a MySQL or MariaDB server on this machine, poller otherwise), on PostgreSQL and MySQL")
+		fs.StringVar(&f.transport, "transport", transport.Auto, "how connections to a server move their bytes: go (Go's network poller), poller (the same poller, raw reads and writes), blocking (each client's thread waits in poll(2)) or auto (blocking to a MySQL or MariaDB server on this machine and to PostgreSQL's unix socket, poller otherwise), on PostgreSQL and MySQL")
 	}
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")

@@ -133,7 +133,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	if auto {
 		tr = transport.Polled()
 		if transport.Local(network, addr) {
-			tr = transport.Blocking
+			tr = transport.Held()
 		}
 	}
 	cfg.DialFunc = dialer(transport.Wrap(tr, (&net.Dialer{}).DialContext))

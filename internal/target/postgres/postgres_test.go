@@ -86,26 +86,50 @@ func engine(c targettest.Cell, opts target.Options, private func(testing.TB) *te
 
 // TestConformance runs the suite over TCP, the unix socket and TLS (as
 // servers are packaged and hosted: ssl on), in every protocol mode, on
-// the default transport (auto: the poller transport).
+// the poller transport: the default's (auto's) choice over TCP and TLS,
+// named on the socket, where the default is the blocking transport.
 func TestConformance(t *testing.T) {
 	for _, mode := range []string{postgres.ModePrepared, postgres.ModeExtended, postgres.ModeSimple} {
 		t.Run("tcp/"+mode, func(t *testing.T) { targettest.Run(t, engine(tcp, target.Options{PGMode: mode}, own.Get)) })
 		t.Run("tls/"+mode, func(t *testing.T) { targettest.Run(t, engine(tls, target.Options{PGMode: mode}, own.Get)) })
 	}
 	t.Run("socket/prepared", func(t *testing.T) {
-		targettest.Run(t, engine(socket, target.Options{PGMode: postgres.ModePrepared}, own.Get))
+		targettest.Run(t, engine(socket, target.Options{PGMode: postgres.ModePrepared, Transport: transport.Poller}, own.Get))
 	})
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Poller)+" (auto)")
 }
 
 // TestConformanceBlocking and TestConformanceGo run the suite over TCP,
-// the unix socket and TLS on the transports the default (auto, the
-// poller transport, TestConformance's) does not choose, and check that
-// the result's driver line says which transport ran.
+// the unix socket and TLS on the other transports, and check that the
+// result's driver line says which transport ran. The blocking transport
+// is the default's choice over the socket.
 func TestConformanceBlocking(t *testing.T) {
 	opts := target.Options{Transport: transport.Blocking}
 	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
 		transport.Describe(transport.Blocking), tcp, socket, tls)
-	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Poller)+" (auto)")
+	targettest.DriverSays(t, open(t, socket.URL(t), target.Options{}), transport.Describe(transport.Blocking)+" (auto)")
+}
+
+// TestAutoTransport: the default takes the blocking transport, whose
+// clients each need a processor (target.ThreadHolder), only when every
+// host the URL names is a unix socket; no connection is made.
+func TestAutoTransport(t *testing.T) {
+	for raw, holds := range map[string]bool{
+		"postgres://u@/db?host=/run/postgresql":                      true,
+		"postgres://u@/db?host=/run/postgresql,/tmp":                 true,
+		"postgres://u@127.0.0.1:5432/db":                             false,
+		"postgres://u@localhost/db":                                  false,
+		"postgres://u@/db?host=/run/postgresql,db.example.com":       false,
+		"postgres://u@db.example.com/db?host=/run/postgresql&port=1": true,
+	} {
+		tg := open(t, raw, target.Options{})
+		if got := tg.(target.ThreadHolder).HoldsThreads(); got != holds {
+			t.Errorf("%s: holds threads %v, want %v", raw, got, holds)
+		}
+		if got := open(t, raw, target.Options{Transport: transport.Poller}).(target.ThreadHolder).HoldsThreads(); got {
+			t.Errorf("%s with --transport poller: holds threads", raw)
+		}
+	}
 }
 
 func TestConformanceGo(t *testing.T) {

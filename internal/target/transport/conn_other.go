@@ -14,7 +14,7 @@ func FromNet(nc net.Conn) (net.Conn, error) {
 	return nil, errors.New("blocking transport: Linux only")
 }
 
-const pollerAvailable = false
+const linux = false
 
 // pollerFromNet refuses: the poller transport's raw reads and writes are
 // Linux's system calls.

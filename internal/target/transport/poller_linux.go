@@ -9,7 +9,8 @@ import (
 	"unsafe"
 )
 
-const pollerAvailable = true
+// linux says the blocking and poller transports exist here.
+const linux = true
 
 // pollerConn is Go's own connection (nc) with its reads and writes made
 // as raw system calls on its non-blocking socket: a call that would

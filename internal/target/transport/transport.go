@@ -18,9 +18,9 @@ import (
 // The names of the transports, as --transport takes them.
 const (
 	// Auto lets the engine choose (each engine's Open says how): the
-	// blocking transport where bench/probe.sh's A/B found it cheaper in
-	// every round, the poller transport elsewhere (Go's where there is
-	// none). The empty name is Auto too.
+	// blocking transport where bench/'s A/B found it cheaper in every
+	// round, the poller transport elsewhere (Go's where there is none).
+	// The empty name is Auto too.
 	Auto = "auto"
 	// Go is Go's own connection: the goroutine waits in the network
 	// poller and its thread runs other goroutines meanwhile.
@@ -51,8 +51,17 @@ func Check(name string) error {
 // Polled is the transport whose goroutines wait in the network poller
 // at the least cost: Poller where there is one, Go elsewhere.
 func Polled() string {
-	if pollerAvailable {
+	if linux {
 		return Poller
+	}
+	return Go
+}
+
+// Held is the transport whose clients wait in the kernel on threads of
+// their own: Blocking where there is one, Go elsewhere.
+func Held() string {
+	if linux {
+		return Blocking
 	}
 	return Go
 }
