@@ -5,7 +5,9 @@
 # stacks, the runtime's own) and file pages (the binary's code and data,
 # mapped in as they are first used), and gives the Go heap that was still
 # live after the last collection (GODEBUG=gctrace=1): the data the run
-# keeps, which is what must not grow.
+# keeps, which is what must not grow. The run's own metrics (--metrics-addr)
+# split the anonymous memory further: the heap's spans in use, the heap
+# held free and not yet returned to the system, and goroutine stacks.
 #
 #   make testenv-start && bash bench/memory.sh
 #   MEM_TIME=600 MEM_THREADS=256 MEM_TARGET=postgres-tcp bash bench/memory.sh
@@ -65,12 +67,26 @@ fi
 # sizes with "before->after->live MB".
 RUN_OPTS=()
 [[ -n $RATE ]] && RUN_OPTS=(--rate "$RATE")
-GODEBUG=gctrace=1 $BIN run "$TEST" "${OPTS[@]}" "${RUN_OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" >"$OUT/run.log" 2>"$OUT/gc.log" &
+GODEBUG=gctrace=1 $BIN run "$TEST" "${OPTS[@]}" "${RUN_OPTS[@]}" --threads "$THREADS" --time "$TIME_S" --no-store -q --json "$OUT/result.json" \
+	--metrics-addr 127.0.0.1:0 >"$OUT/run.log" 2>"$OUT/gc.log" &
 PID=$!
 status_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$PID/status" 2>/dev/null || echo 0; }
 live_mb() { grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$OUT/gc.log" 2>/dev/null | tail -n 1 | sed -E 's/.*->([0-9]+) MB/\1/'; }
-echo "| elapsed s | RSS MiB | anonymous MiB | file MiB | live heap MB (last GC) | collections | threads (OS) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|"
+# runtime_mib: the heap in use, the heap free and not returned, and the
+# stacks, in MiB, from a scrape of the run's metrics ("? ? ?" without one).
+runtime_mib() {
+	local url
+	url=$(grep -o 'metrics on http://[^ ]*' "$OUT/gc.log" 2>/dev/null | head -n 1 | sed 's/^metrics on //')
+	[[ -n $url ]] && curl -sf --max-time 2 "$url" | awk '
+		$1 == "go_memstats_heap_inuse_bytes" { use = $2 }
+		$1 == "go_memstats_heap_idle_bytes" { idle = $2 }
+		$1 == "go_memstats_heap_released_bytes" { rel = $2 }
+		$1 == "go_memstats_stack_inuse_bytes" { st = $2 }
+		END { if (use == "") print "? ? ?"; else printf "%.1f %.1f %.1f\n", use/1048576, (idle-rel)/1048576, st/1048576 }' ||
+		echo "? ? ?"
+}
+echo "| elapsed s | RSS MiB | anonymous MiB | file MiB | heap in use MiB | heap free, kept MiB | stacks MiB | live heap MB (last GC) | collections | threads (OS) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 start=$(date +%s)
 peak=0
 first=""
@@ -86,8 +102,9 @@ while kill -0 "$PID" 2>/dev/null; do
 	[[ -z $first && $(($(date +%s) - start)) -ge 60 ]] && first=$rss_kb
 	live=$(live_mb)
 	gcs=$(grep -c '^gc ' "$OUT/gc.log" 2>/dev/null || true)
-	printf "| %d | %.1f | %.1f | %.1f | %s | %s | %d |\n" "$(($(date +%s) - start))" "$(echo "$rss_kb/1024" | bc -l)" \
-		"$(echo "${anon_kb:-0}/1024" | bc -l)" "$(echo "${file_kb:-0}/1024" | bc -l)" "${live:-none yet}" "${gcs:-0}" "$os_threads"
+	read -r heap kept stacks < <(runtime_mib)
+	printf "| %d | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %d |\n" "$(($(date +%s) - start))" "$(echo "$rss_kb/1024" | bc -l)" \
+		"$(echo "${anon_kb:-0}/1024" | bc -l)" "$(echo "${file_kb:-0}/1024" | bc -l)" "$heap" "$kept" "$stacks" "${live:-none yet}" "${gcs:-0}" "$os_threads"
 	last=$rss_kb
 done
 wait "$PID" || true

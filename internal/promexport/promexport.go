@@ -52,7 +52,7 @@ func Listen(addr string, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{ln: ln, reg: prometheus.NewRegistry(), end: make(chan error, 1)}
-	s.reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), liveRun{s})
+	s.reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector(), liveRun{s})
 	mux := http.NewServeMux()
 	mux.Handle("GET "+Path, promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{
 		EnableOpenMetrics: true,

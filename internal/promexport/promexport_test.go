@@ -108,6 +108,14 @@ func TestARunsCountersAndHistograms(t *testing.T) {
 		t.Errorf("errors %v, want 2", got)
 	}
 
+	// The process's own runtime: its heap, its goroutines' stacks, its
+	// threads, which split its resident memory.
+	for _, name := range []string{"go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes", "go_memstats_heap_idle_bytes", "go_threads", "go_goroutines"} {
+		if got := series(t, text, name).GetGauge().GetValue(); got <= 0 {
+			t.Errorf("%s = %v, want more than 0", name, got)
+		}
+	}
+
 	// Classic buckets: each bound's count is the values at or under it,
 	// but for those within the run's histogram precision of it.
 	hist := series(t, text, "dbmark_latency_seconds", "operation", "txn", "kind", "event").GetHistogram()
