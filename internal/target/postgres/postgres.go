@@ -73,12 +73,12 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	}
 	// pgconn's own dialer (its keep-alive), on the run's transport; TLS
 	// is pgconn's, on top. Its cancel requests dial through it too.
-	// The engine's choice: in bench/'s A/B the blocking transport cost
-	// less CPU per transaction than the poller transport in every round
-	// over the unix socket (short statements, the rate 4-12% higher); over
-	// TCP the two were level by turns, and on every server wait the
-	// poller cost less. So the blocking transport when every host is a
-	// socket, the poller otherwise.
+	// The engine's choice: over a unix socket, where a short statement's
+	// reply comes within microseconds, the blocking transport had the
+	// higher rate in every round of bench/'s A/B; over TCP the two were
+	// level by turns, and where statements wait on the server the poller
+	// costs less. So the blocking transport when every host is a socket,
+	// the poller otherwise.
 	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
 	if auto {
 		tr = transport.Polled()

@@ -18,7 +18,7 @@ import (
 // The names of the transports, as --transport takes them.
 const (
 	// Auto lets the engine choose (each engine's Open says how): the
-	// blocking transport where bench/'s A/B found it cheaper in every
+	// blocking transport where bench/'s A/B found it ahead in every
 	// round, the poller transport elsewhere (Go's where there is none).
 	// The empty name is Auto too.
 	Auto = "auto"
