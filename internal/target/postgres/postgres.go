@@ -105,11 +105,9 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 // socketsOnly says whether every host cfg may connect to (its first and
 // its fallbacks) is a unix socket.
 func socketsOnly(cfg *pgconn.Config) bool {
-	if network, _ := pgconn.NetworkAddress(cfg.Host, cfg.Port); network != "unix" {
-		return false
-	}
-	for _, f := range cfg.Fallbacks {
-		if network, _ := pgconn.NetworkAddress(f.Host, f.Port); network != "unix" {
+	hosts := append([]*pgconn.FallbackConfig{{Host: cfg.Host, Port: cfg.Port}}, cfg.Fallbacks...)
+	for _, h := range hosts {
+		if network, _ := pgconn.NetworkAddress(h.Host, h.Port); network != "unix" {
 			return false
 		}
 	}
