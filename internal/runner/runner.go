@@ -166,6 +166,14 @@ const yieldEvery = 5 * time.Millisecond
 // them (some milliseconds at 256 workers).
 const maxSyscallProcs = 130
 
+// maxOpening bounds the clients opening their first connection at once.
+// A thousand handshakes at once on a small machine outlast the server's
+// own limit for one (MySQL's connect_timeout is 10 s), which then closes
+// them; opened a few dozen at a time, each takes milliseconds. The clients
+// all start together once every one is connected, so the order they
+// connected in does not show in the run.
+const maxOpening = 64
+
 // ErrInterrupted is returned when the run's context was cancelled from outside.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -188,7 +196,8 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
 	reg.SetGroups(cfg.Servers)
-	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors)}
+	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors),
+		opening: make(chan struct{}, maxOpening)}
 	if cfg.Watch != nil {
 		cfg.Watch(reg)
 	}
@@ -560,6 +569,9 @@ type run struct {
 	log     *slog.Logger
 	ignore  map[string]bool
 	spans   spans // Config.Checkpoints
+	// opening holds a place for each first connection being opened:
+	// at most maxOpening at once.
+	opening chan struct{}
 
 	// cpuFrom and cpuTo are the process's CPU time at the measured
 	// window's start (the warm-up's end) and end (the time limit, or the
@@ -993,6 +1005,16 @@ func (r *run) tell(id int, what string, try int, err error) {
 // connect opens wk's session and worker, retrying for a while when it is
 // a reconnect.
 func (r *run) connect(ctx context.Context, wk *worker, again bool) (workload.Worker, workload.Session, error) {
+	if !again {
+		// A reconnect does not wait for a place: it would wait on
+		// other clients, mid-run.
+		select {
+		case r.opening <- struct{}{}:
+			defer func() { <-r.opening }()
+		case <-ctx.Done():
+			return nil, nil, context.Cause(ctx)
+		}
+	}
 	deadline := time.Now().Add(r.cfg.ReconnectFor)
 	backoff := 50 * time.Millisecond
 	for {

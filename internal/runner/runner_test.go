@@ -761,3 +761,30 @@ func TestDrainEndsWithTheLastEvent(t *testing.T) {
 		t.Errorf("last point %.0f events/s over %.3f s at a rate of 300", last.EventsPerS, last.DurationS)
 	}
 }
+
+// Many clients open their first connections a few dozen at a time, not
+// all at once (a thousand handshakes at once outlast a server's limit for
+// one), yet in parallel, and all of them run.
+func TestFirstConnectionsOpenAFewDozenAtATime(t *testing.T) {
+	tg := counterTable(t, "")
+	c := cfg()
+	c.Threads, c.Events = 200, 200
+	load := script(increment)
+	var opening, most atomic.Int64
+	inner := load.NewWorker
+	load.NewWorker = func(ctx context.Context, seat workload.Seat) (workload.Worker, error) {
+		n := opening.Add(1)
+		defer opening.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(20 * time.Millisecond)
+		return inner(ctx, seat)
+	}
+	out := sqlclient.Run(context.Background(), c, tg, load, nil, quiet)
+	if out.Status != result.StatusOK || out.Summary.Events != 200 {
+		t.Fatalf("run: %s %v, %d events", out.Status, out.Err, out.Summary.Events)
+	}
+	if m := most.Load(); m > 64 || m < 2 {
+		t.Fatalf("%d clients opened their connections at once; want 2 to 64", m)
+	}
+}
