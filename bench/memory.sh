@@ -19,6 +19,7 @@
 #   MEM_SCRIPT=tpcb-like         with MEM_TEST=tpcb: the builtin script (-b)
 #   MEM_TARGET=postgres-tcp | mariadb-tcp
 #   MEM_EVERY=10        seconds between RSS samples
+#   DBMARK=PATH         the dbmark binary (default: bin/dbmark, built by make build)
 #   MEM_RATE=N          open loop at N transactions/s in all (default: closed loop);
 #                       with many clients on a small machine, the clients stay many
 #                       while the server is not saturated
@@ -44,8 +45,12 @@ mariadb-tcp) URL=$DBMARK_TEST_MYSQL ;;
 	;;
 esac
 
-make -s build
-BIN=bin/dbmark
+if [[ -n ${DBMARK:-} ]]; then
+	BIN=$DBMARK
+else
+	make -s build
+	BIN=bin/dbmark
+fi
 OUT=$(mktemp -d /tmp/dbmark-memory.XXXXXX)
 if [[ $TEST == tpcb ]]; then
 	# pgbench's tables at scale 10, prepared once and kept for the next soak.
