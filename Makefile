@@ -26,6 +26,11 @@ TAGS    := sqlite_dbstat
 # engine's suite on it.
 RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/... ./internal/sampler/... ./internal/target/... ./internal/testsrv/...
 
+# The packages whose tests take longest (minutes each, against the servers
+# and the peers): listed first, go test starts them first, and the short
+# ones fill the other lane instead of waiting behind them at the end.
+SLOW_PKGS := ./internal/cli ./internal/compat ./cmd/dbmark
+
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
 # The fuzz targets' instrumented binaries are built at the lowest priority
 # while the tests run (they leave a core idle much of the time, waiting on
@@ -37,7 +42,7 @@ test: testenv-start assets deploy-tools
 	trap '[[ -n $$fuzzbuild ]] && kill $$fuzzbuild 2>/dev/null; rm -rf "$$fuzzbin"' EXIT; \
 	FUZZ_BIN_DIR=$$fuzzbin FUZZ_BUILD_ONLY=1 nice -n 19 bash scripts/fuzz.sh > $$fuzzbin/build.log 2>&1 & fuzzbuild=$$!; \
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
-	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS))); \
+	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $(SLOW_PKGS) $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(SLOW_PKGS))); \
 	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
 	wait $$fuzzbuild || { cat $$fuzzbin/build.log; exit 1; }; fuzzbuild=; \
 	FUZZTIME=3s FUZZ_BIN_DIR=$$fuzzbin bash scripts/fuzz.sh
