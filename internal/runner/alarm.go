@@ -16,6 +16,12 @@ import (
 // of a fast statement's latency (bench/openloop.sh). Where the kernel
 // offers a timer whose expiry wakes the netpoller itself (Linux's timerfd),
 // the alarm uses it; elsewhere, or when one cannot be had, a time.Timer.
+//
+// Waking takes tens of microseconds more (the kernel's, then the
+// runtime's), most of them when the processor was idle: a timerfd alarm
+// is set that much early and spins the rest (maxWakeLead). The runner
+// shortens the lead as the run's rate grows (wakeLead), so all its
+// clients' spins together never take more than a tenth of one processor.
 type alarm interface {
 	// wait returns nil at due or soon after, or stop's error when stop
 	// ends first.
@@ -48,3 +54,17 @@ func (a *timerAlarm) wait(stop context.Context, due time.Time) error {
 }
 
 func (a *timerAlarm) close() { a.t.Stop() }
+
+// maxWakeLead is how early an alarm wakes at most: about the median
+// wake-up of a client whose processor went idle (bench/timerlag).
+const maxWakeLead = 60 * time.Microsecond
+
+// wakeLead is how early the alarms of a run at rate events a second, in
+// all, wake: maxWakeLead, or less so that the spins (one a start) add up
+// to a tenth of a processor at most.
+func wakeLead(rate float64) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return min(maxWakeLead, time.Duration(0.1*float64(time.Second)/rate))
+}

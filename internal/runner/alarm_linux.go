@@ -12,24 +12,27 @@ import (
 // netpoller: the kernel's timer (a high-resolution one, without slack)
 // makes the descriptor readable at its time, which wakes a runtime asleep
 // in epoll_wait at once. The waiting goroutine parks as on a socket: no
-// thread sleeps for it and none spins. A wait costs two system calls more
-// than a Go timer's (arming it, and the read that finds it expired).
+// thread sleeps for it; it spins only through the wake-up's own length at
+// the end (wakeLead). A wait costs two system calls more than a Go
+// timer's (arming it, and the read that finds it expired).
 type timerfdAlarm struct {
 	f       *os.File // the netpoller's handle on fd; it owns fd
 	fd      int
-	buf     [8]byte     // the expiration count a read returns
-	unwatch func() bool // stops the watch on the stop context
-	timer   *timerAlarm // once the timerfd failed: the fallback
+	buf     [8]byte       // the expiration count a read returns
+	unwatch func() bool   // stops the watch on the stop context
+	lead    time.Duration // how early the timer is set, the rest spun (wakeLead)
+	timer   *timerAlarm   // once the timerfd failed: the fallback
 }
 
 // newAlarm returns a client's alarm for a run whose starts end with stop:
-// a timerfd, or a Go timer when none can be had.
-func newAlarm(stop context.Context) alarm {
+// a timerfd woken lead early (wakeLead), or a Go timer when none can be
+// had.
+func newAlarm(stop context.Context, lead time.Duration) alarm {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return newTimerAlarm()
 	}
-	a := &timerfdAlarm{f: os.NewFile(uintptr(fd), "timerfd"), fd: fd}
+	a := &timerfdAlarm{f: os.NewFile(uintptr(fd), "timerfd"), fd: fd, lead: lead}
 	// A wait under way when the run stops returns at once: the read's
 	// deadline passes. One watch per client, not per wait.
 	a.unwatch = context.AfterFunc(stop, func() { _ = a.f.SetReadDeadline(time.Unix(1, 0)) })
@@ -44,9 +47,13 @@ func (a *timerfdAlarm) wait(stop context.Context, due time.Time) error {
 	if d <= 0 {
 		return nil
 	}
+	// The timer is set early and the rest of the wait spins: a tenth of
+	// the wait at most, so a client's spin is never more than a tenth of
+	// its time.
+	lead := min(a.lead, d/10)
 	// Arming resets the expiration count, so a read returns for this
 	// expiry and no earlier one.
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d - lead))}
 	err := unix.TimerfdSettime(a.fd, 0, &spec, nil)
 	if err == nil {
 		_, err = a.f.Read(a.buf[:])
@@ -55,6 +62,8 @@ func (a *timerfdAlarm) wait(stop context.Context, due time.Time) error {
 		return stop.Err()
 	}
 	if err == nil {
+		for time.Now().Before(due) {
+		}
 		return nil
 	}
 	// The descriptor failed (which it should not): the rest of the run

@@ -2,7 +2,10 @@
 
 package runner
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // newAlarm returns a client's alarm: a Go timer on this system.
-func newAlarm(context.Context) alarm { return newTimerAlarm() }
+func newAlarm(context.Context, time.Duration) alarm { return newTimerAlarm() }

@@ -10,7 +10,7 @@ import (
 // time past, and at once when the run stops, with stop's error.
 func TestAlarm(t *testing.T) {
 	for name, mk := range map[string]func(context.Context) alarm{
-		"default": newAlarm,
+		"default": func(stop context.Context) alarm { return newAlarm(stop, maxWakeLead) },
 		"timer":   func(context.Context) alarm { return newTimerAlarm() },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -43,5 +43,19 @@ func TestAlarm(t *testing.T) {
 				t.Fatal("a wait after stop returned no error")
 			}
 		})
+	}
+}
+
+// The alarms of a run spin a tenth of a processor at most, all together:
+// the lead shrinks as the rate grows, up to maxWakeLead.
+func TestWakeLeadBoundsTheSpin(t *testing.T) {
+	for rate, want := range map[float64]time.Duration{0: 0, 200: maxWakeLead, 2000: 50 * time.Microsecond, 10000: 10 * time.Microsecond, 1e6: 100 * time.Nanosecond} {
+		got := wakeLead(rate)
+		if got != want {
+			t.Errorf("wakeLead(%g) = %v, want %v", rate, got, want)
+		}
+		if spun := time.Duration(rate * float64(got)); spun > 100*time.Millisecond {
+			t.Errorf("at %g/s the alarms spin %v a second", rate, spun)
+		}
 	}
 }

@@ -198,6 +198,14 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	reg.SetGroups(cfg.Servers)
 	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors),
 		opening: make(chan struct{}, maxOpening)}
+	rate := cfg.Rate
+	if load.WorkerRate != nil {
+		rate = 0
+		for id := range cfg.Threads {
+			rate += load.WorkerRate(id)
+		}
+	}
+	r.lead = wakeLead(rate)
 	if cfg.Watch != nil {
 		cfg.Watch(reg)
 	}
@@ -569,6 +577,8 @@ type run struct {
 	log     *slog.Logger
 	ignore  map[string]bool
 	spans   spans // Config.Checkpoints
+	// lead is how early the open loop's alarms wake (wakeLead).
+	lead time.Duration
 	// opening holds a place for each first connection being opened:
 	// at most maxOpening at once.
 	opening chan struct{}
@@ -772,7 +782,7 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 	stopped := stop.Done() // a look at the channel is a fraction of stop.Err's cost
 	var al alarm
 	if wk.sched != nil {
-		al = newAlarm(stop)
+		al = newAlarm(stop, r.lead)
 		defer al.close()
 	}
 	yields := r.load.SyscallBound
