@@ -32,19 +32,24 @@ RACE_PKGS := ./internal/runner/... ./internal/metrics/... ./internal/promexport/
 SLOW_PKGS := ./internal/cli ./internal/compat ./cmd/dbmark
 
 # One shell, so the exported DBMARK_TEST_* settings reach go vet and go test.
+# The tests wait on servers and timed runs most of the time (the race
+# packages alone use a third of the two cores), so the race detector's
+# packages run beside the others, their output held until both are done.
 # The fuzz targets' instrumented binaries are built at the lowest priority
-# while the tests run (they leave a core idle much of the time, waiting on
-# servers and timed runs), then fuzzed after them.
+# meanwhile, then fuzzed after the tests.
 test: testenv-start assets deploy-tools
 	eval "$$($(TESTENV) env)"; \
 	eval "$$($(DEPLOYTOOLS) env)"; \
-	fuzzbin=$$(mktemp -d); fuzzbuild=; \
-	trap '[[ -n $$fuzzbuild ]] && kill $$fuzzbuild 2>/dev/null; rm -rf "$$fuzzbin"' EXIT; \
-	FUZZ_BIN_DIR=$$fuzzbin FUZZ_BUILD_ONLY=1 nice -n 19 bash scripts/fuzz.sh > $$fuzzbin/build.log 2>&1 & fuzzbuild=$$!; \
+	tmp=$$(mktemp -d); fuzzbin=$$tmp/fuzz; mkdir "$$fuzzbin"; fuzzbuild=; raced=; \
+	trap 'for p in $$fuzzbuild $$raced; do kill $$p 2>/dev/null; done; rm -rf "$$tmp"' EXIT; \
+	FUZZ_BIN_DIR=$$fuzzbin FUZZ_BUILD_ONLY=1 nice -n 19 bash scripts/fuzz.sh > $$tmp/fuzz-build.log 2>&1 & fuzzbuild=$$!; \
 	$(GO) vet -tags $(TAGS) -p 2 ./...; \
-	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $(SLOW_PKGS) $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(SLOW_PKGS))); \
-	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS); \
-	wait $$fuzzbuild || { cat $$fuzzbin/build.log; exit 1; }; fuzzbuild=; \
+	$(GO) test -tags $(TAGS) -race -p 2 -count=1 -timeout 12m $(RACE_PKGS) > $$tmp/race.log 2>&1 & raced=$$!; \
+	$(GO) test -tags $(TAGS) -p 2 -count=1 -timeout 12m $(SLOW_PKGS) $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(SLOW_PKGS))) || \
+		{ wait $$raced; raced=; cat $$tmp/race.log; exit 1; }; \
+	echo "# the race detector's packages:"; \
+	wait $$raced || { cat $$tmp/race.log; exit 1; }; raced=; cat $$tmp/race.log; \
+	wait $$fuzzbuild || { cat $$tmp/fuzz-build.log; exit 1; }; fuzzbuild=; \
 	FUZZTIME=3s FUZZ_BIN_DIR=$$fuzzbin bash scripts/fuzz.sh
 
 build: assets
