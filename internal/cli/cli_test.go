@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -331,8 +333,8 @@ func TestServersEndToEnd(t *testing.T) {
 			}
 			// The transport ran is recorded: the engine's choice by default
 			// (blocking to a MySQL server on this machine and to
-			// PostgreSQL's socket, the poller transport to PostgreSQL over
-			// TCP), another one when asked, with every client in flight on
+			// PostgreSQL's socket for 3 clients, the poller transport to
+			// PostgreSQL over TCP), another one when asked, with every client in flight on
 			// it too.
 			chosen, other, otherSays := "poller transport (auto)", "blocking", "blocking transport"
 			switch {
@@ -354,6 +356,29 @@ func TestServersEndToEnd(t *testing.T) {
 				}
 			}
 			procs(r, strings.HasPrefix(chosen, "blocking"))
+			// Beyond a few clients a processor (4 on PostgreSQL, 8 on
+			// MySQL), auto's is the poller there too, with the runtime's
+			// own processors, and every client in flight.
+			if strings.HasPrefix(chosen, "blocking") {
+				many := 4*runtime.NumCPU() + 1
+				if strings.Contains(env, "MYSQL") {
+					many = 8*runtime.NumCPU() + 1
+				}
+				o = dbmark(t, ctx, append(append([]string{"run", "oltp_point_select", "--time", "1", "--json", jsonPath}, args...), "--threads", strconv.Itoa(many))...)
+				if o.code != 0 {
+					t.Fatalf("%d clients: exit %d: %s", many, o.code, o.stderr)
+				}
+				r := readResult(t, jsonPath)
+				if !strings.Contains(r.Target.Driver, "poller transport (auto)") || r.Run.Threads != many {
+					t.Fatalf("%d clients: driver %q, %d clients recorded", many, r.Target.Driver, r.Run.Threads)
+				}
+				if c := r.Summary.Concurrency; c < 0.9*float64(many) {
+					t.Fatalf("%d clients on the poller: effective concurrency %.2f", many, c)
+				}
+				if os.Getenv("GOMAXPROCS") == "" && r.Environment.GoMaxProcs != r.Environment.CPUs {
+					t.Fatalf("%d clients on the poller: GOMAXPROCS %d on %d CPUs", many, r.Environment.GoMaxProcs, r.Environment.CPUs)
+				}
+			}
 			o = dbmark(t, ctx, append([]string{"run", "oltp_point_select", "--time", "1", "--transport", other, "--json", jsonPath}, args...)...)
 			if o.code != 0 {
 				t.Fatalf("%s run: exit %d: %s", other, o.code, o.stderr)

@@ -24,7 +24,7 @@ import (
 // openTarget opens the first (tg), without connecting. They must all be
 // servers of tg's engine: a cluster's nodes speak one dialect, and the
 // workload writes for one.
-func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg target.Target) ([]target.Target, error) {
+func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg target.Target, clients int) ([]target.Target, error) {
 	if len(f.more) == 0 || w.OwnTarget != nil {
 		return nil, nil
 	}
@@ -33,7 +33,7 @@ func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg tar
 	}
 	var more []target.Target
 	for _, raw := range f.more {
-		t, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Logger: a.Logger, Notices: a.notices})
+		t, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Clients: clients, Logger: a.Logger, Notices: a.notices})
 		if err != nil {
 			closeTargets(more)
 			return nil, withCode(ExitUsage, err)

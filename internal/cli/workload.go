@@ -166,7 +166,7 @@ func (f *runFlags) bindTarget(fs *pflag.FlagSet, w workload.Spec) {
 		f.pgMode.v = postgres.ModePrepared
 		fs.Var(&f.pgMode, "pg-mode", "PostgreSQL protocol: simple, extended or prepared (pgbench's -M); --db-ps-mode disable makes it simple")
 		fs.StringVar(&f.psMode, "db-ps-mode", "auto", "server-side prepared statements: auto or disable (as sysbench: plain text queries, on MySQL and PostgreSQL)")
-		fs.StringVar(&f.transport, "transport", transport.Auto, "how connections to a server move their bytes: go (Go's network poller), poller (the same poller, raw reads and writes), blocking (each client's thread waits in poll(2)) or auto (blocking to a MySQL or MariaDB server on this machine and to PostgreSQL's unix socket, poller otherwise), on PostgreSQL and MySQL")
+		fs.StringVar(&f.transport, "transport", transport.Auto, "how connections to a server move their bytes: go (Go's network poller), poller (the same poller, raw reads and writes), blocking (each client's thread waits in poll(2)) or auto (blocking to a MySQL or MariaDB server on this machine for up to 8 clients a CPU and to PostgreSQL's unix socket for up to 4, poller otherwise), on PostgreSQL and MySQL")
 	}
 	fs.IntVar(&f.threads, "threads", 1, "number of worker threads, each with its own connection")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed; 0 picks one (the seed used is stored with the result)")
@@ -434,8 +434,6 @@ func (a *App) inform(w workload.Spec) (bool, error) {
 	return done, nil
 }
 
-// openTarget opens the workload's own target, --target, or the embedded
-// default. It does not connect.
 // embeddedURL is the embedded database's target: bench.db in the data
 // directory, which it makes when missing.
 func embeddedURL() (string, error) {
@@ -449,7 +447,10 @@ func embeddedURL() (string, error) {
 	return (&url.URL{Scheme: "sqlite", Path: filepath.Join(dir, "bench.db")}).String(), nil
 }
 
-func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (target.Target, bool, error) {
+// openTarget opens the workload's own target, --target, or the embedded
+// default, for a run of clients connections (0: not known), which the
+// engine's auto transport weighs. It does not connect.
+func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags, clients int) (target.Target, bool, error) {
 	if w.OwnTarget != nil {
 		if f.targetGiven {
 			return nil, false, withCode(ExitUsage, fmt.Errorf("%s works on its own target, not a database: drop --target", w.Meta.Name))
@@ -486,7 +487,7 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags) (tar
 	if f.psMode == "disable" && !f.pgMode.given {
 		f.pgMode.v = postgres.ModeSimple
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Logger: a.Logger, Notices: a.notices})
+	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Clients: clients, Logger: a.Logger, Notices: a.notices})
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
@@ -546,14 +547,14 @@ func (a *App) setup(ctx context.Context, w workload.Spec, f *runFlags, clients i
 	if hook == nil {
 		return "", withCode(ExitUsage, fmt.Errorf("%s cannot %s", w.Meta.Name, verb))
 	}
-	tg, _, err := a.openTarget(ctx, w, f)
+	tg, _, err := a.openTarget(ctx, w, f, clients)
 	if err != nil {
 		return "", err
 	}
 	defer tg.Close()
 	// A cluster's data is shared: it is prepared, cleaned up and checked
 	// through its first server; a prewarm fills each server's own cache.
-	more, err := a.openMore(ctx, w, f, tg)
+	more, err := a.openMore(ctx, w, f, tg, clients)
 	if err != nil {
 		return "", err
 	}
@@ -616,7 +617,7 @@ func (a *App) checkServerSet(ctx context.Context, w workload.Spec, f *runFlags) 
 		return nil, nil
 	}
 	open := func(ctx context.Context) (target.Target, error) {
-		tg, _, err := a.openTarget(ctx, w, f)
+		tg, _, err := a.openTarget(ctx, w, f, 0)
 		return tg, err
 	}
 	s, err := serverset.Check(ctx, open, &f.serverSet, f.restartCmd, a.Stderr)
@@ -681,12 +682,12 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if !w.Runnable() {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))
 	}
-	tg, embedded, err := a.openTarget(ctx, w, f)
+	tg, embedded, err := a.openTarget(ctx, w, f, cfg.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer tg.Close()
-	more, err := a.openMore(ctx, w, f, tg)
+	more, err := a.openMore(ctx, w, f, tg, cfg.Threads)
 	if err != nil {
 		return nil, err
 	}

@@ -150,7 +150,10 @@ type Options struct {
 	// (internal/target/transport): auto (the default, also when empty:
 	// the engine chooses), go or blocking.
 	Transport string
-	Logger    *slog.Logger
+	// Clients is how many clients the run connects (0: not known), which
+	// an engine's auto transport weighs.
+	Clients int
+	Logger  *slog.Logger
 	// Notices receives the server's notices (PostgreSQL's NOTICE, WARNING,
 	// INFO), each in its client library's form (libpq's: "NOTICE:  ..."),
 	// from any connection at any time; nil drops them.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -145,7 +146,8 @@ func TestConformance(t *testing.T) {
 // TestConformanceBlocking runs the suite over TCP, the unix socket and
 // TLS on the blocking transport, and checks that the result's driver line
 // says which transport ran: the default (auto) is the blocking one for a
-// server on this machine; a transport that is none is refused.
+// server on this machine and up to 8 clients a processor; a transport
+// that is none is refused.
 func TestConformanceBlocking(t *testing.T) {
 	opts := target.Options{Transport: transport.Blocking}
 	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine { return engine(c, opts, own.Get) },
@@ -154,6 +156,9 @@ func TestConformanceBlocking(t *testing.T) {
 		targettest.DriverSays(t, open(t, c.URL(t), target.Options{}), transport.Describe(transport.Blocking)+" (auto)")
 	}
 	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{Transport: transport.Go}), transport.Describe(transport.Go))
+	// Beyond 8 clients a processor, auto's is the poller.
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{Clients: 8*runtime.NumCPU() + 1}), transport.Describe(transport.Polled())+" (auto)")
+	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{Clients: 8 * runtime.NumCPU()}), transport.Describe(transport.Blocking)+" (auto)")
 	u, _ := url.Parse("mysql://u@127.0.0.1/db")
 	if _, err := mysql.Open(context.Background(), u, target.Options{Transport: "epoll"}); err == nil {
 		t.Fatal("transport epoll accepted")

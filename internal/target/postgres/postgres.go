@@ -75,14 +75,16 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	// is pgconn's, on top. Its cancel requests dial through it too.
 	// The engine's choice: over a unix socket, where a short statement's
 	// reply comes within microseconds, the blocking transport had the
-	// higher rate in every round of bench/'s A/B; over TCP the two were
-	// level by turns, and where statements wait on the server the poller
-	// costs less. So the blocking transport when every host is a socket,
-	// the poller otherwise.
+	// higher rate in every round of bench/'s A/B at 8 clients on 2
+	// processors (on another machine, by turns); from 16 clients the
+	// poller had, in every round. Over TCP the two were level by turns,
+	// and where statements wait on the server the poller costs less. So
+	// the blocking transport when every host is a socket and there are at
+	// most 4 clients a processor, the poller otherwise.
 	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
 	if auto {
 		tr = transport.Polled()
-		if socketsOnly(cfg) {
+		if socketsOnly(cfg) && transport.Few(opts.Clients, 4) {
 			tr = transport.Held()
 		}
 	}

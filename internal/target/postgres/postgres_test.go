@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/dbmark/dbmark/internal/target"
@@ -112,8 +113,19 @@ func TestConformanceBlocking(t *testing.T) {
 
 // TestAutoTransport: the default takes the blocking transport, whose
 // clients each need a processor (target.ThreadHolder), only when every
-// host the URL names is a unix socket; no connection is made.
+// host the URL names is a unix socket, and then only for up to 4 clients
+// a processor; no connection is made.
 func TestAutoTransport(t *testing.T) {
+	few, many := 4*runtime.NumCPU(), 4*runtime.NumCPU()+1
+	for clients, holds := range map[int]bool{0: true, 1: true, few: true, many: false} {
+		tg := open(t, "postgres://u@/db?host=/run/postgresql", target.Options{Clients: clients})
+		if got := tg.(target.ThreadHolder).HoldsThreads(); got != holds {
+			t.Errorf("a socket, %d clients: holds threads %v, want %v", clients, got, holds)
+		}
+	}
+	if got := open(t, "postgres://u@/db?host=/run/postgresql", target.Options{Clients: many, Transport: transport.Blocking}).(target.ThreadHolder).HoldsThreads(); !got {
+		t.Errorf("%d clients with --transport blocking: does not hold threads", many)
+	}
 	for raw, holds := range map[string]bool{
 		"postgres://u@/db?host=/run/postgresql":                      true,
 		"postgres://u@/db?host=/run/postgresql,/tmp":                 true,

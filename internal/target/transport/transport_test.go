@@ -120,6 +120,28 @@ func TestLocal(t *testing.T) {
 	}
 }
 
+// TestFew: clients wait on threads of their own up to perCPU for each of
+// the machine's processors and MaxHeld in all; an unknown count (0) is few.
+func TestFew(t *testing.T) {
+	n := runtime.NumCPU()
+	for _, c := range []struct {
+		clients, perCPU int
+		want            bool
+	}{
+		{0, 4, true},
+		{1, 4, true},
+		{4 * n, 4, true},
+		{4*n + 1, 4, false},
+		{8 * n, 8, min(8*n, transport.MaxHeld) == 8*n},
+		{transport.MaxHeld, 1 << 20, true},
+		{transport.MaxHeld + 1, 1 << 20, false},
+	} {
+		if got := transport.Few(c.clients, c.perCPU); got != c.want {
+			t.Errorf("Few(%d, %d) on %d processors = %v, want %v", c.clients, c.perCPU, n, got, c.want)
+		}
+	}
+}
+
 func TestWrapGoIsTheDialer(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
