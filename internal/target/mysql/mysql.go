@@ -128,10 +128,10 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 	// machine (client CPU per transaction 0.63-0.70 of Go's, the rate
 	// 12-22% higher), and costlier (1.1-1.5x, the rate level) where each
 	// statement waits on the server, as it does for a remote one; there
-	// the poller transport costs least. Point selects over TCP from 16
-	// clients on 2 processors: blocking ahead in every round; from 32,
-	// level, at 1.6x the poller's CPU where statements wait: so blocking
-	// up to 8 clients a processor.
+	// the poller transport costs least. Point selects over TCP on 2
+	// processors: at 16 clients blocking ahead in every round; at 32 the
+	// two level, and blocking at 1.6-1.7x the poller's CPU where
+	// statements wait. So blocking for up to 8 clients a processor.
 	tr, auto := opts.Transport, transport.IsAuto(opts.Transport)
 	if auto {
 		tr = transport.Polled()
