@@ -21,6 +21,7 @@ type livePrinter struct {
 	driven bool                                                       // smp samples at each line's tick
 	show   []string
 	stamp  bool
+	every  time.Duration // the report interval
 	wait   time.Duration // how long a line waits for its counters
 	lines  chan liveLine
 	done   chan struct{}
@@ -33,7 +34,7 @@ type liveLine struct {
 }
 
 func startLive(out, errOut io.Writer, peer func(result.Interval, time.Time, bool) string, smp *sampler.Sampler, driven bool, show []string, stamp bool, interval time.Duration) *livePrinter {
-	lp := &livePrinter{out: out, errOut: errOut, peer: peer, smp: smp, driven: driven && smp != nil, show: show, stamp: stamp,
+	lp := &livePrinter{out: out, errOut: errOut, peer: peer, smp: smp, driven: driven && smp != nil, show: show, stamp: stamp, every: interval,
 		wait:  min(max(interval/2, 10*time.Millisecond), time.Second),
 		lines: make(chan liveLine, 256), done: make(chan struct{})}
 	go lp.print()
@@ -56,7 +57,7 @@ func (lp *livePrinter) sink(p result.Interval, threads int) {
 	case lp.stamp:
 		l.text = report.LiveLineAt(p, threads, now)
 	default:
-		l.text = report.LiveLine(p, threads)
+		l.text = report.LiveLine(p, threads, lp.every)
 	}
 	if lp.driven {
 		l.kick = lp.smp.Kick()

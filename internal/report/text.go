@@ -20,8 +20,14 @@ import (
 // field for field up to reconn/s, so that what parses sysbench's lines
 // parses dbmark's: the percentile sysbench shows is the 95th when it is
 // among --percentiles, else the first; the other percentiles, retries,
-// schedule lag and a workload's own figures follow.
-func LiveLine(iv result.Interval, threads int) string {
+// schedule lag and a workload's own figures follow. The time is given to
+// the precision of the report interval every: whole seconds, as
+// sysbench's, when every is (a tick a loaded machine delivers late still
+// reads "[ 2s ]"), else to the hundredth.
+func LiveLine(iv result.Interval, threads int, every time.Duration) string {
+	if every > 0 && every%time.Second == 0 {
+		return liveLine(iv, threads, strconv.FormatFloat(math.Round(iv.T), 'f', 0, 64))
+	}
 	return liveLine(iv, threads, trimFloat(math.Round(iv.T*100)/100))
 }
 

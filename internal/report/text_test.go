@@ -13,7 +13,7 @@ import (
 func TestLiveLine(t *testing.T) {
 	iv := result.Interval{T: 10.000134, EventsPerS: 1234.567, ReadsPerS: 100, WritesPerS: 20, OtherPerS: 3,
 		ErrorsPerS: 0.5, ReconnPerS: 0.25, Latency: []result.Percentile{{P: 50, MS: 1.234}, {P: 99.9, MS: 12.5}}}
-	got := LiveLine(iv, 8)
+	got := LiveLine(iv, 8, time.Second)
 	want := "[ 10s ] thds: 8 tps: 1234.57 qps: 123.00 (r/w/o: 100.00/20.00/3.00) lat (ms,50%): 1.23 err/s: 0.50 reconn/s: 0.25 lat (ms) p99.9: 12.50"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
@@ -21,15 +21,23 @@ func TestLiveLine(t *testing.T) {
 	iv95 := iv
 	iv95.Latency = []result.Percentile{{P: 50, MS: 1.234}, {P: 95, MS: 3.5}, {P: 99, MS: 7}}
 	want = "[ 10s ] thds: 8 tps: 1234.57 qps: 123.00 (r/w/o: 100.00/20.00/3.00) lat (ms,95%): 3.50 err/s: 0.50 reconn/s: 0.25 lat (ms) p50/p99: 1.23/7.00"
-	if got := LiveLine(iv95, 8); got != want {
+	if got := LiveLine(iv95, 8, time.Second); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	iv95.Latency = nil // no events in the interval
-	if got := LiveLine(iv95, 8); !strings.Contains(got, " lat (ms,95%): 0.00 err/s:") {
+	if got := LiveLine(iv95, 8, time.Second); !strings.Contains(got, " lat (ms,95%): 0.00 err/s:") {
 		t.Fatalf("no events: %s", got)
 	}
+	late := iv
+	late.T = 2.475 // a tick a loaded machine delivered late
+	if got := LiveLine(late, 8, time.Second); !strings.HasPrefix(got, "[ 2s ] thds: 8") {
+		t.Fatalf("late tick: %s", got)
+	}
+	if got := LiveLine(late, 8, 500*time.Millisecond); !strings.HasPrefix(got, "[ 2.48s ] thds: 8") {
+		t.Fatalf("late tick of a half-second interval: %s", got)
+	}
 	iv.Warmup, iv.T, iv.LagMeanMS = true, 0.25, 2
-	if got := LiveLine(iv, 1); !strings.HasPrefix(got, "[ 0.25s warmup ]") || !strings.HasSuffix(got, "lag (ms): 2.00") {
+	if got := LiveLine(iv, 1, 250*time.Millisecond); !strings.HasPrefix(got, "[ 0.25s warmup ]") || !strings.HasSuffix(got, "lag (ms): 2.00") {
 		t.Fatalf("warm-up line: %s", got)
 	}
 	at := time.Date(2026, 11, 27, 8, 0, 0, 123_456_789, time.UTC)
@@ -145,11 +153,11 @@ func TestSummaryMissedReads(t *testing.T) {
 		t.Errorf("a run that missed no read speaks of them:\n%s", out)
 	}
 	iv := result.Interval{T: 1, EventsPerS: 10, Extra: map[string]float64{"missed_reads_per_s": 9}}
-	if got := LiveLine(iv, 1); !strings.HasSuffix(got, " missed reads/s: 9.00") {
+	if got := LiveLine(iv, 1, time.Second); !strings.HasSuffix(got, " missed reads/s: 9.00") {
 		t.Errorf("live line: %s", got)
 	}
 	iv.Extra["missed_reads_per_s"] = 0
-	if got := LiveLine(iv, 1); strings.Contains(got, "missed") {
+	if got := LiveLine(iv, 1, time.Second); strings.Contains(got, "missed") {
 		t.Errorf("live line of an interval without misses: %s", got)
 	}
 }
