@@ -161,9 +161,9 @@ type Outcome struct {
 const yieldEvery = 5 * time.Millisecond
 
 // maxSyscallProcs bounds the processors a SyscallBound run asks for (128
-// workers and two): the collector's stop of the world visits every
-// processor, and its pauses, which every client's latency shows, grow with
-// them (some milliseconds at 256 workers).
+// workers, transport.MaxHeld, and two): the collector's stop of the world
+// visits every processor, and its pauses, which every client's latency
+// shows, grow with them (some milliseconds at 256 workers).
 const maxSyscallProcs = 130
 
 // maxOpening bounds the clients opening their first connection at once.
