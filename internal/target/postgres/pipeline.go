@@ -22,7 +22,11 @@ func (c *Conn) InTransaction() bool { return c.pc.TxStatus() != 'I' }
 func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {
 	text := string(sql)
 	c.cur.Set(text)
-	if err := textRow(ctx, c.pc, text, &c.row); err != nil {
+	if err := c.w.Begin(ctx); err != nil {
+		return target.Row{}, err
+	}
+	defer c.w.End()
+	if err := textRow(context.Background(), c.pc, text, &c.row); err != nil {
 		return target.Row{}, wrap(ctx, c.pc, err)
 	}
 	return c.row, nil

@@ -335,10 +335,19 @@ func (e *lostError) Unwrap() error { return e.err }
 // (target.Activity).
 func (c *Conn) Current() string { return c.cur.Current() }
 
+// The connection's statements run under its Watch of ctx, and pgconn is
+// given context.Background(): pgconn's own watching registers with ctx
+// for every statement, taking the mutex of the run's context, which
+// every client shares.
+
 // Exec runs sql with the simple protocol.
 func (c *Conn) Exec(ctx context.Context, sql string) error {
 	c.cur.Set(sql)
-	_, err := c.pc.Exec(ctx, sql).ReadAll()
+	if err := c.w.Begin(ctx); err != nil {
+		return err
+	}
+	defer c.w.End()
+	_, err := c.pc.Exec(context.Background(), sql).ReadAll()
 	return wrap(ctx, c.pc, err)
 }
 
@@ -346,13 +355,21 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 // the rows it returned or else affected.
 func (c *Conn) ExecRows(ctx context.Context, sql string) (int64, error) {
 	c.cur.Set(sql)
-	return runText(ctx, ctx, c.pc, sql)
+	if err := c.w.Begin(ctx); err != nil {
+		return 0, err
+	}
+	defer c.w.End()
+	return runText(ctx, c.pc, sql)
 }
 
 // QueryRow returns the first column of the first row as text.
 func (c *Conn) QueryRow(ctx context.Context, sql string) (string, bool, error) {
 	c.cur.Set(sql)
-	res := c.pc.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+	if err := c.w.Begin(ctx); err != nil {
+		return "", false, err
+	}
+	defer c.w.End()
+	res := c.pc.ExecParams(context.Background(), sql, nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		return "", false, wrap(ctx, c.pc, res.Err)
 	}
@@ -468,7 +485,7 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return runText(ctx, context.Background(), s.c.pc, sql)
+		return runText(ctx, s.c.pc, sql)
 	}
 	rr := s.reader(context.Background(), args)
 	var rows int64
@@ -486,10 +503,10 @@ func (s *Stmt) Run(ctx context.Context, args []target.Value) (int64, error) {
 }
 
 // runText runs sql with the simple protocol, discarding rows, and returns
-// the rows returned or else affected. pgconn is given pctx: ctx, or
-// context.Background() under the connection's Watch of ctx.
-func runText(ctx, pctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) {
-	mrr := pc.Exec(pctx, sql)
+// the rows returned or else affected. The caller's Watch holds ctx;
+// pgconn is given context.Background().
+func runText(ctx context.Context, pc *pgconn.PgConn, sql string) (int64, error) {
+	mrr := pc.Exec(context.Background(), sql)
 	var rows, affected int64
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()

@@ -511,6 +511,17 @@ func (s *suite) cancelInterruptsWithinASecond(t *testing.T) {
 	t.Run("Text", func(t *testing.T) {
 		s.cancelWithinASecond(t, func(ctx context.Context, c target.Conn, sql string) error { return c.Exec(ctx, sql) })
 	})
+	// A script's SQL text in the simple protocol (pgbench's -M simple),
+	// where the engine has more than one protocol.
+	t.Run("ProtocolText", func(t *testing.T) {
+		if _, ok := s.c.(target.ProtocolConn); !ok {
+			t.Skip("the engine has one protocol")
+		}
+		s.cancelWithinASecond(t, func(ctx context.Context, c target.Conn, sql string) error {
+			_, err := c.(target.ProtocolConn).RunText(ctx, []byte(sql))
+			return err
+		})
+	})
 	// A prepared statement's Run is the workloads' every statement, which
 	// the engines may watch apart from the rest (target.Watch).
 	t.Run("Prepared", func(t *testing.T) {
