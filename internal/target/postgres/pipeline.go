@@ -26,7 +26,7 @@ func (c *Conn) RunText(ctx context.Context, sql []byte) (target.Row, error) {
 		return target.Row{}, err
 	}
 	defer c.w.End()
-	if err := textRow(context.Background(), c.pc, text, &c.row); err != nil {
+	if err := textRow(c.pc, text, &c.row); err != nil {
 		return target.Row{}, wrap(ctx, c.pc, err)
 	}
 	return c.row, nil

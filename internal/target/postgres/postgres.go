@@ -539,7 +539,7 @@ func (s *Stmt) RunRow(ctx context.Context, args []target.Value) (target.Row, err
 		if sql, err = s.render(args); err != nil {
 			return target.Row{}, err
 		}
-		err = textRow(context.Background(), s.c.pc, sql, &s.row)
+		err = textRow(s.c.pc, sql, &s.row)
 	} else {
 		err = lastRow(s.reader(context.Background(), args), &s.row)
 	}
@@ -582,9 +582,9 @@ func lastRow(rr *pgconn.ResultReader, row *target.Row) error {
 }
 
 // textRow runs sql with the simple protocol into row, which ends up
-// holding the last result.
-func textRow(ctx context.Context, pc *pgconn.PgConn, sql string, row *target.Row) error {
-	mrr := pc.Exec(ctx, sql)
+// holding the last result. As runText, under the caller's Watch.
+func textRow(pc *pgconn.PgConn, sql string, row *target.Row) error {
+	mrr := pc.Exec(context.Background(), sql)
 	row.Sets = row.Sets[:0]
 	for mrr.NextResult() {
 		row.Rows = 0
