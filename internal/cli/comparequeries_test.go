@@ -127,12 +127,21 @@ func TestCompareQueryRuns(t *testing.T) {
 					t.Fatalf("no row of the slowed query:\n%s", o.stdout)
 				}
 				ratio, _ := strconv.ParseFloat(slowed[7], 64)
-				if !strings.HasSuffix(strings.Join(slowed, " "), " slower") || ratio < c.minRat || ratio > c.maxRat {
+				slower := strings.HasSuffix(strings.Join(slowed, " "), " slower")
+				if !slower || ratio < c.minRat || ratio > c.maxRat {
 					if try < 3 { // a loaded machine oversleeps; a pair of runs again
 						t.Logf("try %d: the slowed query: %q, want slower by %g to %g", try, slowed, c.minRat, c.maxRat)
 						continue
 					}
-					t.Fatalf("try %d: the slowed query: %q, want slower by %g to %g:\n%s", try, slowed, c.minRat, c.maxRat, o.stdout)
+					// A machine loaded beyond its CPUs wakes a sleeping
+					// server process late, by as much as the fast side's
+					// whole sleep: the slowdown is still found, its size
+					// is the machine's.
+					if load, busy := machineBusy(t); slower && busy {
+						t.Logf("try %d: the slowed query: %q, slower but not by %g to %g, on a machine with a load of %s: its size not asserted", try, slowed, c.minRat, c.maxRat, load)
+					} else {
+						t.Fatalf("try %d: the slowed query: %q, want slower by %g to %g (load %s):\n%s", try, slowed, c.minRat, c.maxRat, load, o.stdout)
+					}
 				}
 				// The geometric mean of the queries' ratios, each the
 				// ratio of the geometric means of its warm iterations,
