@@ -194,7 +194,7 @@ func postgresOpener(u *url.URL, query string, tables int, tr string) (func(ctx c
 	if err != nil {
 		return nil, err
 	}
-	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc)
+	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc, nil)
 	return func(ctx context.Context) (client, error) { return openPostgres(ctx, cfg, query, tables) }, nil
 }
 
@@ -225,7 +225,7 @@ func mysqlConnector(u *url.URL, tr string) (driver.Connector, error) {
 	cfg.Passwd, _ = u.User.Password()
 	cfg.DBName = strings.TrimPrefix(u.Path, "/")
 	if tr != transport.Go {
-		cfg.DialFunc = transport.Wrap(tr, (&net.Dialer{}).DialContext)
+		cfg.DialFunc = transport.Wrap(tr, (&net.Dialer{}).DialContext, nil)
 	}
 	return my.NewConnector(cfg)
 }

@@ -786,6 +786,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
+	noteRelease(res, tg, out.Released)
 	addServers(res.Servers, out.Servers)
 	f.start.record(res, time.Duration(f.warmup))
 	if c := res.Summary.Client; c != nil {
@@ -1066,6 +1067,20 @@ func fill(res *result.Result, out *runner.Outcome) {
 	res.Series = out.Series
 	if res.Environment != nil && out.GoMaxProcs > 0 {
 		res.Environment.GoMaxProcs = out.GoMaxProcs
+	}
+}
+
+// noteRelease adds to the driver line when the run's connections were
+// released from their threads to the poller (transport.Hold), at
+// released from the start, and why.
+func noteRelease(res *result.Result, tg target.Target, released time.Duration) {
+	h, ok := tg.(target.ThreadHolder)
+	if released == 0 || !ok {
+		return
+	}
+	if long, of, ok := h.Released(); ok {
+		res.Target.Driver += fmt.Sprintf(", released to the poller transport at %.1f s (%d of %d waits on the server took %d ms or longer)",
+			released.Seconds(), long, of, transport.LongWait.Milliseconds())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -138,8 +139,13 @@ type Outcome struct {
 	Summary   result.Summary
 	Hists     []result.Histogram
 	Series    []result.Interval
-	// GoMaxProcs is the Go scheduler's processor count during the run.
+	// GoMaxProcs is the Go scheduler's processor count during the run,
+	// until Released.
 	GoMaxProcs int
+	// Released is when, from the start, the workers of a SyscallBound
+	// load were released from their threads (Load.Held) and the
+	// processors added for them given back; 0: never.
+	Released time.Duration
 	// Stuck lists the clients that were still inside an event when the
 	// run gave up waiting for them.
 	Stuck []Stall
@@ -189,15 +195,17 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	// goroutine's processor while they wait (Load.SyscallBound): they
 	// need one each, and two to spare, or a worker back from the kernel
 	// waits for one and the runtime hands processors between threads.
-	if want := min(cfg.Threads+2, maxSyscallProcs); load.SyscallBound && want > runtime.GOMAXPROCS(0) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
+	procs := runtime.GOMAXPROCS(0)
+	if want := min(cfg.Threads+2, maxSyscallProcs); load.SyscallBound && want > procs {
+		runtime.GOMAXPROCS(want)
+		defer runtime.GOMAXPROCS(procs)
 	}
 	gomaxprocs := runtime.GOMAXPROCS(0)
 	start := time.Now()
 	reg := metrics.NewRegistry(load.Ops, start)
 	reg.SetGroups(cfg.Servers)
 	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors),
-		opening: make(chan struct{}, maxOpening)}
+		opening: make(chan struct{}, maxOpening), procs: procs}
 	rate := cfg.Rate
 	if load.WorkerRate != nil {
 		rate = 0
@@ -233,7 +241,8 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 		r.checkpoint(end, true)
 	}
 
-	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
+	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck,
+		Released: time.Duration(r.releasedAt.Load())}
 	r.conclude(ctx, context.Cause(wctx), out)
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
@@ -587,6 +596,28 @@ type run struct {
 	// window's start (the warm-up's end) and end (the time limit, or the
 	// run's end without one).
 	cpuFrom, cpuTo cpuMark
+
+	// procs is GOMAXPROCS before the run; release gives it back once
+	// load.Held says false, at releasedAt (nanoseconds from start).
+	procs      int
+	release    sync.Once
+	releasedAt atomic.Int64
+}
+
+// released says whether a SyscallBound load's workers no longer wait on
+// threads of their own (Load.Held); the first to find so gives back the
+// processors the run added for them.
+func (r *run) released() bool {
+	if r.load.Held == nil || r.load.Held() {
+		return false
+	}
+	r.release.Do(func() {
+		if runtime.GOMAXPROCS(0) > r.procs {
+			runtime.GOMAXPROCS(r.procs)
+		}
+		r.releasedAt.Store(max(int64(time.Since(r.start)), 1))
+	})
+	return true
 }
 
 func ignoreSet(codes []string) map[string]bool {
@@ -813,8 +844,10 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		}
 		began := wk.clock.Read()
 		if yields && began-yielded > yieldEvery {
-			runtime.Gosched()
-			yielded = began
+			if yields = !r.released(); yields {
+				runtime.Gosched()
+				yielded = began
+			}
 		}
 		if wk.sched == nil {
 			intended = began

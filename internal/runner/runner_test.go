@@ -607,6 +607,45 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 	}
 }
 
+// A SyscallBound load whose workers are released from their threads
+// (Load.Held turns false) gets back the processors the run added for
+// them, from the release on, and the outcome says when; one never
+// released keeps them to the end.
+func TestReleasedWorkersGiveBackTheirProcessors(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	for _, release := range []bool{true, false} {
+		c := cfg()
+		c.Threads, c.Duration = 4, 600*time.Millisecond
+		var events atomic.Int64
+		var last atomic.Int64 // GOMAXPROCS in the last event
+		load := pausing(func(n int64) time.Duration {
+			events.Store(n)
+			last.Store(int64(runtime.GOMAXPROCS(0)))
+			return time.Millisecond
+		})
+		load.SyscallBound = true
+		load.Held = func() bool { return !release || events.Load() < 40 }
+		start := time.Now()
+		out := sqlclient.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
+		if out.Status != result.StatusOK {
+			t.Fatalf("run: %s %v", out.Status, out.Err)
+		}
+		want := max(before, c.Threads+2)
+		if out.GoMaxProcs != want {
+			t.Errorf("released %v: GOMAXPROCS %d at the start, want %d", release, out.GoMaxProcs, want)
+		}
+		switch {
+		case release && (last.Load() != int64(before) || out.Released <= 0 || out.Released > time.Since(start)):
+			t.Errorf("released: GOMAXPROCS %d at the end, released at %v; want %d, during the run", last.Load(), out.Released, before)
+		case !release && (last.Load() != int64(want) || out.Released != 0):
+			t.Errorf("held: GOMAXPROCS %d at the end, released at %v; want %d, never", last.Load(), out.Released, want)
+		}
+		if after := runtime.GOMAXPROCS(0); after != before {
+			t.Fatalf("GOMAXPROCS %d after the run, want %d back", after, before)
+		}
+	}
+}
+
 // eventFunc is a worker whose every event calls the function.
 type eventFunc func()
 

@@ -243,7 +243,13 @@ type Idler interface {
 // Go's network poller: each client then needs a processor of the Go
 // scheduler to itself (workload.Load.SyscallBound).
 type ThreadHolder interface {
+	// HoldsThreads says whether they do. The engine may release them to
+	// the poller during a run (transport.Hold); from then on it says
+	// false.
 	HoldsThreads() bool
+	// Released says, once they were released, why: how many of a window
+	// of waits took transport.LongWait or longer.
+	Released() (long, of int, ok bool)
 }
 
 // Opener builds a Target from a parsed URL.

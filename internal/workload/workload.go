@@ -213,6 +213,12 @@ type Load struct {
 	// worker still blocked in one, and has each worker yield between
 	// events so that the runtime leaves it its processor.
 	SyscallBound bool
+	// Held, when set on a SyscallBound load, says whether the workers
+	// still wait in system calls on threads of their own: once false
+	// (their connections were released to Go's network poller), it stays
+	// so, and the runner gives back the processors it added and the
+	// workers stop yielding.
+	Held func() bool
 }
 
 // Worker runs events on one connection. It is used by one goroutine.

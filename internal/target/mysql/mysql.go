@@ -49,7 +49,9 @@ type Target struct {
 	transport string
 	// autoTransport: transport is the engine's choice (--transport auto).
 	autoTransport bool
-	redacted      string
+	// hold is auto's blocking connections' (nil otherwise).
+	hold     *transport.Hold
+	redacted string
 }
 
 // Open builds the driver configuration from a URL such as
@@ -139,14 +141,20 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			tr = transport.Held()
 		}
 	}
-	cfg.DialFunc = dialer(transport.Wrap(tr, (&net.Dialer{}).DialContext))
+	// Auto's blocking connections are released to the poller when the
+	// server holds them long (transport.Hold); a named transport stays.
+	var hold *transport.Hold
+	if auto {
+		hold = new(transport.Hold)
+	}
+	cfg.DialFunc = dialer(transport.Wrap(tr, (&net.Dialer{}).DialContext, hold))
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
 		// The driver quotes values raw: quoted again, a newline in one
 		// cannot split the message.
 		return nil, fmt.Errorf("%w %q: %q", target.ErrBadURL, red, err.Error())
 	}
-	return &Target{cfg: cfg, connector: connector, psMode: mode, transport: tr, autoTransport: auto, redacted: red}, nil
+	return &Target{cfg: cfg, connector: connector, psMode: mode, transport: tr, autoTransport: auto, hold: hold, redacted: red}, nil
 }
 
 type discard struct{}
@@ -162,8 +170,14 @@ func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 var _ target.ThreadHolder = (*Target)(nil)
 
 // HoldsThreads says whether the connections are on the blocking
-// transport, whose waits keep the client's thread.
-func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking }
+// transport, whose waits keep the client's thread, and not released from
+// it (transport.Hold): once false, it stays so.
+func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking && t.hold.Holding() }
+
+// Released says, once auto's blocking connections were released to the
+// poller, why: how many of a window's waits took transport.LongWait or
+// longer.
+func (t *Target) Released() (long, of int, ok bool) { return t.hold.Released() }
 
 // driverConn is what this package needs of the driver's connection.
 type driverConn interface {

@@ -165,6 +165,15 @@ func TestConformanceBlocking(t *testing.T) {
 	}
 }
 
+// TestConformanceReleased runs the suite over TCP and TLS on auto's
+// blocking transport released to the poller, as a workload whose server
+// holds each statement for milliseconds is (transport.Hold).
+func TestConformanceReleased(t *testing.T) {
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine {
+		return targettest.Releasing(engine(c, target.Options{}, own.Get))
+	}, transport.Describe(transport.Blocking)+" (auto)", tcp, tls)
+}
+
 // TestConformancePoller runs the suite over TCP, the unix socket and TLS
 // on the poller transport (auto's for a server on another machine).
 func TestConformancePoller(t *testing.T) {

@@ -46,7 +46,9 @@ type Target struct {
 	transport string
 	// autoTransport: transport is the engine's choice (--transport auto).
 	autoTransport bool
-	redacted      string
+	// hold is auto's blocking connections' (nil otherwise).
+	hold     *transport.Hold
+	redacted string
 }
 
 // Open parses u and checks the options; it does not connect.
@@ -88,7 +90,13 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			tr = transport.Held()
 		}
 	}
-	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc)
+	// Auto's blocking connections are released to the poller when the
+	// server holds them long (transport.Hold); a named transport stays.
+	var hold *transport.Hold
+	if auto {
+		hold = new(transport.Hold)
+	}
+	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc, hold)
 	if cfg.ConnectTimeout == 0 {
 		// A server that accepts and never answers must not hold the run.
 		cfg.ConnectTimeout = target.ConnectTimeout
@@ -101,7 +109,7 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 			fmt.Fprint(opts.Notices, NoticeMessage(n))
 		}
 	}
-	return &Target{cfg: cfg, mode: mode, transport: tr, autoTransport: auto, redacted: target.Redact(u.String())}, nil
+	return &Target{cfg: cfg, mode: mode, transport: tr, autoTransport: auto, hold: hold, redacted: target.Redact(u.String())}, nil
 }
 
 // socketsOnly says whether every host cfg may connect to (its first and
@@ -125,8 +133,14 @@ func (t *Target) Classify(err error) target.ErrorInfo { return Classify(err) }
 var _ target.ThreadHolder = (*Target)(nil)
 
 // HoldsThreads says whether the connections are on the blocking
-// transport, whose waits keep the client's thread.
-func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking }
+// transport, whose waits keep the client's thread, and not released from
+// it (transport.Hold): once false, it stays so.
+func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking && t.hold.Holding() }
+
+// Released says, once auto's blocking connections were released to the
+// poller, why: how many of a window's waits took transport.LongWait or
+// longer.
+func (t *Target) Released() (long, of int, ok bool) { return t.hold.Released() }
 
 // Mode is the protocol mode (pgbench's -M).
 func (t *Target) Mode() string { return t.mode }

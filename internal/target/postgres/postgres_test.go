@@ -100,6 +100,15 @@ func TestConformance(t *testing.T) {
 	targettest.DriverSays(t, open(t, tcp.URL(t), target.Options{}), transport.Describe(transport.Poller)+" (auto)")
 }
 
+// TestConformanceReleased runs the suite over the unix socket on auto's
+// blocking transport released to the poller, as a workload whose server
+// holds each statement for milliseconds is (transport.Hold).
+func TestConformanceReleased(t *testing.T) {
+	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine {
+		return targettest.Releasing(engine(c, target.Options{PGMode: postgres.ModePrepared}, own.Get))
+	}, transport.Describe(transport.Blocking)+" (auto)", socket)
+}
+
 // TestConformanceBlocking and TestConformanceGo run the suite over TCP,
 // the unix socket and TLS on the other transports, and check that the
 // result's driver line says which transport ran. The blocking transport

@@ -51,6 +51,17 @@ type Conn struct {
 	// to have come yet and the read polls first, saving a read that
 	// would only say EAGAIN. Used under rmu.
 	readFirst bool
+
+	// hold, when not nil, is shared with the target's other connections:
+	// the reads' waits are tallied to it (tally, under rmu), and once it
+	// releases them, reads and writes are the poller transport's, through
+	// polled: a Go connection on the socket, made at the first read or
+	// write after the release (under mu), its deadlines set with this
+	// Conn's from then on. Not before: the poller would be woken by every
+	// reply to a socket registered with it, which nothing waits for there.
+	hold   *Hold
+	polled atomic.Pointer[pollerConn]
+	tally  waitTally
 }
 
 // side is one direction's waiting state.
@@ -74,7 +85,11 @@ func mono() int64 { return int64(time.Since(epoch)) }
 // FromNet takes over nc's socket: a Conn on a duplicate of its
 // descriptor, and nc closed. nc must be a *net.TCPConn or *net.UnixConn
 // (any connection whose SyscallConn gives a stream socket).
-func FromNet(nc net.Conn) (net.Conn, error) {
+func FromNet(nc net.Conn) (net.Conn, error) { return fromNet(nc, nil) }
+
+// fromNet is FromNet, the Conn's reads tallied to hold when it is not
+// nil.
+func fromNet(nc net.Conn, hold *Hold) (net.Conn, error) {
 	defer nc.Close()
 	raw, err := rawConn(nc, "blocking transport")
 	if err != nil {
@@ -96,7 +111,7 @@ func FromNet(nc net.Conn) (net.Conn, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("blocking transport: non-blocking mode: %w", err)
 	}
-	c := &Conn{fd: fd, network: nc.LocalAddr().Network(), laddr: nc.LocalAddr(), raddr: nc.RemoteAddr()}
+	c := &Conn{fd: fd, network: nc.LocalAddr().Network(), laddr: nc.LocalAddr(), raddr: nc.RemoteAddr(), hold: hold}
 	for _, s := range []*side{&c.rd, &c.wd} {
 		s.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
 		if err != nil {
@@ -146,12 +161,25 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 		return 0, nil
 	}
+	if !c.hold.Holding() {
+		pc, err := c.poller()
+		if err != nil {
+			return 0, c.opError("read", err)
+		}
+		return pc.Read(p)
+	}
 	poll := !c.readFirst
 	for {
 		if c.closed.Load() {
 			return 0, c.opError("read", net.ErrClosed)
 		}
-		if poll {
+		if poll && c.hold != nil {
+			began := mono()
+			if err := c.wait(&c.rd); err != nil {
+				return 0, c.opError("read", err)
+			}
+			c.tally.count(c.hold, time.Duration(mono()-began))
+		} else if poll {
 			if err := c.wait(&c.rd); err != nil {
 				return 0, c.opError("read", err)
 			}
@@ -180,6 +208,16 @@ func (c *Conn) Read(p []byte) (int, error) {
 func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if !c.hold.Holding() {
+		// The poller's raw write: a system call the runtime is told of
+		// would wake its monitor from the deep sleep the poller's waits
+		// let it take.
+		pc, err := c.poller()
+		if err != nil {
+			return 0, c.opError("write", err)
+		}
+		return pc.Write(p)
+	}
 	done := 0
 	for {
 		if c.closed.Load() {
@@ -257,6 +295,49 @@ func drain(fd int) {
 	_, _ = unix.Read(fd, b[:])
 }
 
+// poller is the Go connection the reads and writes released to the
+// poller use (hold), made on the first call: on a duplicate of the
+// socket, registered with Go's network poller, with this Conn's
+// deadlines.
+func (c *Conn) poller() (*pollerConn, error) {
+	if pc := c.polled.Load(); pc != nil {
+		return pc, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if pc := c.polled.Load(); pc != nil {
+		return pc, nil
+	}
+	if c.closed.Load() {
+		return nil, net.ErrClosed
+	}
+	fd, err := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	f := os.NewFile(uintptr(fd), "socket")
+	nc, err := net.FileConn(f) // a descriptor of its own
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	pc := &pollerConn{Conn: nc}
+	if pc.rc, err = rawConn(nc, "poller transport"); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	for _, s := range [2]*side{&c.rd, &c.wd} {
+		if dl := s.dl.Load(); dl != 0 {
+			if err := pc.setDeadline(s == &c.rd, time.Now().Add(time.Duration(dl-mono()))); err != nil {
+				nc.Close()
+				return nil, err
+			}
+		}
+	}
+	c.polled.Store(pc)
+	return pc, nil
+}
+
 // Close closes the socket; a Read or Write waiting returns net.ErrClosed
 // at once. The descriptors are closed once no call is using them.
 func (c *Conn) Close() error {
@@ -268,6 +349,9 @@ func (c *Conn) Close() error {
 	c.closed.Store(true)
 	signal(c.rd.wake)
 	signal(c.wd.wake)
+	if pc := c.polled.Load(); pc != nil {
+		pc.Conn.Close() // ends a read or write waiting in the poller
+	}
 	c.mu.Unlock()
 	// A waiter wakes, sees closed and returns; then the descriptors are
 	// no longer in use and cannot be reused under it.
@@ -315,6 +399,13 @@ func (c *Conn) setDeadline(t time.Time, a, b *side) error {
 		s.dl.Store(dl)
 		if s.waiting.Load() {
 			signal(s.wake)
+		}
+		if pc := c.polled.Load(); pc != nil {
+			// Reads and writes released to the poller wait under Go's
+			// deadlines.
+			if err := pc.setDeadline(s == &c.rd, t); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

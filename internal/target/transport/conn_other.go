@@ -9,7 +9,9 @@ import (
 
 // FromNet refuses: the blocking transport waits in Linux's ppoll on
 // Linux's eventfds.
-func FromNet(nc net.Conn) (net.Conn, error) {
+func FromNet(nc net.Conn) (net.Conn, error) { return fromNet(nc, nil) }
+
+func fromNet(nc net.Conn, _ *Hold) (net.Conn, error) {
 	nc.Close()
 	return nil, errors.New("blocking transport: Linux only")
 }

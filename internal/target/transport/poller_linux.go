@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -39,6 +40,14 @@ func pollerFromNet(nc net.Conn) (net.Conn, error) {
 		return nil, err
 	}
 	return &pollerConn{Conn: nc, rc: rc}, nil
+}
+
+// setDeadline sets the read deadline, or the write one.
+func (c *pollerConn) setDeadline(read bool, t time.Time) error {
+	if read {
+		return c.SetReadDeadline(t)
+	}
+	return c.SetWriteDeadline(t)
 }
 
 func (c *pollerConn) opError(op string, err error) error {

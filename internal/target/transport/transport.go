@@ -20,8 +20,9 @@ import (
 const (
 	// Auto lets the engine choose (each engine's Open says how): the
 	// blocking transport where bench/'s A/B found it ahead in every
-	// round, the poller transport elsewhere (Go's where there is none).
-	// The empty name is Auto too.
+	// round, the poller transport elsewhere (Go's where there is none);
+	// its blocking connections move to the poller once the server holds
+	// them long (Hold). The empty name is Auto too.
 	Auto = "auto"
 	// Go is Go's own connection: the goroutine waits in the network
 	// poller and its thread runs other goroutines meanwhile.
@@ -116,11 +117,13 @@ type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 // transport name asks for: dial itself for Go, and for Blocking or
 // Poller dial's connection turned into theirs. name must have passed
 // Check, and Auto been resolved by the engine (Wrap takes it as Go).
-func Wrap(name string, dial DialFunc) DialFunc {
+// Blocking connections share hold, which may release them to the
+// poller; a nil hold never does.
+func Wrap(name string, dial DialFunc, hold *Hold) DialFunc {
 	var wrap func(net.Conn) (net.Conn, error)
 	switch name {
 	case Blocking:
-		wrap = FromNet
+		wrap = func(nc net.Conn) (net.Conn, error) { return fromNet(nc, hold) }
 	case Poller:
 		wrap = pollerFromNet
 	default:

@@ -18,6 +18,18 @@ import (
 	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
+// released names, in these tests, the blocking transport released to the
+// poller (by a transport.Hold) before its first read.
+const released = "blocking-released"
+
+// wrap is transport.Wrap for the transports of these tests.
+func wrap(name string, dial transport.DialFunc) transport.DialFunc {
+	if name == released {
+		return transport.Wrap(transport.Blocking, dial, transport.ReleasedHold())
+	}
+	return transport.Wrap(name, dial, nil)
+}
+
 // pipe connects a connection on transport name to a peer over network
 // ("tcp" or "unix"): c1 is the dialed end, c2 the accepted one, on the
 // same transport when both, Go's otherwise.
@@ -41,7 +53,7 @@ func pipe(t testing.TB, network, name string, both bool) (c1, c2 net.Conn, stop 
 		accepted <- c
 	}()
 	var d net.Dialer
-	c1, err = transport.Wrap(name, d.DialContext)(context.Background(), network, ln.Addr().String())
+	c1, err = wrap(name, d.DialContext)(context.Background(), network, ln.Addr().String())
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -52,7 +64,7 @@ func pipe(t testing.TB, network, name string, both bool) (c1, c2 net.Conn, stop 
 	}
 	if both {
 		accepted := func(context.Context, string, string) (net.Conn, error) { return c2, nil }
-		if c2, err = transport.Wrap(name, accepted)(context.Background(), network, ""); err != nil {
+		if c2, err = wrap(name, accepted)(context.Background(), network, ""); err != nil {
 			c1.Close()
 			return nil, nil, nil, err
 		}
@@ -61,7 +73,7 @@ func pipe(t testing.TB, network, name string, both bool) (c1, c2 net.Conn, stop 
 }
 
 // wrapped are the transports that wrap Go's connection.
-var wrapped = []string{transport.Blocking, transport.Poller}
+var wrapped = []string{transport.Blocking, transport.Poller, released}
 
 // TestConn is golang.org/x/net/nettest's conformance suite for a
 // net.Conn, for each transport that wraps Go's connection, over TCP and
@@ -152,7 +164,7 @@ func TestWrapGoIsTheDialer(t *testing.T) {
 	// Go's own connection for Go and Auto (the engine resolves Auto
 	// before Wrap), a transport's own for the others.
 	for name, own := range map[string]bool{transport.Go: false, "": false, transport.Auto: false, transport.Blocking: true, transport.Poller: true} {
-		c, err := transport.Wrap(name, d.DialContext)(context.Background(), "tcp", ln.Addr().String())
+		c, err := transport.Wrap(name, d.DialContext, nil)(context.Background(), "tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}

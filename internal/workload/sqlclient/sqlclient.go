@@ -32,13 +32,14 @@ var _ workload.Clients = (*Clients)(nil)
 // number of servers (workload.ServerOf), its reconnects too, so each
 // server's figures are its own clients'. load must have a NewWorker. When
 // the connections hold their threads while they wait (target.ThreadHolder),
-// New marks load SyscallBound.
+// New marks load SyscallBound, for as long as they hold them (Load.Held).
 func New(tg target.Target, load *workload.Load, more ...target.Target) (*Clients, error) {
 	if load.NewWorker == nil {
 		return nil, fmt.Errorf("the load has no worker to run on a database connection")
 	}
 	if h, ok := tg.(target.ThreadHolder); ok && h.HoldsThreads() {
 		load.SyscallBound = true // each connection keeps its thread while it waits
+		load.Held = h.HoldsThreads
 	}
 	return &Clients{tgs: append([]target.Target{tg}, more...), newWorker: load.NewWorker}, nil
 }

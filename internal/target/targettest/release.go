@@ -1,0 +1,83 @@
+package targettest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/testsrv"
+)
+
+// Releasing is e with its targets released from their threads before
+// the suite uses them: each target e opens (Open, OwnServer), on the
+// blocking transport as auto chooses it, has its connections wait out
+// short server-side sleeps, as a workload whose server holds each
+// statement for milliseconds does, until the engine releases them to the
+// poller (target.ThreadHolder). The suite then runs on the released
+// connections, whose reads and writes wait in Go's network poller under
+// the same deadlines and Close.
+func Releasing(e Engine) Engine {
+	open, own := e.Open, e.OwnServer
+	e.Open = func(t *testing.T) target.Target {
+		tg := open(t)
+		Release(t, tg, e)
+		return tg
+	}
+	if own != nil {
+		e.OwnServer = func(t *testing.T) (target.Target, *testsrv.Server) {
+			tg, s := own(t)
+			Release(t, tg, e)
+			return tg, s
+		}
+	}
+	return e
+}
+
+// Release waits for tg's release (Releasing); tg is not closed.
+func Release(t *testing.T, tg target.Target, e Engine) {
+	t.Helper()
+	h, ok := tg.(target.ThreadHolder)
+	if !ok || !h.HoldsThreads() {
+		t.Fatalf("a %T does not hold threads: nothing to release", tg)
+	}
+	const clients = 4
+	within(t, 20*time.Second, "clients waiting to be released", func(ctx context.Context) {
+		conns, err := connectN(ctx, t, tg, clients)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		sql := e.SleepSQL(0.004)
+		var wg sync.WaitGroup
+		for _, c := range conns {
+			wg.Go(func() {
+				for h.HoldsThreads() && ctx.Err() == nil {
+					if err := c.Exec(ctx, sql); err != nil {
+						t.Errorf("a sleep before the release: %v", err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if h.HoldsThreads() {
+			t.Errorf("connections sleeping 4 ms on the server each statement still hold their threads after %v", 20*time.Second)
+			return
+		}
+		// Connections opened after the release start on the poller.
+		c, err := tg.Connect(ctx)
+		if err != nil {
+			t.Errorf("connect after the release: %v", err)
+			return
+		}
+		defer c.Close()
+		if err := c.Exec(ctx, sql); err != nil {
+			t.Errorf("a sleep after the release: %v", err)
+		}
+	})
+	if long, of, ok := h.Released(); !ok || 4*long < of {
+		t.Fatalf("released with %d long waits of %d (%v); want a quarter or more", long, of, ok)
+	}
+}
