@@ -410,21 +410,32 @@ func TestPostgresWrongPassword(t *testing.T) {
 // reconnects, counts it, and finishes degraded, with exit code 0 (as
 // README.md says) and the reconnect wait in its summary.
 func TestLostConnectionsReconnect(t *testing.T) {
+	// Each engine's run is in a database of its own: the victims are
+	// found by database, and other packages' tests run beside this one.
+	const db = "dbmark_reconnect"
 	cases := []struct {
-		env, victims, kill string
+		env, victims, kill, drop string
 	}{
 		{"DBMARK_TEST_POSTGRES",
 			"SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'SELECT c FROM sbtest%'",
-			"SELECT pg_terminate_backend(%s)"},
+			"SELECT pg_terminate_backend(%s)", "DROP DATABASE IF EXISTS " + db + " WITH (FORCE)"},
 		{"DBMARK_TEST_MYSQL",
 			"SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID() AND command = 'Execute'",
-			"KILL CONNECTION %s"},
+			"KILL CONNECTION %s", "DROP DATABASE IF EXISTS " + db},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
 			dir := home(t)
 			u := serverURL(t, c.env)
 			ctx := context.Background()
+			admin := connect(t, u.String())
+			for _, s := range []string{c.drop, "CREATE DATABASE " + db} {
+				if err := admin.Exec(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Cleanup(func() { _ = admin.Exec(context.Background(), c.drop) })
+			u.Path = "/" + db
 			args := []string{"--target", u.String(), "--tables", "2", "--table-size", "1000"}
 			prepared(t, "oltp_point_select", args...)
 
