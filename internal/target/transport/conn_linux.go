@@ -173,14 +173,8 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if c.closed.Load() {
 			return 0, c.opError("read", net.ErrClosed)
 		}
-		if poll && c.hold != nil {
-			began := mono()
-			if err := c.wait(&c.rd); err != nil {
-				return 0, c.opError("read", err)
-			}
-			c.tally.count(c.hold, time.Duration(mono()-began))
-		} else if poll {
-			if err := c.wait(&c.rd); err != nil {
+		if poll {
+			if err := c.waitRead(); err != nil {
 				return 0, c.opError("read", err)
 			}
 		} else if dl := c.rd.dl.Load(); dl != 0 && mono() >= dl {
@@ -247,6 +241,20 @@ func (c *Conn) Write(p []byte) (int, error) {
 			return done, c.opError("write", os.NewSyscallError("write", err))
 		}
 	}
+}
+
+// waitRead is wait for the read side, timed and tallied to the hold
+// when there is one.
+func (c *Conn) waitRead() error {
+	if c.hold == nil {
+		return c.wait(&c.rd)
+	}
+	began := mono()
+	err := c.wait(&c.rd)
+	if err == nil {
+		c.tally.count(c.hold, time.Duration(mono()-began))
+	}
+	return err
 }
 
 // wait blocks in poll until the socket is ready for s's direction, s's
