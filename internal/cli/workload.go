@@ -786,7 +786,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
-	noteRelease(res, tg, out.Released)
+	noteHolds(res, tg, out.StartedAt)
 	addServers(res.Servers, out.Servers)
 	f.start.record(res, time.Duration(f.warmup))
 	if c := res.Summary.Client; c != nil {
@@ -1070,19 +1070,32 @@ func fill(res *result.Result, out *runner.Outcome) {
 	}
 }
 
-// noteRelease adds to the driver line when the run's connections were
-// released from their threads to the poller (transport.Hold), at
-// released from the start, and why.
-func noteRelease(res *result.Result, tg target.Target, released time.Duration) {
+// noteHolds adds to the driver line each move of the run's connections
+// from their threads to the poller and back (transport.Hold): when, from
+// the start, and why; after maxNotedHolds of them, how many more.
+func noteHolds(res *result.Result, tg target.Target, start time.Time) {
 	h, ok := tg.(target.ThreadHolder)
-	if released == 0 || !ok {
+	if !ok {
 		return
 	}
-	if long, of, ok := h.Released(); ok {
-		res.Target.Driver += fmt.Sprintf(", released to the poller transport at %.1f s (%d of %d waits on the server took %d ms or longer)",
-			released.Seconds(), long, of, transport.LongWait.Milliseconds())
+	sw := h.HoldSwitches()
+	for i, s := range sw {
+		if i == maxNotedHolds {
+			res.Target.Driver += fmt.Sprintf(", and %d more such moves", len(sw)-i)
+			return
+		}
+		way := "released to the poller transport"
+		if !s.Released {
+			way = "back on their threads"
+		}
+		res.Target.Driver += fmt.Sprintf(", %s at %.1f s (%d of %d waits on the server took %d ms or longer)",
+			way, max(s.At.Sub(start), 0).Seconds(), s.Long, s.Of, transport.LongWait.Milliseconds())
 	}
 }
+
+// maxNotedHolds is how many moves of the connections the driver line
+// spells out.
+const maxNotedHolds = 4
 
 // redactArgs masks the secrets of a command line by the secret policy:
 // options that carry one, URLs and DSNs, NAME=VALUE and keys in any value.

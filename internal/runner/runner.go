@@ -139,13 +139,9 @@ type Outcome struct {
 	Summary   result.Summary
 	Hists     []result.Histogram
 	Series    []result.Interval
-	// GoMaxProcs is the Go scheduler's processor count during the run,
-	// until Released.
+	// GoMaxProcs is the Go scheduler's processor count at the start of
+	// the run, while its workers hold threads of their own (Load.Held).
 	GoMaxProcs int
-	// Released is when, from the start, the workers of a SyscallBound
-	// load were released from their threads (Load.Held) and the
-	// processors added for them given back; 0: never.
-	Released time.Duration
 	// Stuck lists the clients that were still inside an event when the
 	// run gave up waiting for them.
 	Stuck []Stall
@@ -195,8 +191,9 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	// goroutine's processor while they wait (Load.SyscallBound): they
 	// need one each, and two to spare, or a worker back from the kernel
 	// waits for one and the runtime hands processors between threads.
-	procs := runtime.GOMAXPROCS(0)
+	procs, held := runtime.GOMAXPROCS(0), 0
 	if want := min(cfg.Threads+2, maxSyscallProcs); load.SyscallBound && want > procs {
+		held = want
 		runtime.GOMAXPROCS(want)
 		defer runtime.GOMAXPROCS(procs)
 	}
@@ -205,7 +202,8 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 	reg := metrics.NewRegistry(load.Ops, start)
 	reg.SetGroups(cfg.Servers)
 	r := &run{start: start, base: start, cfg: cfg, src: src, load: load, reg: reg, log: log, ignore: ignoreSet(cfg.IgnoreErrors),
-		opening: make(chan struct{}, maxOpening), procs: procs}
+		opening: make(chan struct{}, maxOpening), procs: procs, heldProcs: held}
+	r.holds.Store(true)
 	rate := cfg.Rate
 	if load.WorkerRate != nil {
 		rate = 0
@@ -241,8 +239,7 @@ func Run(ctx context.Context, cfg Config, src workload.Clients, load *workload.L
 		r.checkpoint(end, true)
 	}
 
-	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck,
-		Released: time.Duration(r.releasedAt.Load())}
+	out := &Outcome{StartedAt: r.start, EndedAt: end, Series: points, Status: result.StatusOK, GoMaxProcs: gomaxprocs, Stuck: r.stuck}
 	r.conclude(ctx, context.Cause(wctx), out)
 	if load.Close != nil {
 		if err := load.Close(context.WithoutCancel(ctx)); err != nil {
@@ -597,27 +594,35 @@ type run struct {
 	// run's end without one).
 	cpuFrom, cpuTo cpuMark
 
-	// procs is GOMAXPROCS before the run; release gives it back once
-	// load.Held says false, at releasedAt (nanoseconds from start).
-	procs      int
-	release    sync.Once
-	releasedAt atomic.Int64
+	// procs is GOMAXPROCS before the run, heldProcs what it is while a
+	// SyscallBound load's workers hold threads of their own (0: not
+	// raised); holds is what GOMAXPROCS follows now, changed under
+	// procsMu.
+	procs, heldProcs int
+	procsMu          sync.Mutex
+	holds            atomic.Bool
 }
 
-// released says whether a SyscallBound load's workers no longer wait on
-// threads of their own (Load.Held); the first to find so gives back the
-// processors the run added for them.
-func (r *run) released() bool {
-	if r.load.Held == nil || r.load.Held() {
-		return false
+// holding says whether a SyscallBound load's workers wait on threads of
+// their own (Load.Held). The first to find that changed sets GOMAXPROCS
+// to follow: the processors the run added for them given back when they
+// are released, asked for again when they are held again.
+func (r *run) holding() bool {
+	held := r.load.Held == nil || r.load.Held()
+	if held == r.holds.Load() {
+		return held
 	}
-	r.release.Do(func() {
-		if runtime.GOMAXPROCS(0) > r.procs {
+	r.procsMu.Lock()
+	defer r.procsMu.Unlock()
+	if held != r.holds.Load() && r.heldProcs > r.procs {
+		if held {
+			runtime.GOMAXPROCS(r.heldProcs)
+		} else {
 			runtime.GOMAXPROCS(r.procs)
 		}
-		r.releasedAt.Store(max(int64(time.Since(r.start)), 1))
-	})
-	return true
+	}
+	r.holds.Store(held)
+	return held
 }
 
 func ignoreSet(codes []string) map[string]bool {
@@ -844,9 +849,9 @@ func (r *run) runWorker(ctx context.Context, wk *worker) error {
 		}
 		began := wk.clock.Read()
 		if yields && began-yielded > yieldEvery {
-			if yields = !r.released(); yields {
+			yielded = began
+			if r.holding() {
 				runtime.Gosched()
-				yielded = began
 			}
 		}
 		if wk.sched == nil {

@@ -609,39 +609,53 @@ func TestSyscallBoundWorkersEachHaveAProcessor(t *testing.T) {
 
 // A SyscallBound load whose workers are released from their threads
 // (Load.Held turns false) gets back the processors the run added for
-// them, from the release on, and the outcome says when; one never
-// released keeps them to the end.
+// them, from the release on, and asks for them again when they are held
+// again; one never released keeps them to the end.
 func TestReleasedWorkersGiveBackTheirProcessors(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
-	for _, release := range []bool{true, false} {
-		c := cfg()
-		c.Threads, c.Duration = 4, 600*time.Millisecond
+	for _, c := range []struct {
+		name       string
+		held       func(events int64) bool
+		atEnd, mid func(want int) int64 // GOMAXPROCS in the last event, and at the 300th
+	}{
+		{"never released", func(int64) bool { return true }, func(w int) int64 { return int64(w) }, func(w int) int64 { return int64(w) }},
+		{"released", func(n int64) bool { return n < 40 }, func(int) int64 { return int64(before) }, func(int) int64 { return int64(before) }},
+		{"released, then held again", func(n int64) bool { return n < 40 || n >= 600 }, func(w int) int64 { return int64(w) }, func(int) int64 { return int64(before) }},
+	} {
+		cf := cfg()
+		cf.Threads, cf.Duration = 4, 900*time.Millisecond
 		var events atomic.Int64
-		var last atomic.Int64 // GOMAXPROCS in the last event
+		var last, mid atomic.Int64 // GOMAXPROCS in the last event, and in the 300th
 		load := pausing(func(n int64) time.Duration {
 			events.Store(n)
-			last.Store(int64(runtime.GOMAXPROCS(0)))
+			p := int64(runtime.GOMAXPROCS(0))
+			last.Store(p)
+			if n == 300 {
+				mid.Store(p)
+			}
 			return time.Millisecond
 		})
 		load.SyscallBound = true
-		load.Held = func() bool { return !release || events.Load() < 40 }
-		start := time.Now()
-		out := sqlclient.Run(context.Background(), c, counterTable(t, ""), load, nil, quiet)
+		load.Held = func() bool { return c.held(events.Load()) }
+		out := sqlclient.Run(context.Background(), cf, counterTable(t, ""), load, nil, quiet)
 		if out.Status != result.StatusOK {
-			t.Fatalf("run: %s %v", out.Status, out.Err)
+			t.Fatalf("%s: run: %s %v", c.name, out.Status, out.Err)
 		}
-		want := max(before, c.Threads+2)
+		want := max(before, cf.Threads+2)
 		if out.GoMaxProcs != want {
-			t.Errorf("released %v: GOMAXPROCS %d at the start, want %d", release, out.GoMaxProcs, want)
+			t.Errorf("%s: GOMAXPROCS %d at the start, want %d", c.name, out.GoMaxProcs, want)
 		}
-		switch {
-		case release && (last.Load() != int64(before) || out.Released <= 0 || out.Released > time.Since(start)):
-			t.Errorf("released: GOMAXPROCS %d at the end, released at %v; want %d, during the run", last.Load(), out.Released, before)
-		case !release && (last.Load() != int64(want) || out.Released != 0):
-			t.Errorf("held: GOMAXPROCS %d at the end, released at %v; want %d, never", last.Load(), out.Released, want)
+		if n := events.Load(); n < 700 {
+			t.Fatalf("%s: %d events in %v; the test needs 700", c.name, n, cf.Duration)
+		}
+		if got, w := mid.Load(), c.mid(want); got != w {
+			t.Errorf("%s: GOMAXPROCS %d at the 300th event, want %d", c.name, got, w)
+		}
+		if got, w := last.Load(), c.atEnd(want); got != w {
+			t.Errorf("%s: GOMAXPROCS %d at the last event, want %d", c.name, got, w)
 		}
 		if after := runtime.GOMAXPROCS(0); after != before {
-			t.Fatalf("GOMAXPROCS %d after the run, want %d back", after, before)
+			t.Fatalf("%s: GOMAXPROCS %d after the run, want %d back", c.name, after, before)
 		}
 	}
 }

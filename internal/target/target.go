@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbmark/dbmark/internal/errclass"
 	"github.com/dbmark/dbmark/internal/secret"
+	"github.com/dbmark/dbmark/internal/target/transport"
 )
 
 // Target is one database endpoint. It is safe for concurrent use; the Conns
@@ -243,13 +244,12 @@ type Idler interface {
 // Go's network poller: each client then needs a processor of the Go
 // scheduler to itself (workload.Load.SyscallBound).
 type ThreadHolder interface {
-	// HoldsThreads says whether they do. The engine may release them to
-	// the poller during a run (transport.Hold); from then on it says
-	// false.
+	// HoldsThreads says whether they do for now. The engine may release
+	// them to the poller during a run, and hold them again
+	// (transport.Hold).
 	HoldsThreads() bool
-	// Released says, once they were released, why: how many of a window
-	// of waits took transport.LongWait or longer.
-	Released() (long, of int, ok bool)
+	// HoldSwitches lists those moves, and why.
+	HoldSwitches() []transport.Switch
 }
 
 // Opener builds a Target from a parsed URL.

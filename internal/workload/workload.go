@@ -214,10 +214,10 @@ type Load struct {
 	// events so that the runtime leaves it its processor.
 	SyscallBound bool
 	// Held, when set on a SyscallBound load, says whether the workers
-	// still wait in system calls on threads of their own: once false
-	// (their connections were released to Go's network poller), it stays
-	// so, and the runner gives back the processors it added and the
-	// workers stop yielding.
+	// wait in system calls on threads of their own for now: while false
+	// (their connections were released to Go's network poller), the
+	// runner gives back the processors it added and the workers do not
+	// yield; true again, it asks for them again.
 	Held func() bool
 }
 

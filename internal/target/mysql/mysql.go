@@ -171,13 +171,12 @@ var _ target.ThreadHolder = (*Target)(nil)
 
 // HoldsThreads says whether the connections are on the blocking
 // transport, whose waits keep the client's thread, and not released from
-// it (transport.Hold): once false, it stays so.
+// it (transport.Hold), for now.
 func (t *Target) HoldsThreads() bool { return t.transport == transport.Blocking && t.hold.Holding() }
 
-// Released says, once auto's blocking connections were released to the
-// poller, why: how many of a window's waits took transport.LongWait or
-// longer.
-func (t *Target) Released() (long, of int, ok bool) { return t.hold.Released() }
+// HoldSwitches lists the moves of auto's blocking connections to the
+// poller and back, and why (transport.Hold).
+func (t *Target) HoldSwitches() []transport.Switch { return t.hold.Switches() }
 
 // driverConn is what this package needs of the driver's connection.
 type driverConn interface {

@@ -102,7 +102,8 @@ func TestConformance(t *testing.T) {
 
 // TestConformanceReleased runs the suite over the unix socket on auto's
 // blocking transport released to the poller, as a workload whose server
-// holds each statement for milliseconds is (transport.Hold).
+// holds each statement for milliseconds is, and held on their threads
+// again by the suite's short waits (transport.Hold).
 func TestConformanceReleased(t *testing.T) {
 	targettest.RunEach(t, func(c targettest.Cell) targettest.Engine {
 		return targettest.Releasing(engine(c, target.Options{PGMode: postgres.ModePrepared}, own.Get))

@@ -53,14 +53,20 @@ type Conn struct {
 	readFirst bool
 
 	// hold, when not nil, is shared with the target's other connections:
-	// the reads' waits are tallied to it (tally, under rmu), and once it
-	// releases them, reads and writes are the poller transport's, through
-	// polled: a Go connection on the socket, made at the first read or
-	// write after the release (under mu), its deadlines set with this
-	// Conn's from then on. Not before: the poller would be woken by every
-	// reply to a socket registered with it, which nothing waits for there.
+	// the reads' waits are tallied to it (tally, under rmu), and while it
+	// has them released, reads and writes are the poller transport's,
+	// through polled: a Go connection on the socket, made at the first
+	// read or write after a release (under mu), its deadlines set with
+	// this Conn's from then on. Not before: the poller would be woken by
+	// every reply to a socket registered with it, which nothing waits for
+	// there. So when the hold holds them again, the first read or write
+	// that finds polled unused by the other direction closes it (unpoll),
+	// which takes the socket off the poller. A call using polled holds
+	// pmu's read lock; unpoll takes its write lock, or leaves polled to a
+	// later call.
 	hold   *Hold
 	polled atomic.Pointer[pollerConn]
+	pmu    sync.RWMutex
 	tally  waitTally
 }
 
@@ -161,12 +167,16 @@ func (c *Conn) Read(p []byte) (int, error) {
 		}
 		return 0, nil
 	}
-	if !c.hold.Holding() {
-		pc, err := c.poller()
-		if err != nil {
-			return 0, c.opError("read", err)
+	if pc, err := c.usePoller(); err != nil {
+		return 0, c.opError("read", err)
+	} else if pc != nil {
+		defer c.pmu.RUnlock()
+		began := mono()
+		n, waited, err := pc.read(p)
+		if waited && err == nil {
+			c.tally.count(c.hold, time.Duration(mono()-began))
 		}
-		return pc.Read(p)
+		return n, err
 	}
 	poll := !c.readFirst
 	for {
@@ -202,14 +212,13 @@ func (c *Conn) Read(p []byte) (int, error) {
 func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if !c.hold.Holding() {
+	if pc, err := c.usePoller(); err != nil {
+		return 0, c.opError("write", err)
+	} else if pc != nil {
 		// The poller's raw write: a system call the runtime is told of
 		// would wake its monitor from the deep sleep the poller's waits
 		// let it take.
-		pc, err := c.poller()
-		if err != nil {
-			return 0, c.opError("write", err)
-		}
+		defer c.pmu.RUnlock()
 		return pc.Write(p)
 	}
 	done := 0
@@ -301,6 +310,47 @@ func signal(fd int) { _, _ = unix.Write(fd, one[:]) }
 func drain(fd int) {
 	var b [8]byte
 	_, _ = unix.Read(fd, b[:])
+}
+
+// usePoller says which way a read or write goes: nil, on the socket on
+// the caller's thread, while the hold holds the connections (taking the
+// socket off the poller first, unpoll, when it was released before);
+// otherwise the poller connection, with pmu read-locked until the call
+// ends. A socket the other direction is using in the poller stays there
+// for this call.
+func (c *Conn) usePoller() (*pollerConn, error) {
+	if c.hold.Holding() && (c.polled.Load() == nil || c.unpoll()) {
+		return nil, nil
+	}
+	c.pmu.RLock()
+	if c.hold.Holding() && c.polled.Load() == nil {
+		c.pmu.RUnlock() // the other direction took it off meanwhile
+		return nil, nil
+	}
+	pc, err := c.poller()
+	if err != nil {
+		c.pmu.RUnlock()
+		return nil, err
+	}
+	return pc, nil
+}
+
+// unpoll closes the poller connection, which takes the socket off the
+// poller, unless a call is using it; it says whether none is left.
+func (c *Conn) unpoll() bool {
+	if !c.pmu.TryLock() {
+		return false
+	}
+	defer c.pmu.Unlock()
+	c.mu.Lock()
+	pc := c.polled.Swap(nil)
+	c.mu.Unlock()
+	if pc != nil {
+		// Its descriptor is a duplicate: the socket stays open, and
+		// Close (of the Go connection) removes it from the poller.
+		_ = pc.Conn.Close()
+	}
+	return true
 }
 
 // poller is the Go connection the reads and writes released to the

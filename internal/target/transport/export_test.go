@@ -1,9 +1,13 @@
 package transport
 
-// ReleasedHold is a Hold that has released its connections already.
+import "math"
+
+// ReleasedHold is a Hold that has released its connections already, and
+// keeps them released: its window of waits never fills.
 func ReleasedHold() *Hold {
 	h := new(Hold)
 	h.released.Store(true)
+	h.waits = math.MinInt32
 	return h
 }
 

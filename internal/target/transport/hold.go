@@ -24,38 +24,54 @@ const holdWindow = 256
 // A Hold is what the blocking connections of one target share when the
 // engine chose the blocking transport for them (auto): their waits for
 // the server, and whether they have been released to Go's network
-// poller. Once a quarter or more of the waits of a window of holdWindow
-// took LongWait or longer, every connection waits in the poller from its
-// next read on, for the rest of the Hold's life: such a workload's
-// server holds each client long enough that the poller costs less, and
-// a connection switching back and forth would make a run's cost depend
-// on when it switched. The runner, told by the target (HoldsThreads),
-// then hands back the processors it gave each client.
+// poller. It judges the waits a window of holdWindow at a time. Once a
+// quarter or more of a window's waits took LongWait or longer, every
+// connection waits in the poller from its next read or write on: such a
+// workload's server holds each client long enough that the poller costs
+// less. Once fewer than a sixteenth of a window's waits took that long,
+// as when a cache has warmed, they wait on their threads again. The gap
+// between the two shares keeps a workload near either from switching at
+// every window. The runner, told by the target (HoldsThreads), hands back
+// the processors it gave each client at a release and asks for them again
+// when they are held again.
 //
 // The zero Hold holds; a nil one holds for ever (an explicit
 // --transport blocking).
 type Hold struct {
 	released atomic.Bool
 
-	mu         sync.Mutex
-	waits      int // in the window
-	long       int // of them, LongWait or longer
-	windowLong int // the window that released, its long waits
+	mu       sync.Mutex
+	waits    int // in the window
+	long     int // of them, LongWait or longer
+	switches []Switch
 }
 
-// Holding says whether the connections still wait on threads of their
-// own. It never turns true again.
+// The shares of a window's waits that move a Hold: a quarter or more
+// long releases it, less than a sixteenth holds it again.
+const (
+	releaseShare = 4
+	holdShare    = 16
+)
+
+// A Switch is a Hold's move between the connections' threads and the
+// poller, and the window of waits that made it.
+type Switch struct {
+	At       time.Time
+	Released bool // to the poller; false: back to the threads
+	Long, Of int  // the window's waits of LongWait or longer, of Of
+}
+
+// Holding says whether the connections wait on threads of their own.
 func (h *Hold) Holding() bool { return h == nil || !h.released.Load() }
 
-// Released says, once the connections were released, how many of the
-// window's waits were long.
-func (h *Hold) Released() (long, of int, ok bool) {
-	if h.Holding() {
-		return 0, 0, false
+// Switches lists the Hold's moves, in order.
+func (h *Hold) Switches() []Switch {
+	if h == nil {
+		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.windowLong, holdWindow, true
+	return append([]Switch(nil), h.switches...)
 }
 
 // add counts a connection's waits: n in all, long of them LongWait or
@@ -63,17 +79,15 @@ func (h *Hold) Released() (long, of int, ok bool) {
 func (h *Hold) add(n, long int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.released.Load() {
-		return
-	}
 	h.waits += n
 	h.long += long
 	if h.waits < holdWindow {
 		return
 	}
-	if 4*h.long >= h.waits {
-		h.windowLong = h.long * holdWindow / h.waits
-		h.released.Store(true)
+	released := h.released.Load()
+	if move := released && holdShare*h.long < h.waits || !released && releaseShare*h.long >= h.waits; move {
+		h.switches = append(h.switches, Switch{At: time.Now(), Released: !released, Long: h.long * holdWindow / h.waits, Of: holdWindow})
+		h.released.Store(!released)
 	}
 	h.waits, h.long = 0, 0
 }

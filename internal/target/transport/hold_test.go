@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,11 @@ import (
 // delayedEcho serves each connection by answering every byte it reads
 // with the same byte, delay later.
 func delayedEcho(t *testing.T, delay time.Duration) string {
+	return varyingEcho(t, func() time.Duration { return delay })
+}
+
+// varyingEcho is delayedEcho with each answer's delay asked of delay.
+func varyingEcho(t *testing.T, delay func() time.Duration) string {
 	return targettest.Listen(t, func(c net.Conn) {
 		defer c.Close()
 		b := make([]byte, 1)
@@ -21,7 +27,7 @@ func delayedEcho(t *testing.T, delay time.Duration) string {
 			if _, err := c.Read(b); err != nil {
 				return
 			}
-			time.Sleep(delay)
+			time.Sleep(delay())
 			if _, err := c.Write(b); err != nil {
 				return
 			}
@@ -49,6 +55,27 @@ func roundTrips(t *testing.T, c net.Conn, n int, stop func() bool) {
 	}
 }
 
+// heldConns dials n connections to addr on the blocking transport,
+// sharing hold, closed when the test ends.
+func heldConns(t *testing.T, addr string, hold *transport.Hold, n int) []*transport.Conn {
+	t.Helper()
+	dial := transport.Wrap(transport.Blocking, (&net.Dialer{}).DialContext, hold)
+	var conns []*transport.Conn
+	for range n {
+		nc, err := dial(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		conn, ok := nc.(*transport.Conn)
+		if !ok {
+			t.Fatalf("the blocking transport gave a %T", nc)
+		}
+		conns = append(conns, conn)
+	}
+	return conns
+}
+
 // TestHoldReleasesLongWaits: blocking connections sharing a Hold, whose
 // server answers each request 3 ms later, are released to the poller
 // within a window of waits, and go on reading what the server sends; the
@@ -61,20 +88,9 @@ func TestHoldReleasesLongWaits(t *testing.T) {
 	}{{3 * time.Millisecond, true}, {0, false}} {
 		addr := delayedEcho(t, c.delay)
 		hold := new(transport.Hold)
-		dial := transport.Wrap(transport.Blocking, (&net.Dialer{}).DialContext, hold)
+		conns := heldConns(t, addr, hold, clients)
 		var wg sync.WaitGroup
-		var conns []*transport.Conn
-		for range clients {
-			nc, err := dial(context.Background(), "tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer nc.Close()
-			conn, ok := nc.(*transport.Conn)
-			if !ok {
-				t.Fatalf("the blocking transport gave a %T", nc)
-			}
-			conns = append(conns, conn)
+		for _, conn := range conns {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -92,13 +108,63 @@ func TestHoldReleasesLongWaits(t *testing.T) {
 				t.Errorf("replies %v late: connection %d on the poller: %v, want %v", c.delay, i, on, c.release)
 			}
 		}
-		long, of, ok := hold.Released()
+		sw := hold.Switches()
 		switch {
-		case c.release && (hold.Holding() || !ok || 4*long < of || of < 256):
-			t.Errorf("replies %v late: holding %v, released %v with %d long waits of %d; want released, a quarter or more long", c.delay, hold.Holding(), ok, long, of)
-		case !c.release && (!hold.Holding() || ok):
-			t.Errorf("replies %v late: released (%d long waits of %d); want held", c.delay, long, of)
+		case c.release && (hold.Holding() || len(sw) != 1 || !sw[0].Released || 4*sw[0].Long < sw[0].Of || sw[0].Of < 256):
+			t.Errorf("replies %v late: holding %v, moves %+v; want released once, by a quarter or more long waits of a window", c.delay, hold.Holding(), sw)
+		case !c.release && (!hold.Holding() || len(sw) != 0):
+			t.Errorf("replies %v late: moves %+v; want held", c.delay, sw)
 		}
+	}
+}
+
+// TestHoldHoldsAgainWhenWaitsShorten: connections released while their
+// server answered 3 ms late go back to their threads, off the poller,
+// within a window once it answers at once, and read correctly across
+// both moves; the Hold lists the two, each with its window.
+func TestHoldHoldsAgainWhenWaitsShorten(t *testing.T) {
+	const clients = 4
+	var slow atomic.Bool
+	slow.Store(true)
+	addr := varyingEcho(t, func() time.Duration {
+		if slow.Load() {
+			return 3 * time.Millisecond
+		}
+		return 0
+	})
+	hold := new(transport.Hold)
+	conns := heldConns(t, addr, hold, clients)
+	phase := func(until func() bool) {
+		var wg sync.WaitGroup
+		for _, conn := range conns {
+			wg.Go(func() {
+				roundTrips(t, conn, 5000, until)
+				roundTrips(t, conn, 50, nil) // some after the move
+			})
+		}
+		wg.Wait()
+	}
+	phase(func() bool { return !hold.Holding() })
+	if hold.Holding() {
+		t.Fatal("replies 3 ms late: still held")
+	}
+	slow.Store(false)
+	phase(hold.Holding)
+	if !hold.Holding() {
+		t.Fatal("replies at once after the release: not held again after 5,000 each")
+	}
+	// The next read or write of each takes its socket off the poller.
+	for _, conn := range conns {
+		roundTrips(t, conn, 2, nil)
+	}
+	for i, conn := range conns {
+		if transport.OnPoller(conn) {
+			t.Errorf("connection %d still on the poller after the move back", i)
+		}
+	}
+	sw := hold.Switches()
+	if len(sw) != 2 || !sw[0].Released || sw[1].Released || 4*sw[0].Long < sw[0].Of || 16*sw[1].Long >= sw[1].Of || !sw[1].At.After(sw[0].At) {
+		t.Errorf("moves %+v; want a release by a quarter or more long waits, then a hold by under a sixteenth", sw)
 	}
 }
 
@@ -109,7 +175,7 @@ func TestNilHoldHolds(t *testing.T) {
 	if !h.Holding() {
 		t.Fatal("a nil Hold released")
 	}
-	if _, _, ok := h.Released(); ok {
-		t.Fatal("a nil Hold says it released")
+	if sw := h.Switches(); sw != nil {
+		t.Fatalf("a nil Hold says it moved: %+v", sw)
 	}
 }

@@ -64,20 +64,27 @@ func (c *pollerConn) opError(op string, err error) error {
 // something, the peer ends the stream (io.EOF), the read deadline
 // passes or Close.
 func (c *pollerConn) Read(p []byte) (int, error) {
+	n, _, err := c.read(p)
+	return n, err
+}
+
+// read is Read, and whether it waited in the poller.
+func (c *pollerConn) read(p []byte) (n int, waited bool, err error) {
 	if len(p) == 0 {
 		// RawConn.Read's wait would check Close and the deadline,
 		// then wait for a byte it would not read.
-		return c.Conn.Read(p)
+		n, err = c.Conn.Read(p)
+		return n, false, err
 	}
-	var n int
 	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
+	err = c.rc.Read(func(fd uintptr) bool {
 		for {
 			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
+				waited = true
 				return false
 			}
 			n, errno = int(r), e
@@ -86,13 +93,13 @@ func (c *pollerConn) Read(p []byte) (int, error) {
 	})
 	switch {
 	case err != nil:
-		return 0, c.opError("read", err)
+		return 0, waited, c.opError("read", err)
 	case errno != 0:
-		return 0, c.opError("read", os.NewSyscallError("read", errno))
+		return 0, waited, c.opError("read", os.NewSyscallError("read", errno))
 	case n == 0:
-		return 0, io.EOF
+		return 0, waited, io.EOF
 	}
-	return n, nil
+	return n, waited, nil
 }
 
 // Write writes all of p, waiting in the poller for room as needed,
