@@ -16,6 +16,9 @@
 #           point select on sbtest1 (sysbench: bench/server-wait.lua; dbmark:
 #           the same in pgbench's language, bench/server-wait-mariadb.sql or
 #           bench/server-wait-postgres.sql, through `dbmark run tpcb -n -f`)
+#           or waits_end: the same, the sleep only in the first
+#           BENCH_WAITS_END seconds of each run (0 after: a server whose
+#           cache has warmed; bench/waits-end-*.sql for dbmark)
 #   CLIENTS client threads (default BENCH_THREADS)
 # A mariadb-tls cell is skipped, with one line saying why, when the server
 # has no TLS or sysbench has no client certificate (BENCH_SYSBENCH_TLS_DIR).
@@ -33,6 +36,7 @@
 #   BENCH_THREADS=8      client threads of a cell that names none
 #   BENCH_TABLES=4       sbtest tables
 #   BENCH_TABLE_SIZE=100000
+#   BENCH_WAITS_END=3    seconds of sleeps at the start of a waits_end run
 #   BENCH_DB=dbmark_bench  database created (and dropped at the end) on each engine
 #   BENCH_KEEP=1         keep that database, and reuse it if prepared with the same sizes
 #   BENCH_RESULTS=DIR    where the TSV of every run and the summary go (default: bench/results)
@@ -56,6 +60,7 @@ WARMUP=${BENCH_WARMUP:-5}
 THREADS=${BENCH_THREADS:-8}
 TABLES=${BENCH_TABLES:-4}
 TABLE_SIZE=${BENCH_TABLE_SIZE:-100000}
+WAITS_END=${BENCH_WAITS_END:-3}
 CELLS=${BENCH_CELLS:-mariadb-tcp/oltp_point_select mariadb-tcp/oltp_read_write mariadb-socket/oltp_point_select mariadb-socket/oltp_read_write mariadb-tls/oltp_point_select mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32 postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write postgres-socket/oltp_point_select postgres-socket/oltp_read_write}
 DB=${BENCH_DB:-dbmark_bench}
 KEEP=${BENCH_KEEP:-0}
@@ -68,6 +73,7 @@ case ${1:-} in -h | --help)
 esac
 
 need_whole BENCH_TIME="$TIME_S" BENCH_ROUNDS="$ROUNDS" BENCH_THREADS="$THREADS" BENCH_TABLES="$TABLES" BENCH_TABLE_SIZE="$TABLE_SIZE"
+[[ $WAITS_END =~ ^[0-9]+$ ]] || die "BENCH_WAITS_END=$WAITS_END: not a whole number of seconds"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "BENCH_WARMUP=$WARMUP: not a whole number"
 [[ $DB =~ ^[a-z_][a-z0-9_]*$ ]] || die "BENCH_DB=$DB: use lower-case letters, digits and _"
 
@@ -80,7 +86,8 @@ for c in $CELLS; do
 	case $target in mariadb-tcp | mariadb-socket | mariadb-tls | postgres-tcp | postgres-socket) ;;
 	*) die "BENCH_CELLS: $c: unknown target $target (mariadb-tcp mariadb-socket mariadb-tls postgres-tcp postgres-socket)" ;;
 	esac
-	[[ $test == server_wait || $test =~ ^oltp_[a-z_]+$ ]] || die "BENCH_CELLS: $c: unknown test $test (a sysbench oltp_* test or server_wait)"
+	[[ $test == server_wait || $test == waits_end || $test =~ ^oltp_[a-z_]+$ ]] ||
+		die "BENCH_CELLS: $c: unknown test $test (a sysbench oltp_* test, server_wait or waits_end)"
 	clients=${clients:-$THREADS}
 	[[ $clients =~ ^[1-9][0-9]*$ ]] || die "BENCH_CELLS: $c: clients must be a positive whole number"
 	if (($# > 0)) && [[ " $* " != *" $target "* ]]; then continue; fi
@@ -269,10 +276,15 @@ measure() {
 	local tool=$1 target=$2 test=$3 clients=$4 secs=$5 log=$6 tf=$6.time json=$6.json rc=0
 	local tx tps errs lat s0 s1 a0 a1 pid t wall cpu rss dir=$OUT cmd=()
 	pid=${SERVER_PID[$(engine_of "$target")]:-}
+	# ends_at: when a waits_end run's sleeps end, in ms since the epoch.
+	local ends_at
+	ends_at=$(($(date +%s%3N) + WAITS_END * 1000))
 	case $tool in
 	sysbench)
 		if [[ $test == server_wait ]]; then
 			cmd=("$SYSBENCH" "$ROOT/bench/server-wait.lua" --table-size="$TABLE_SIZE")
+		elif [[ $test == waits_end ]]; then
+			cmd=("$SYSBENCH" "$ROOT/bench/server-wait.lua" --table-size="$TABLE_SIZE" --until-ms="$ends_at")
 		else
 			# shellcheck disable=SC2206
 			cmd=("$SYSBENCH" "$test" $SIZES)
@@ -287,6 +299,9 @@ measure() {
 			# Plain text queries, as sysbench's con:query in the Lua script
 			# (-M is PostgreSQL's; --db-ps-mode MySQL's).
 			cmd+=(tpcb -n -f "$ROOT/bench/server-wait-$(engine_of "$target").sql" -D "table_size=$TABLE_SIZE")
+			case $target in mariadb-*) cmd+=(--db-ps-mode disable) ;; *) cmd+=(-M simple) ;; esac
+		elif [[ $test == waits_end ]]; then
+			cmd+=(tpcb -n -f "$ROOT/bench/waits-end-$(engine_of "$target").sql" -D "table_size=$TABLE_SIZE" -D "until=$ends_at")
 			case $target in mariadb-*) cmd+=(--db-ps-mode disable) ;; *) cmd+=(-M simple) ;; esac
 		else
 			# shellcheck disable=SC2206

@@ -5,21 +5,31 @@
 -- are the same work for dbmark. With N threads and a client that keeps all
 -- of them waiting on the server, the rate is about N / 10 ms whatever the
 -- client's own cost, so the two tools' rates agree within a few percent
--- unless one of them serializes its clients.
+-- unless one of them serializes its clients. With --until-ms=T (ms since
+-- the epoch), the server sleeps only until T and 0 s after (run.sh's
+-- waits_end cell; bench/waits-end-*.sql for dbmark).
 --
 --   sysbench bench/server-wait.lua --db-driver=mysql ... --table-size=100000 --threads=8 --time=30 run
 
 sysbench.cmdline.options = {
 	table_size = {"rows in sbtest1", 100000},
+	until_ms = {"sleep only until this time, in ms since the epoch (0: always)", 0},
 }
 
 function thread_init()
 	drv = sysbench.sql.driver()
 	con = drv:connect()
+	local u = sysbench.opt.until_ms
 	if drv:name() == "pgsql" then
 		sleep = "SELECT pg_sleep(0.01)"
+		if u > 0 then
+			sleep = "SELECT pg_sleep(CASE WHEN extract(epoch FROM clock_timestamp()) * 1000 < " .. u .. " THEN 0.01 ELSE 0 END)"
+		end
 	else
 		sleep = "SELECT SLEEP(0.01)"
+		if u > 0 then
+			sleep = "SELECT SLEEP(IF(UNIX_TIMESTAMP(NOW(6)) * 1000 < " .. u .. ", 0.01, 0))"
+		end
 	end
 end
 
