@@ -29,7 +29,8 @@
 #                mariadb-tls/oltp_point_select
 #                mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32
 #                postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write
-#                postgres-socket/oltp_point_select postgres-socket/oltp_read_write"
+#                postgres-socket/oltp_point_select postgres-socket/oltp_read_write
+#                mariadb-tcp/waits_end/8 postgres-socket/waits_end/8"
 #   BENCH_TIME=30        seconds per measured run
 #   BENCH_ROUNDS=3       rounds per cell (each: one tool, the other, the first again)
 #   BENCH_WARMUP=5       seconds of one discarded run per tool and cell (0: none)
@@ -61,7 +62,7 @@ THREADS=${BENCH_THREADS:-8}
 TABLES=${BENCH_TABLES:-4}
 TABLE_SIZE=${BENCH_TABLE_SIZE:-100000}
 WAITS_END=${BENCH_WAITS_END:-3}
-CELLS=${BENCH_CELLS:-mariadb-tcp/oltp_point_select mariadb-tcp/oltp_read_write mariadb-socket/oltp_point_select mariadb-socket/oltp_read_write mariadb-tls/oltp_point_select mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32 postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write postgres-socket/oltp_point_select postgres-socket/oltp_read_write}
+CELLS=${BENCH_CELLS:-mariadb-tcp/oltp_point_select mariadb-tcp/oltp_read_write mariadb-socket/oltp_point_select mariadb-socket/oltp_read_write mariadb-tls/oltp_point_select mariadb-tcp/server_wait/8 mariadb-tcp/server_wait/32 postgres-tcp/oltp_point_select postgres-tcp/oltp_read_write postgres-socket/oltp_point_select postgres-socket/oltp_read_write mariadb-tcp/waits_end/8 postgres-socket/waits_end/8}
 DB=${BENCH_DB:-dbmark_bench}
 KEEP=${BENCH_KEEP:-0}
 SYSBENCH=${SYSBENCH:-sysbench}
