@@ -406,6 +406,24 @@ func TestPostgresWrongPassword(t *testing.T) {
 	}
 }
 
+// ownDatabase makes database db afresh on u's server (drop is the
+// engine's statement that drops it), drops it when the test ends, and
+// gives u on it: what the test then finds by database is its own runs'
+// alone, whatever other packages' tests run beside it.
+func ownDatabase(t *testing.T, u *url.URL, db, drop string) *url.URL {
+	t.Helper()
+	admin := connect(t, u.String())
+	for _, s := range []string{drop, "CREATE DATABASE " + db} {
+		if err := admin.Exec(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = admin.Exec(context.Background(), drop) })
+	own := *u
+	own.Path = "/" + db
+	return &own
+}
+
 // TestLostConnectionsReconnect kills the workers' sessions mid-run: the run
 // reconnects, counts it, and finishes degraded, with exit code 0 (as
 // README.md says) and the reconnect wait in its summary.
@@ -426,16 +444,8 @@ func TestLostConnectionsReconnect(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
 			dir := home(t)
-			u := serverURL(t, c.env)
+			u := ownDatabase(t, serverURL(t, c.env), db, c.drop)
 			ctx := context.Background()
-			admin := connect(t, u.String())
-			for _, s := range []string{c.drop, "CREATE DATABASE " + db} {
-				if err := admin.Exec(ctx, s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Cleanup(func() { _ = admin.Exec(context.Background(), c.drop) })
-			u.Path = "/" + db
 			args := []string{"--target", u.String(), "--tables", "2", "--table-size", "1000"}
 			prepared(t, "oltp_point_select", args...)
 
