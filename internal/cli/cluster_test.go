@@ -25,14 +25,16 @@ import (
 	"github.com/dbmark/dbmark/internal/testsrv"
 )
 
-// busyClients is how many of the connections to raw's database other
-// than its own have run a statement on sbtest1: the clients of a run
-// (the counter sampler's reads name no table of the workload's).
+// busyClients is how many of the client connections to raw's database
+// other than its own have run a statement on sbtest1: the clients of a
+// run (the counter sampler's reads name no table of the workload's, and
+// autovacuum's ANALYZE of sbtest1 is no client's).
 func busyClients(t *testing.T, raw string) func() int {
 	c := connectTo(t, postgres.Open, raw)
 	return func() int {
 		v, _, err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%sbtest1%'`)
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+			AND query LIKE '%sbtest1%'`)
 		if err != nil {
 			return -1
 		}
