@@ -61,13 +61,13 @@ func (a *App) checkCmd() *cobra.Command {
 // check runs the check: exit 0 when the data is consistent, 2 when it is
 // not, 1 when the check could not run.
 func (a *App) check(ctx context.Context, w workload.Spec, f *runFlags) error {
-	tg, _, err := a.openTarget(ctx, w, f, f.threads)
+	tg, _, err := a.openTarget(ctx, w, f, f.threads, nil)
 	if err != nil {
 		return err
 	}
 	defer tg.Close()
 	// A cluster's data is shared: it is checked through its first server.
-	more, err := a.openMore(ctx, w, f, tg, f.threads)
+	more, err := a.openMore(ctx, w, f, tg, f.threads, nil)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/dbmark/dbmark/internal/result"
 	"github.com/dbmark/dbmark/internal/sampler"
 	"github.com/dbmark/dbmark/internal/target"
+	"github.com/dbmark/dbmark/internal/target/transport"
 	"github.com/dbmark/dbmark/internal/workload"
 )
 
@@ -21,10 +22,10 @@ import (
 // recorded, and its part of the run (result.Server).
 
 // openMore opens the further servers of a run on several (f.more), as
-// openTarget opens the first (tg), without connecting. They must all be
-// servers of tg's engine: a cluster's nodes speak one dialect, and the
-// workload writes for one.
-func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg target.Target, clients int) ([]target.Target, error) {
+// openTarget opens the first (tg), without connecting, with the hold tg
+// was opened with. They must all be servers of tg's engine: a cluster's
+// nodes speak one dialect, and the workload writes for one.
+func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg target.Target, clients int, hold *transport.Hold) ([]target.Target, error) {
 	if len(f.more) == 0 || w.OwnTarget != nil {
 		return nil, nil
 	}
@@ -33,7 +34,7 @@ func (a *App) openMore(ctx context.Context, w workload.Spec, f *runFlags, tg tar
 	}
 	var more []target.Target
 	for _, raw := range f.more {
-		t, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Clients: clients, Logger: a.Logger, Notices: a.notices})
+		t, err := a.Targets.Open(ctx, raw, a.targetOptions(f, clients, hold))
 		if err != nil {
 			closeTargets(more)
 			return nil, withCode(ExitUsage, err)

@@ -129,7 +129,7 @@ func (a *App) pgbench(ctx context.Context, args []string) error {
 	w.Opts().VerboseErrors = inv.VerboseErrors
 	w.Opts().Quiet = inv.Quiet
 
-	tg, _, err := a.openTarget(ctx, spec, f, 0)
+	tg, _, err := a.openTarget(ctx, spec, f, 0, nil)
 	if err != nil {
 		out.errf("pgbench: error: %s\n", err)
 		return exitWith(1)

@@ -63,7 +63,7 @@ func (a *App) sysinfo(ctx context.Context, f *runFlags, root string) (*sysinfo, 
 	var facts *result.EngineFacts
 	if f.target != "" {
 		var err error
-		if tg, _, err = a.openTarget(ctx, workload.Spec{}, f, 0); err != nil {
+		if tg, _, err = a.openTarget(ctx, workload.Spec{}, f, 0, nil); err != nil {
 			return nil, err
 		}
 		defer tg.Close()

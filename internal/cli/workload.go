@@ -449,8 +449,9 @@ func embeddedURL() (string, error) {
 
 // openTarget opens the workload's own target, --target, or the embedded
 // default, for a run of clients connections (0: not known), which the
-// engine's auto transport weighs. It does not connect.
-func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags, clients int) (target.Target, bool, error) {
+// engine's auto transport weighs, its connections judged by hold (nil: a
+// Hold of its own; see openMore). It does not connect.
+func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags, clients int, hold *transport.Hold) (target.Target, bool, error) {
 	if w.OwnTarget != nil {
 		if f.targetGiven {
 			return nil, false, withCode(ExitUsage, fmt.Errorf("%s works on its own target, not a database: drop --target", w.Meta.Name))
@@ -487,11 +488,17 @@ func (a *App) openTarget(ctx context.Context, w workload.Spec, f *runFlags, clie
 	if f.psMode == "disable" && !f.pgMode.given {
 		f.pgMode.v = postgres.ModeSimple
 	}
-	tg, err := a.Targets.Open(ctx, raw, target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Clients: clients, Logger: a.Logger, Notices: a.notices})
+	tg, err := a.Targets.Open(ctx, raw, a.targetOptions(f, clients, hold))
 	if err != nil {
 		return nil, false, withCode(ExitUsage, err)
 	}
 	return tg, embedded, nil
+}
+
+// targetOptions are the options every server of a run opens with; hold
+// is the one the run's servers share (nil: each its own).
+func (a *App) targetOptions(f *runFlags, clients int, hold *transport.Hold) target.Options {
+	return target.Options{PGMode: f.pgMode.v, PSMode: f.psMode, Transport: f.transport, Clients: clients, Hold: hold, Logger: a.Logger, Notices: a.notices}
 }
 
 func (a *App) env(tg target.Target, f *runFlags, clients int) workload.Env {
@@ -547,14 +554,14 @@ func (a *App) setup(ctx context.Context, w workload.Spec, f *runFlags, clients i
 	if hook == nil {
 		return "", withCode(ExitUsage, fmt.Errorf("%s cannot %s", w.Meta.Name, verb))
 	}
-	tg, _, err := a.openTarget(ctx, w, f, clients)
+	tg, _, err := a.openTarget(ctx, w, f, clients, nil)
 	if err != nil {
 		return "", err
 	}
 	defer tg.Close()
 	// A cluster's data is shared: it is prepared, cleaned up and checked
 	// through its first server; a prewarm fills each server's own cache.
-	more, err := a.openMore(ctx, w, f, tg, clients)
+	more, err := a.openMore(ctx, w, f, tg, clients, nil)
 	if err != nil {
 		return "", err
 	}
@@ -617,7 +624,7 @@ func (a *App) checkServerSet(ctx context.Context, w workload.Spec, f *runFlags) 
 		return nil, nil
 	}
 	open := func(ctx context.Context) (target.Target, error) {
-		tg, _, err := a.openTarget(ctx, w, f, 0)
+		tg, _, err := a.openTarget(ctx, w, f, 0, nil)
 		return tg, err
 	}
 	s, err := serverset.Check(ctx, open, &f.serverSet, f.restartCmd, a.Stderr)
@@ -682,12 +689,15 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	if !w.Runnable() {
 		return nil, withCode(ExitUsage, fmt.Errorf("workload %s cannot be run", w.Meta.Name))
 	}
-	tg, embedded, err := a.openTarget(ctx, w, f, cfg.Threads)
+	// The servers' connections move between their threads and the poller
+	// together, as the runner that follows them does (transport.Hold).
+	hold := new(transport.Hold)
+	tg, embedded, err := a.openTarget(ctx, w, f, cfg.Threads, hold)
 	if err != nil {
 		return nil, err
 	}
 	defer tg.Close()
-	more, err := a.openMore(ctx, w, f, tg, cfg.Threads)
+	more, err := a.openMore(ctx, w, f, tg, cfg.Threads, hold)
 	if err != nil {
 		return nil, err
 	}
@@ -786,7 +796,7 @@ func (a *App) runOne(ctx context.Context, w workload.Spec, fs *pflag.FlagSet, f 
 	out := runner.Run(ctx, cfg, clients, load, live.sink, a.Logger)
 	live.stop()
 	fill(res, out)
-	noteHolds(res, tg, out.StartedAt)
+	noteHolds(res, out.StartedAt, append([]target.Target{tg}, more...))
 	addServers(res.Servers, out.Servers)
 	f.start.record(res, time.Duration(f.warmup))
 	if c := res.Summary.Client; c != nil {
@@ -1072,13 +1082,15 @@ func fill(res *result.Result, out *runner.Outcome) {
 
 // noteHolds adds to the driver line each move of the run's connections
 // from their threads to the poller and back (transport.Hold): when, from
-// the start, and why; after maxNotedHolds of them, how many more.
-func noteHolds(res *result.Result, tg target.Target, start time.Time) {
-	h, ok := tg.(target.ThreadHolder)
-	if !ok {
-		return
+// the start, and why; after maxNotedHolds of them, how many more. The
+// servers of a run share their Hold: the first that moved tells.
+func noteHolds(res *result.Result, start time.Time, tgs []target.Target) {
+	var sw []transport.Switch
+	for _, t := range tgs {
+		if h, ok := t.(target.ThreadHolder); ok && len(sw) == 0 {
+			sw = h.HoldSwitches()
+		}
 	}
-	sw := h.HoldSwitches()
 	for i, s := range sw {
 		if i == maxNotedHolds {
 			res.Target.Driver += fmt.Sprintf(", and %d more such moves", len(sw)-i)

@@ -154,7 +154,12 @@ type Options struct {
 	// Clients is how many clients the run connects (0: not known), which
 	// an engine's auto transport weighs.
 	Clients int
-	Logger  *slog.Logger
+	// Hold, when set, is shared by the servers of one run (a cluster's):
+	// auto's blocking connections to each are judged together and move to
+	// the poller and back together, as the runner that watches them does.
+	// Nil: the target's own.
+	Hold   *transport.Hold
+	Logger *slog.Logger
 	// Notices receives the server's notices (PostgreSQL's NOTICE, WARNING,
 	// INFO), each in its client library's form (libpq's: "NOTICE:  ..."),
 	// from any connection at any time; nil drops them.

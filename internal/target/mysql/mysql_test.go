@@ -175,6 +175,13 @@ func TestConformanceReleased(t *testing.T) {
 	}, transport.Describe(transport.Blocking)+" (auto)", tcp, tls)
 }
 
+// TestSharedHold: the servers of one run share a Hold
+// (target.Options.Hold), so the release of one's connections is every
+// one's.
+func TestSharedHold(t *testing.T) {
+	targettest.SharedRelease(t, engine(tcp, target.Options{Hold: new(transport.Hold)}, own.Get))
+}
+
 // TestConformancePoller runs the suite over TCP, the unix socket and TLS
 // on the poller transport (auto's for a server on another machine).
 func TestConformancePoller(t *testing.T) {

@@ -91,10 +91,13 @@ func Open(_ context.Context, u *url.URL, opts target.Options) (target.Target, er
 		}
 	}
 	// Auto's blocking connections are released to the poller when the
-	// server holds them long (transport.Hold); a named transport stays.
+	// server holds them long (transport.Hold, shared by a cluster's
+	// servers); a named transport stays.
 	var hold *transport.Hold
 	if auto {
-		hold = new(transport.Hold)
+		if hold = opts.Hold; hold == nil {
+			hold = new(transport.Hold)
+		}
 	}
 	cfg.DialFunc = transport.Wrap(tr, cfg.DialFunc, hold)
 	if cfg.ConnectTimeout == 0 {

@@ -110,6 +110,13 @@ func TestConformanceReleased(t *testing.T) {
 	}, transport.Describe(transport.Blocking)+" (auto)", socket)
 }
 
+// TestSharedHold: the servers of one run share a Hold
+// (target.Options.Hold), so the release of one's connections is every
+// one's.
+func TestSharedHold(t *testing.T) {
+	targettest.SharedRelease(t, engine(socket, target.Options{Hold: new(transport.Hold)}, own.Get))
+}
+
 // TestConformanceBlocking and TestConformanceGo run the suite over TCP,
 // the unix socket and TLS on the other transports, and check that the
 // result's driver line says which transport ran. The blocking transport

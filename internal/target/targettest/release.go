@@ -83,3 +83,36 @@ func Release(t *testing.T, tg target.Target, e Engine) {
 		t.Fatalf("released by %+v; want a window of a quarter or more long waits last", sw)
 	}
 }
+
+// SharedRelease checks that two targets e opens share their Hold, as the
+// servers of one run do (target.Options.Hold): releasing the first's
+// connections releases the second's, which then run on the poller, and
+// both tell the same moves.
+func SharedRelease(t *testing.T, e Engine) {
+	t.Helper()
+	first, second := e.Open(t), e.Open(t)
+	defer first.Close()
+	defer second.Close()
+	h, ok := second.(target.ThreadHolder)
+	if !ok || !h.HoldsThreads() {
+		t.Fatalf("a %T does not hold threads: nothing to release", second)
+	}
+	Release(t, first, e)
+	if h.HoldsThreads() {
+		t.Fatal("the first target's connections were released, the second's still hold their threads")
+	}
+	within(t, 10*time.Second, "a statement on the second target after the release", func(ctx context.Context) {
+		c, err := second.Connect(ctx)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close()
+		if err := c.Exec(ctx, e.SleepSQL(0.001)); err != nil {
+			t.Errorf("a sleep on the second target: %v", err)
+		}
+	})
+	if a, b := first.(target.ThreadHolder).HoldSwitches(), h.HoldSwitches(); len(a) != len(b) || len(a) == 0 || a[0] != b[0] {
+		t.Errorf("the targets tell different moves: %+v and %+v", a, b)
+	}
+}

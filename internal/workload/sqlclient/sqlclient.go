@@ -31,17 +31,32 @@ var _ workload.Clients = (*Clients)(nil)
 // over tg and them round-robin: client i connects to server i mod the
 // number of servers (workload.ServerOf), its reconnects too, so each
 // server's figures are its own clients'. load must have a NewWorker. When
-// the connections hold their threads while they wait (target.ThreadHolder),
-// New marks load SyscallBound, for as long as they hold them (Load.Held).
+// the connections to any of the servers hold their threads while they wait
+// (target.ThreadHolder), New marks load SyscallBound, for as long as some
+// hold them (Load.Held).
 func New(tg target.Target, load *workload.Load, more ...target.Target) (*Clients, error) {
 	if load.NewWorker == nil {
 		return nil, fmt.Errorf("the load has no worker to run on a database connection")
 	}
-	if h, ok := tg.(target.ThreadHolder); ok && h.HoldsThreads() {
-		load.SyscallBound = true // each connection keeps its thread while it waits
-		load.Held = h.HoldsThreads
+	tgs := append([]target.Target{tg}, more...)
+	var held []target.ThreadHolder
+	for _, t := range tgs {
+		if h, ok := t.(target.ThreadHolder); ok && h.HoldsThreads() {
+			held = append(held, h)
+		}
 	}
-	return &Clients{tgs: append([]target.Target{tg}, more...), newWorker: load.NewWorker}, nil
+	if len(held) > 0 {
+		load.SyscallBound = true // each connection keeps its thread while it waits
+		load.Held = func() bool {
+			for _, h := range held {
+				if h.HoldsThreads() {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return &Clients{tgs: tgs, newWorker: load.NewWorker}, nil
 }
 
 // Open connects client id and sets up its worker on the connection.
